@@ -1,0 +1,75 @@
+"""framework: a readable NumPy/CuPy deep-learning library whose autograd behaves like PyTorch's.
+
+``import framework as torch`` runs ordinary PyTorch snippets: tensors, autograd, nn, optim.
+"""
+from __future__ import annotations
+
+from . import _tensor_methods  # noqa: F401  (installs Tensor methods and operators)
+from . import autograd
+from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.grad_mode import is_inference_mode_enabled
+from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, empty,
+                       empty_like, eye, from_numpy, full, full_like, linspace, ones, ones_like, rand, rand_like,
+                       randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
+from .dtypes import (bool_ as bool, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
+from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
+                  concat, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, is_tensor, isfinite, isinf, isnan,
+                  le, log, log_softmax, logical_not, lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm,
+                  mul, mv, narrow, ne, neg, numel, permute, pow, reciprocal, relu, reshape, rsqrt, select, sigmoid,
+                  sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, transpose, unbind,
+                  unsqueeze, var, where)
+from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .tensor import Size, Tensor
+
+float = float32
+double = float64
+half = float16
+long = int64
+int = int32
+short = int16
+
+
+def is_floating_point(t: Tensor) -> bool:
+    return t.is_floating_point()
+
+
+def get_default_dtype() -> dtype:
+    from . import dtypes
+
+    return dtypes.default_float
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Make factories and Python floats use ``d`` (float32 or float64)."""
+    from . import dtypes
+
+    if d not in (float32, float64):
+        raise TypeError("only floating-point types are supported as the default type")
+    dtypes.default_float = d
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    from . import dtypes
+
+    return dtypes.from_numpy_dtype(dtypes.promote_types(a.np, b.np))
+
+
+def device(spec: str = "cpu") -> str:
+    """A device name: 'cpu', 'cuda' (-> 'cuda:0') or 'cuda:N'."""
+    from .tensor import _norm_device
+
+    return _norm_device(spec)
+
+
+def __getattr__(name: str):
+    # lazy submodules keep `import framework` light (nn/optim/viz import what they need on first use)
+    import importlib
+
+    if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization"):
+        return importlib.import_module(f".{name}", __name__)
+    if name in ("save", "load"):
+        return getattr(importlib.import_module(".serialization", __name__), name)
+    raise AttributeError(f"module 'framework' has no attribute '{name}'")
+
+
+__version__ = "0.1.0"

@@ -1,0 +1,166 @@
+"""Attach the functional ops to Tensor as methods and operators (``x.exp()``, ``a @ b``, ``x += 1``).
+
+Kept apart from tensor.py so that file stays about autograd state; every method here is a one-liner
+onto ``framework.ops`` (out-of-place) or an in-place op class (``*_`` methods).
+"""
+from __future__ import annotations
+
+from . import ops
+from .ops import arithmetic as ar, indexing, inplace, unary as un
+from .tensor import Tensor
+
+
+def _swap(fn):
+    return lambda self, other: fn(other, self)
+
+
+def _inplace_binary(cls):
+    def method(self, other, *, alpha=1):
+        other = ops._t(other)
+        if alpha != 1:
+            return cls.apply(self, other, alpha)
+        return cls.apply(self, other)
+
+    return method
+
+
+def _add_(self, other, *, alpha=1):
+    return ar.AddInplace.apply(self, ops._t(other), alpha) if alpha != 1 else ar.AddInplace.apply(self, ops._t(other))
+
+
+def _sub_(self, other, *, alpha=1):
+    return ar.SubInplace.apply(self, ops._t(other), alpha) if alpha != 1 else ar.SubInplace.apply(self, ops._t(other))
+
+
+def _mul_(self, other):
+    return ar.MulInplace.apply(self, ops._t(other))
+
+
+def _div_(self, other):
+    return ar.DivInplace.apply(self, ops._t(other))
+
+
+def _pow_(self, p):
+    if isinstance(p, Tensor):
+        raise NotImplementedError("pow_ with a tensor exponent is not supported; use x = x ** p")
+    return ar.PowScalarInplace.apply(self, p)
+
+
+def _addcmul_(self, t1, t2, *, value=1):
+    """self += value * t1 * t2, in place (used by optimizers under no_grad)."""
+    return _add_(self, ops.mul(t1, t2), alpha=value)
+
+
+def _addcdiv_(self, t1, t2, *, value=1):
+    """self += value * t1 / t2, in place (used by optimizers under no_grad)."""
+    return _add_(self, ops.div(t1, t2), alpha=value)
+
+
+def _lerp_(self, end, weight):
+    """self += weight * (end - self), in place."""
+    return _add_(self, ops.sub(end, self), alpha=weight) if not isinstance(weight, Tensor) else \
+        _add_(self, ops.mul(ops.sub(end, self), weight))
+
+
+def _clamp_(self, min=None, max=None):
+    return un.ClampInplace.apply(self, min, max)
+
+
+def _fill_(self, value):
+    return inplace.Fill.apply(self, value._array if isinstance(value, Tensor) else value)
+
+
+def _copy_(self, src, non_blocking: bool = False):
+    src = ops._t(src)
+    if src.device != self.device:
+        src = src.to(device=self.device)
+    return inplace.Copy.apply(self, src)
+
+
+def _uniform_(self, a=0.0, b=1.0, *, generator=None):
+    return inplace.Uniform.apply(self, a, b, generator)
+
+
+def _normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return inplace.Normal.apply(self, mean, std, generator)
+
+
+def _masked_fill_(self, mask, value):
+    idx = mask._array if mask.shape == self.shape else mask.expand(self.shape)._array
+    return indexing.IndexPut.apply(self, idx, value._array if isinstance(value, Tensor) else
+                                   self._array.dtype.type(value))
+
+
+def _getitem(self, idx):
+    return indexing.getitem(self, idx)
+
+
+def _setitem(self, idx, value):
+    indexing.setitem(self, idx, value)
+
+
+def _iop(method_name):
+    def op(self, other):
+        getattr(self, method_name)(other)
+        return self
+
+    return op
+
+
+def _size_method(self, dim=None):
+    return Tensor.size(self, dim)
+
+
+METHODS = {
+    # arithmetic and operators
+    "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "pow": ops.pow, "neg": ops.neg,
+    "subtract": ops.sub, "multiply": ops.mul, "divide": ops.div, "true_divide": ops.div, "negative": ops.neg,
+    "__add__": ops.add, "__radd__": ops.add, "__sub__": ops.sub, "__rsub__": _swap(ops.sub),
+    "__mul__": ops.mul, "__rmul__": ops.mul, "__truediv__": ops.div, "__rtruediv__": _swap(ops.div),
+    "__pow__": ops.pow, "__rpow__": _swap(ops.pow), "__neg__": ops.neg, "__pos__": lambda self: self,
+    "__matmul__": ops.matmul, "__rmatmul__": _swap(ops.matmul), "__abs__": ops.abs,
+    "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le, "__gt__": ops.gt, "__ge__": ops.ge,
+    "__invert__": ops.logical_not, "__and__": ops.bitwise_and, "__or__": ops.bitwise_or,
+    "__xor__": ops.bitwise_xor, "logical_and": ops.logical_and, "logical_or": ops.logical_or, "__getitem__": _getitem, "__setitem__": _setitem,
+    "__iadd__": _iop("add_"), "__isub__": _iop("sub_"), "__imul__": _iop("mul_"), "__itruediv__": _iop("div_"),
+    "matmul": ops.matmul, "mm": ops.mm, "bmm": ops.bmm, "mv": ops.mv, "dot": ops.dot, "reciprocal": ops.reciprocal,
+    # elementwise
+    "abs": ops.abs, "sign": ops.sign, "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt,
+    "sin": ops.sin, "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
+    "clamp": ops.clamp, "clip": ops.clamp, "softmax": ops.softmax, "log_softmax": ops.log_softmax,
+    "masked_fill": ops.masked_fill, "where": lambda self, cond, other: ops.where(cond, self, other),
+    "maximum": ops.maximum, "minimum": ops.minimum,
+    # reductions
+    "sum": ops.sum, "mean": ops.mean, "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin,
+    "var": ops.var, "std": ops.std, "argmax": ops.argmax, "argmin": ops.argmin, "any": ops.any, "all": ops.all,
+    # shape and views
+    "view": ops.view, "reshape": ops.reshape, "transpose": ops.transpose, "swapaxes": ops.transpose, "t": ops.t,
+    "permute": ops.permute, "squeeze": ops.squeeze, "unsqueeze": ops.unsqueeze, "expand": ops.expand,
+    "expand_as": ops.expand_as, "flatten": ops.flatten, "narrow": ops.narrow, "select": ops.select,
+    "unbind": ops.unbind, "split": ops.split, "chunk": ops.chunk, "clone": ops.clone, "contiguous": ops.contiguous,
+    "view_as": lambda self, other: ops.view(self, tuple(other.shape)),
+    "reshape_as": lambda self, other: ops.reshape(self, tuple(other.shape)),
+    # comparisons and predicates
+    "eq": ops.eq, "ne": ops.ne, "lt": ops.lt, "le": ops.le, "gt": ops.gt, "ge": ops.ge,
+    "isfinite": ops.isfinite, "isnan": ops.isnan, "isinf": ops.isinf, "logical_not": ops.logical_not,
+    "floor": ops.floor, "ceil": ops.ceil, "round": ops.round, "trunc": ops.trunc, "equal": ops.equal,
+    "allclose": ops.allclose,
+    # in place (a trailing underscore always means in place)
+    "add_": _add_, "sub_": _sub_, "mul_": _mul_, "div_": _div_, "pow_": _pow_,
+    "neg_": lambda self: ar.NegInplace.apply(self), "exp_": lambda self: un.ExpInplace.apply(self),
+    "log_": lambda self: un.LogInplace.apply(self), "sqrt_": lambda self: un.SqrtInplace.apply(self),
+    "sin_": lambda self: un.SinInplace.apply(self), "cos_": lambda self: un.CosInplace.apply(self),
+    "tanh_": lambda self: un.TanhInplace.apply(self), "sigmoid_": lambda self: un.SigmoidInplace.apply(self),
+    "relu_": lambda self: un.ReluInplace.apply(self), "abs_": lambda self: un.AbsInplace.apply(self),
+    "clamp_": _clamp_, "clip_": _clamp_, "zero_": lambda self: inplace.Zero.apply(self), "fill_": _fill_,
+    "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_, "masked_fill_": _masked_fill_,
+    "addcmul_": _addcmul_, "addcdiv_": _addcdiv_, "lerp_": _lerp_,
+}
+
+for _name, _fn in METHODS.items():
+    setattr(Tensor, _name, _fn)
+
+Tensor.__hash__ = lambda self: id(self)  # __eq__ is elementwise, so hashing stays by identity
+Tensor.T = property(lambda self: ops.permute(self, tuple(range(self.ndim - 1, -1, -1))) if self.ndim != 2
+                    else ops.permute(self, (1, 0)))
+Tensor.mT = property(lambda self: ops.transpose(self, -2, -1))

@@ -1,0 +1,138 @@
+"""framework.autograd: backward(), grad(), Function, grad modes, anomaly mode, explain()."""
+from __future__ import annotations
+
+from typing import Sequence
+
+from .. import diagnostics
+from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .engine import run_backward
+from .function import BackwardNode, Function, FunctionCtx
+from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+                        set_grad_enabled)
+from .node import AccumulateGrad, Node
+from .version import bump_context
+
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "explain", "Node",
+           "AccumulateGrad", "BackwardNode", "bump_context", "is_inference_mode_enabled", "is_anomaly_enabled"]
+
+
+def _as_list(x) -> list:
+    from ..tensor import Tensor
+
+    if x is None:
+        return []
+    if isinstance(x, Tensor):
+        return [x]
+    return list(x)
+
+
+def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad: bool) -> list:
+    from ..creation import ones_like
+    from ..tensor import Tensor
+
+    if not grad_outputs:
+        grad_outputs = [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(f"Mismatch in number of gradients: got {len(grad_outputs)} gradients for "
+                           f"{len(outputs)} outputs")
+    grads = []
+    for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if not t.requires_grad:
+            if for_grad:
+                raise diagnostics.AutogradError(
+                    f"element {i} of tensors does not require grad and does not have a grad_fn")
+            raise diagnostics.no_grad_fn(i)
+        if g is None:
+            if t.numel() != 1:
+                raise diagnostics.implicit_grad_nonscalar(t.shape)
+            g = ones_like(t)
+        elif not isinstance(g, Tensor):
+            from ..creation import tensor as make
+
+            g = make(g, dtype=t.dtype)
+        if tuple(g.shape) != tuple(t.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
+                f"shape of {t.shape}.")
+        grads.append(g if create_graph else g.detach())
+    return grads
+
+
+def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, create_graph: bool = False,
+             inputs=None) -> None:
+    """Accumulate d(tensors)/d(leaves), weighted by grad_tensors, into the leaves' ``.grad``.
+
+    Args:
+        tensors: the output(s) to differentiate.
+        grad_tensors: the vector(s) of the vector-Jacobian product; may be omitted for scalars.
+        retain_graph: keep saved tensors for another backward (defaults to create_graph).
+        create_graph: record the backward pass itself, for higher-order derivatives.
+        inputs: accumulate only into these tensors (leaves or not).
+    """
+    outputs = _as_list(tensors)
+    grads = _root_grads(outputs, _as_list(grad_tensors), create_graph, for_grad=False)
+    if retain_graph is None:
+        retain_graph = create_graph
+    edges = [t._edge() for t in outputs]
+    inputs = _as_list(inputs)
+    if not inputs:
+        run_backward(edges, grads, retain_graph, create_graph)
+        return
+    captured = _run_captured(edges, grads, inputs, retain_graph, create_graph)
+    for t, g in zip(inputs, captured):
+        if g is not None:
+            t._accumulate_grad(g, keep_graph=create_graph)
+
+
+def _run_captured(edges, grads, inputs, retain_graph, create_graph) -> list:
+    capture: dict = {"out": [None] * len(inputs)}
+    slots: dict = {}
+    targets = set()
+    for i, t in enumerate(inputs):
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+        node, nr = t._edge()
+        slots.setdefault((node, nr), []).append(i)
+        targets.add(node)
+    capture.update({k: v[0] for k, v in slots.items()})
+    run_backward(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False,
+                 targets=targets)
+    out = capture["out"]
+    for k, idxs in slots.items():  # the same tensor passed twice gets the same gradient
+        for j in idxs[1:]:
+            out[j] = out[idxs[0]]
+    return out
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
+         allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
+    """Return d(outputs)/d(inputs) (vector-Jacobian products) without touching any ``.grad``."""
+    from ..creation import zeros_like
+
+    outs = _as_list(outputs)
+    ins = _as_list(inputs)
+    grads = _root_grads(outs, _as_list(grad_outputs), create_graph, for_grad=True)
+    if retain_graph is None:
+        retain_graph = create_graph
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    result = _run_captured([t._edge() for t in outs], grads, ins, retain_graph, create_graph)
+    final = []
+    for t, g in zip(ins, result):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior.")
+            if materialize_grads:
+                g = zeros_like(t)
+        elif not create_graph:
+            g = g.detach()
+        final.append(g)
+    return tuple(final)
+
+
+def explain(obj) -> str:
+    """Explain an autograd error (its full text) or the graph behind a tensor."""
+    return diagnostics.explain(obj)

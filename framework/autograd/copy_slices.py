@@ -1,0 +1,37 @@
+"""CopySlices: the grad_fn a base tensor gets when one of its views is modified in place.
+
+torch/csrc/autograd/functions/tensor.cpp.  ``base[idx].mul_(2)`` runs MulBackward0 on the *view*;
+the base's history becomes CopySlices(old base history, that node).  Backward: copy the incoming
+base gradient, let the wrapped node turn the slice's gradient into the view's gradient, and write it
+back into the slice.  The view's own grad_fn is then replayed from the base when next read.
+"""
+from __future__ import annotations
+
+from .node import Node
+
+
+class CopySlices(Node):
+    """grad_fn of a base whose view was modified in place; wraps the in-place op's node."""
+
+    def __init__(self, base, view_fn, fn, base_edge) -> None:
+        super().__init__()
+        self._view_fn = view_fn  # base -> the view (replays the view ops)
+        self._fn = fn  # the in-place op's node, e.g. MulBackward0
+        self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
+        self._site = fn._site
+
+    def apply(self, grads: list) -> list:
+        grad = grads[0]
+        if grad is None:
+            return [None] * len(self.next_functions)
+        result = grad.clone()
+        grad_slice = self._view_fn(result)
+        res = self._fn.apply([grad_slice.clone()])
+        if res[0] is None:
+            grad_slice.zero_()
+        else:
+            grad_slice.copy_(res[0])
+        return [result] + list(res[1:])
+
+    def release(self) -> None:
+        self._fn.release()

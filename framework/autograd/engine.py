@@ -1,0 +1,159 @@
+"""The backward engine: walk the graph from the outputs to the leaves, once, iteratively.
+
+Mirrors torch/csrc/autograd/engine.cpp, without threads:
+1. count, for every node reachable from the roots, how many edges point at it (its dependencies);
+2. start from the roots' nodes with the given gradients; a node runs once all its dependencies
+   have delivered their gradients (summed in an input buffer);
+3. ready nodes run newest-first (highest sequence number), like torch's CPU ready queue, which is
+   what fixes the order hooks fire in;
+4. each node's saved tensors are freed after it runs unless retain_graph=True.
+No recursion anywhere, so a chain of 10,000 ops is fine.
+"""
+from __future__ import annotations
+
+import heapq
+from typing import Sequence
+
+from .. import diagnostics
+from .grad_mode import set_grad_enabled
+from .node import AccumulateGrad
+
+
+def _dependencies(roots) -> dict:
+    """node -> number of edges pointing at it, over everything reachable from ``roots``."""
+    deps: dict = {}
+    stack = [r for r in roots if r is not None]
+    seen = set(stack)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node.next_functions:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed(roots, targets) -> set:
+    """Nodes with a path to a target node through their edges: only these run when inputs= is given."""
+    order, stack, seen = [], [(r, False) for r in roots if r is not None], set()
+    while stack:  # iterative post-order
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if node in seen:
+            continue
+        seen.add(node)
+        stack.append((node, True))
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in seen:
+                stack.append((nxt, False))
+    needed: set = set()
+    for node in order:  # children come before parents
+        if any(nxt in needed or nxt in targets for nxt, _ in node.next_functions if nxt is not None):
+            needed.add(node)
+    return needed
+
+
+def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, create_graph: bool,
+                 capture: dict | None = None, accumulate: bool = True, targets: set | None = None) -> None:
+    """Propagate ``root_grads`` from ``root_edges`` through the graph.
+
+    capture: {(node, input_nr): slot} -> the gradient flowing into that spot is stored in capture_out.
+    accumulate: run AccumulateGrad nodes (backward) or not (autograd.grad).
+    targets: when given, only nodes leading to these nodes run.
+    """
+    roots = [e[0] for e in root_edges]
+    deps = _dependencies(roots)
+    needed = _needed(roots, targets) if targets is not None else None
+    buffers: dict = {}
+    ready: list = []
+    tie = 0
+    for (node, nr), g in zip(root_edges, root_grads):
+        if node is None:
+            continue
+        buf = buffers.get(node)
+        if buf is None:
+            buf = buffers[node] = [None] * node._n_outputs
+        buf[nr] = g if buf[nr] is None else buf[nr] + g
+    for node in buffers:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._seq, tie, node))
+            tie += 1
+
+    from .anomaly import is_anomaly_enabled
+
+    anomaly = is_anomaly_enabled()
+    with set_grad_enabled(create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node)
+            _run_tensor_hooks(node, grads)
+            if capture is not None:
+                for nr in range(len(grads)):
+                    slot = capture.get((node, nr))
+                    if slot is not None:
+                        capture["out"][slot] = grads[nr]
+            if needed is not None and node not in needed:
+                continue
+            if isinstance(node, AccumulateGrad) and not accumulate:
+                continue
+            for hook in node._pre_hooks:
+                new = hook(tuple(grads))
+                if new is not None:
+                    grads = list(new)
+            if all(g is None for g in grads):
+                outs = [None] * len(node.next_functions)
+            else:
+                outs = node.apply(grads)
+                if anomaly:
+                    _check_nan(node, outs)
+            if not retain_graph:
+                node.release()
+            for hook in node._post_hooks:
+                new = hook(tuple(outs), tuple(grads))
+                if new is not None:
+                    outs = list(new)
+            for (nxt, nr), g in zip(node.next_functions, outs):
+                if nxt is None:
+                    continue
+                buf = buffers.get(nxt)
+                if buf is None:
+                    buf = buffers[nxt] = [None] * nxt._n_outputs
+                if g is not None:
+                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._seq, tie, nxt))
+                    tie += 1
+
+
+def _run_tensor_hooks(node, grads: list) -> None:
+    """Tensor.register_hook hooks (may replace the gradient), then retain_grad's, as torch orders them."""
+    hooks = node._tensor_pre_hooks
+    if hooks:
+        for nr, fns in hooks.items():
+            for fn in list(fns):
+                if grads[nr] is None:
+                    continue
+                new = fn(grads[nr])
+                if new is not None:
+                    grads[nr] = new
+    retain = node._retain_grad_hooks
+    if retain:
+        for nr, fn in retain.items():
+            if grads[nr] is not None:
+                fn(grads[nr])
+
+
+def _check_nan(node, outs) -> None:
+    for i, g in enumerate(outs):
+        if g is not None and not bool(g.isfinite().all()):
+            stack = "".join(node._anomaly_stack or [])
+            raise diagnostics.AutogradError(
+                f"Function '{node.name()}' returned nan values in its {i}th output.",
+                "What happened: under detect_anomaly(), backward checks every gradient for NaN/Inf.\n"
+                f"  {node.name()} was recorded at this forward call:\n{stack}")

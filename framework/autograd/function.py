@@ -1,0 +1,264 @@
+"""Function: the op contract (forward/backward + ctx), and apply(), which records the graph.
+
+Mirrors torch/autograd/function.py.  ``ctx`` *is* the graph node: ``MyFn.apply`` makes an instance of
+``MyFnBackward`` (built-in ops name theirs like torch, e.g. ``MulBackward0``).  apply() does, in order:
+check in-place rules, run forward, bump dirty tensors' versions, wrap outputs (views share their
+base's version counter), then, if recording, set edges, save tensors and rebase dirty tensors' history.
+"""
+from __future__ import annotations
+
+from .. import diagnostics
+from .callsite import user_site
+from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from .node import Node
+from .saved import SavedTensor
+
+
+class FunctionCtx:
+    """What forward() may tell backward(): saved tensors, dirty/non-differentiable outputs."""
+
+    def save_for_backward(self, *tensors) -> None:
+        """Keep these (inputs or outputs) for backward; modified in place later -> error on unpack."""
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors) -> None:  # torch API completeness (forward AD is not supported)
+        self._to_save_fwd = tensors
+
+    def mark_dirty(self, *tensors) -> None:
+        """Declare inputs that forward modified in place (their versions are bumped, history rebased)."""
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors) -> None:
+        """Declare outputs that never require grad (e.g. argmax indices)."""
+        self._non_diff = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """With True (default) backward receives zeros instead of None for unused outputs."""
+        self._materialize = value
+
+    @property
+    def saved_tensors(self) -> tuple:
+        """Unpack what save_for_backward kept; raises if freed or modified in place since."""
+        saved = self._saved
+        if saved is None:
+            raise diagnostics.saved_tensor_freed(self)
+        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s for s in saved)
+
+
+class BackwardNode(Node, FunctionCtx):
+    """The grad_fn of a Function's outputs; calls ``Function.backward(ctx, *grads)``."""
+
+    _forward_cls: type = None  # set per Function subclass
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self._to_save = ()
+        self._saved = ()
+        self._dirty = ()
+        self._non_diff = ()
+        self._materialize = True
+        self.needs_input_grad: tuple = ()
+        self._edge_args: tuple = ()  # positions of forward args that have an edge in next_functions
+        self._out_meta: tuple = ()  # (shape, dtype) of each output, to materialize zero grads
+
+    def apply(self, grads: list) -> list:
+        if self._materialize and any(g is None for g in grads):
+            from ..creation import zeros
+
+            grads = [zeros(shape, dtype=dt) if g is None else g
+                     for g, (shape, dt) in zip(grads, self._out_meta)]
+        out = self._forward_cls.backward(self, *grads)
+        if not isinstance(out, tuple):
+            out = (out,)
+        n = len(self.needs_input_grad)
+        if len(out) != n:
+            if len(out) < n or any(g is not None for g in out[n:]):
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients "
+                    f"(expected {n}, got {len(out)})")
+        return [out[i] for i in self._edge_args]
+
+    def release(self) -> None:
+        for s in self._saved:
+            if isinstance(s, SavedTensor):
+                s.release()
+        self._saved = None
+
+
+class _FunctionMeta(type):
+    """Gives every Function subclass its own node class, named like torch's (``MulBackward0``)."""
+
+    def __init__(cls, name, bases, attrs):
+        super().__init__(name, bases, attrs)
+        node_name = attrs.get("node_name") or f"{name}Backward"
+        cls._node_cls = type(node_name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__})
+
+
+class Function(metaclass=_FunctionMeta):
+    """Subclass with ``forward(ctx, *args)`` and ``backward(ctx, *grads)``; call with ``.apply``.
+
+    Built-in ops set ``array_forward = True``: their forward receives and returns arrays (fast),
+    their backward receives and returns Tensors (so ``create_graph=True`` gives higher derivatives).
+    User Functions, like torch's, see Tensors in both.
+    """
+
+    array_forward = False
+    inplace = False   # built-ins: forward modifies arg 0 in place and returns it
+    is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
+    scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
+
+    @staticmethod
+    def forward(ctx, *args, **kwargs):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx, *grads):  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args):
+        from ..tensor import Tensor
+
+        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        record = is_grad_enabled() and any(needs)
+        if cls.inplace and is_grad_enabled():
+            diagnostics.check_inplace(args[0])
+        ctx = cls._node_cls()
+        ctx.needs_input_grad = needs
+        if cls.array_forward:
+            out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
+        else:
+            with no_grad():
+                out = cls.forward(ctx, *args)
+        single = not isinstance(out, tuple)
+        outs = (out,) if single else out
+
+        dirty = _dirty_tensors(ctx, args, cls)
+        if dirty and not is_inference_mode_enabled():
+            for t in dirty:
+                if t._version_counter is not None:
+                    t._version_counter.bump(cls._node_cls.__name__ if cls.array_forward else cls.__name__)
+        results = _wrap_outputs(cls, ctx, args, outs, dirty, record)
+        if record:
+            _record(cls, ctx, args, results, dirty)
+        return results[0] if single else tuple(results)
+
+
+def _dirty_tensors(ctx, args, cls) -> tuple:
+    from ..tensor import Tensor
+
+    if cls.inplace:
+        return (args[0],)
+    if not ctx._dirty:
+        return ()
+    # user Functions pass tensors; array forwards pass arrays: map them back to the input tensors
+    found = []
+    for d in ctx._dirty:
+        for a in args:
+            if isinstance(a, Tensor) and (a is d or a._array is d):
+                found.append(a)
+                break
+    return tuple(found)
+
+
+def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
+    """Turn forward's outputs into Tensors: dirty inputs come back as the same objects, views share."""
+    from ..tensor import Tensor
+
+    non_diff = ctx._non_diff
+    results = []
+    for i, o in enumerate(outs):
+        if o is None:
+            results.append(None)
+            continue
+        arr = o._array if isinstance(o, Tensor) else o
+        t = None
+        for d in dirty:
+            if d._array is arr or d is o:
+                t = d
+                break
+        if t is None:
+            if cls.is_view and i == 0:
+                t = Tensor._make_view(arr, args[0], cls, args[1:])
+            elif isinstance(o, Tensor) and not cls.array_forward and o._base is not None and \
+                    any(o._base is a or o._base is a._base for a in args if isinstance(a, Tensor)):
+                t = o  # a user Function returning a view of an input
+            else:
+                t = Tensor._make(arr)
+        differentiable = record and t._array.dtype.kind == "f" and not any(
+            nd is o or nd is arr or (isinstance(nd, Tensor) and nd._array is arr) for nd in non_diff)
+        if differentiable:
+            t._output_nr = i
+            t._pending_diff = True
+        results.append(t)
+    return results
+
+
+def _record(cls, ctx, args, results, dirty) -> None:
+    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices."""
+    from ..tensor import Tensor
+
+    edge_args, edges = [], []
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            edge_args.append(i)
+            edges.append(a._edge())
+        elif cls.scalar_edges and isinstance(a, (int, float)):
+            edge_args.append(i)
+            edges.append((None, 0))
+    ctx._edge_args = tuple(edge_args)
+    ctx.next_functions = tuple(edges)
+    ctx._site = user_site()
+    from .anomaly import is_anomaly_enabled, record_stack
+
+    if is_anomaly_enabled():
+        ctx._anomaly_stack = record_stack()
+
+    metas = []
+    for t in results:
+        metas.append(None if t is None else (t._array.shape, t.dtype))
+    ctx._out_meta = tuple(metas)
+    ctx._n_outputs = len(results)
+
+    # Outputs first: a dirty view's in-place op is wrapped in CopySlices on its base.
+    _attach_outputs(ctx, results, dirty)
+
+    saved = []
+    for s in ctx._to_save:
+        saved.append(_resolve_saved(s, args, results, ctx))
+    ctx._saved = tuple(saved)
+    ctx._to_save = ()
+
+
+def _attach_outputs(ctx, results, dirty) -> None:
+    from .copy_slices import CopySlices
+
+    for t in results:
+        if t is None or not t._pending_diff:
+            continue
+        t._pending_diff = False
+        if t._base is not None and any(t is d for d in dirty):
+            base = t._base
+            cs = CopySlices(base, t._view_fn, ctx, base._edge())
+            base._set_history(cs, 0)
+            t._view_version = -1  # the view's own grad_fn is regenerated from the base on access
+            t._rg = True
+        else:
+            t._set_history(ctx, t._output_nr)
+
+
+def _resolve_saved(s, args, results, ctx):
+    """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
+    from ..tensor import Tensor
+
+    if s is None:
+        return None
+    for t in results:
+        if t is not None and (t is s or t._array is s):
+            return SavedTensor(t, True, ctx)
+    for a in args:
+        if isinstance(a, Tensor) and (a is s or a._array is s):
+            return SavedTensor(a, False, ctx)
+    if isinstance(s, Tensor):  # an intermediate tensor a user Function made
+        return SavedTensor(s, False, ctx)
+    return Tensor._make(s) if hasattr(s, "shape") else s

@@ -1,0 +1,99 @@
+"""Graph nodes (torch's ``grad_fn`` objects): Node, AccumulateGrad, and hook handles.
+
+A Node maps the gradients of a forward op's outputs to the gradients of its inputs.  Its
+``next_functions`` are the edges ``(node, input_nr)`` towards the inputs, as in torch; leaves that
+require grad end in an ``AccumulateGrad`` node that adds into ``tensor.grad``.
+"""
+from __future__ import annotations
+
+import itertools
+from typing import Callable
+
+_sequence = itertools.count()
+
+
+class RemovableHandle:
+    """Returned by register_hook(); ``handle.remove()`` unregisters the hook."""
+
+    __slots__ = ("_hooks", "_fn")
+
+    def __init__(self, hooks: list, fn: Callable) -> None:
+        self._hooks, self._fn = hooks, fn
+
+    def remove(self) -> None:
+        if self._fn in self._hooks:
+            self._hooks.remove(self._fn)
+
+
+class Node:
+    """Base of every grad_fn: edges to the inputs' nodes, hooks, and ``apply(grads) -> grads``."""
+
+    # The engine runs ready nodes newest-first, as torch's CPU engine orders by sequence number.
+    _n_outputs = 1  # how many gradients flow *into* this node (= outputs of its forward op)
+
+    def __init__(self) -> None:
+        self.next_functions: tuple = ()
+        self._seq = next(_sequence)
+        self._tensor_pre_hooks: dict | None = None  # output_nr -> [hook(grad)], from Tensor.register_hook
+        self._retain_grad_hooks: dict | None = None  # output_nr -> hook, from Tensor.retain_grad
+        self._pre_hooks: list = []
+        self._post_hooks: list = []
+        self._site = None  # user source line of the forward op (diagnostics, explain)
+        self._anomaly_stack = None  # full forward stack, under detect_anomaly()
+        self.metadata: dict = {}
+
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    def apply(self, grads: list) -> list:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved values (after a backward without retain_graph)."""
+
+    def __call__(self, *grads):
+        return self.apply(list(grads))
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_inputs, grad_outputs) runs after this node; may return replacement grad_inputs."""
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """fn(grad_outputs) runs before this node; may return replacement grad_outputs."""
+        self._pre_hooks.append(fn)
+        return RemovableHandle(self._pre_hooks, fn)
+
+    def _add_tensor_pre_hook(self, output_nr: int, fn: Callable) -> RemovableHandle:
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+
+class AccumulateGrad(Node):
+    """The sink for a leaf that requires grad: adds the incoming gradient into ``variable.grad``."""
+
+    def __init__(self, variable) -> None:
+        super().__init__()
+        self.variable = variable
+        self._seq = float("inf")  # torch: accumulate as soon as a leaf's gradient is ready
+
+    @property
+    def _tensor_pre_hooks(self):
+        hooks = self.variable._hooks
+        return {0: hooks} if hooks else None
+
+    @_tensor_pre_hooks.setter
+    def _tensor_pre_hooks(self, value) -> None:
+        pass  # a leaf keeps its hooks on the tensor itself
+
+    def apply(self, grads: list) -> list:
+        from .grad_mode import is_grad_enabled
+
+        self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
+        return []

@@ -1,0 +1,193 @@
+"""Factories: tensor, as_tensor, from_numpy, zeros, ones, full, empty, eye, arange, linspace, rand*, *_like."""
+from __future__ import annotations
+
+import numpy as np
+
+from . import backend, dtypes
+from .random import _gen
+from .tensor import Tensor, _norm_device
+
+
+def _finish(arr, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if dtype is not None:
+        np_dt = dtypes.to_numpy_dtype(dtype)
+        if arr.dtype != np_dt:
+            arr = arr.astype(np_dt)
+    if device is not None and _norm_device(device) != "cpu":
+        arr = backend.to_device(arr, _norm_device(device))
+    t = Tensor._make(arr)
+    if requires_grad:
+        t.requires_grad_(True)
+    return t
+
+
+def _infer_array(data) -> np.ndarray:
+    """Python data -> array with torch's dtype inference (floats -> float32, ints -> int64)."""
+    if isinstance(data, Tensor):
+        return backend.to_numpy(data._array).copy()
+    if isinstance(data, np.ndarray):
+        return data.copy()
+    if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flatten(data)):
+        data = _to_python(data)
+    arr = np.array(data)
+    if arr.dtype == object:
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}" if not isinstance(data, (list, tuple))
+                        else "expected a sequence of numbers with a regular shape (ragged nested sequence?)")
+    if arr.dtype.kind == "f":
+        return arr.astype(dtypes.default_float.np)
+    if arr.dtype.kind in "iu" and not isinstance(data, np.generic):
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "fiub":
+        raise TypeError(f"Could not infer dtype of {type(data).__name__}")
+    return arr
+
+
+def _flatten(x):
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            yield from _flatten(y)
+    else:
+        yield x
+
+
+def _to_python(x):
+    if isinstance(x, (list, tuple)):
+        return [_to_python(y) for y in x]
+    return x.item() if isinstance(x, Tensor) else x
+
+
+def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A new tensor holding a copy of ``data`` (floats become float32, ints int64, as in torch)."""
+    return _finish(_infer_array(data), dtype, device, requires_grad)
+
+
+def as_tensor(data, dtype=None, device=None) -> Tensor:
+    """Like tensor(), but shares memory with a numpy array or tensor when no conversion is needed."""
+    if isinstance(data, Tensor) and dtype is None and device is None:
+        return data
+    if isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy_dtype(dtype) == data.dtype) and \
+            (device is None or str(device) == "cpu"):
+        return Tensor._make(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing memory with ``array`` (dtype kept)."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtypes.from_numpy_dtype(array.dtype)  # a clear error for unsupported dtypes
+    return Tensor._make(array)
+
+
+def _shape(size) -> tuple:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    for s in size:
+        if not isinstance(s, (int, np.integer)):
+            raise TypeError(f"size must be a tuple of ints, but got {type(s).__name__}")
+        if s < 0:
+            raise RuntimeError(f"Trying to create tensor with negative dimension {s}: {list(size)}")
+    return tuple(int(s) for s in size)
+
+
+def _float_dt(dtype):
+    return dtypes.to_numpy_dtype(dtype) if dtype is not None else dtypes.default_float.np
+
+
+def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.zeros(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+
+
+def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.ones(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+
+
+def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.empty(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+
+
+def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if dtype is None:
+        dtype = dtypes.bool_ if isinstance(fill_value, bool) else (
+            dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float)
+    return _finish(np.full(_shape((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
+                           dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
+
+
+def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.eye(n, m, dtype=_float_dt(dtype)), None, device, requires_grad)
+
+
+def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = dtypes.int64 if is_int else dtypes.default_float
+    return _finish(np.arange(start, end, step).astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
+
+
+def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(np.linspace(start, end, steps).astype(_float_dt(dtype)), None, device, requires_grad)
+
+
+def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(_gen(generator).random(_shape(size)).astype(_float_dt(dtype)), None, device, requires_grad)
+
+
+def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(_gen(generator).standard_normal(_shape(size)).astype(_float_dt(dtype)), None, device,
+                   requires_grad)
+
+
+def randint(low, high=None, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    if high is None:
+        low, high = 0, low
+    arr = _gen(generator).integers(low, high, size=tuple(size))
+    return _finish(arr.astype(dtypes.to_numpy_dtype(dtype) if dtype is not None else np.int64), None, device)
+
+
+def randperm(n: int, *, generator=None, dtype=None, device=None) -> Tensor:
+    return _finish(_gen(generator).permutation(n).astype(np.int64), dtype, device)
+
+
+def _like(fn):
+    def make(t: Tensor, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+        return fn(*t.shape, dtype=dtype if dtype is not None else t.dtype,
+                  device=device if device is not None else t.device, requires_grad=requires_grad)
+
+    make.__name__ = fn.__name__ + "_like"
+    make.__doc__ = f"{fn.__name__}() with the shape, dtype and device of a tensor."
+    return make
+
+
+zeros_like, ones_like, empty_like, rand_like, randn_like = (_like(f) for f in (zeros, ones, empty, rand, randn))
+
+
+def full_like(t: Tensor, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return full(tuple(t.shape), fill_value, dtype=dtype if dtype is not None else t.dtype,
+                device=device if device is not None else t.device, requires_grad=requires_grad)
+
+
+def _legacy_tensor_type(np_dtype_obj):
+    """FloatTensor(...)/LongTensor(...) as in old torch code: data or sizes."""
+
+    class LegacyTensor(Tensor):
+        _legacy_dtype = np_dtype_obj
+
+        def __new__(cls, *args):
+            if len(args) == 1 and not isinstance(args[0], int):
+                return tensor(args[0], dtype=np_dtype_obj)
+            return zeros(*_shape(args), dtype=np_dtype_obj)
+
+    LegacyTensor.__name__ = np_dtype_obj.legacy
+    return LegacyTensor
+
+
+FloatTensor = _legacy_tensor_type(dtypes.float32)
+DoubleTensor = _legacy_tensor_type(dtypes.float64)
+LongTensor = _legacy_tensor_type(dtypes.int64)
+IntTensor = _legacy_tensor_type(dtypes.int32)
+BoolTensor = _legacy_tensor_type(dtypes.bool_)

@@ -1,0 +1,179 @@
+"""Every autograd error message, with PyTorch's first sentence verbatim and our explanation after it.
+
+Engine and op code raise ``diagnostics.some_error(...)`` and never format text themselves.  Each error
+is an ``AutogradError`` (a RuntimeError, as in torch) carrying ``.explanation``; ``explain(exc)``
+returns it for notebooks.
+"""
+from __future__ import annotations
+
+import sys
+
+from .autograd.callsite import format_site, user_site
+
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
+         "with framework.autograd.set_detect_anomaly(True).")
+
+
+class AutogradError(RuntimeError):
+    """A RuntimeError whose message is torch's, followed by an explanation of what happened and why."""
+
+    def __init__(self, torch_message: str, explanation: str = "") -> None:
+        self.torch_message = torch_message
+        self.explanation = explanation
+        super().__init__(torch_message + ("\n\n" + explanation if explanation else ""))
+
+
+def _fixes(*lines: str) -> str:
+    return "How to fix it:\n" + "\n".join(f"  - {line}" for line in lines)
+
+
+def _describe(shape, dtype) -> str:
+    return f"shape {tuple(shape)}, {dtype!r}"
+
+
+# ---- in-place on leaves ---------------------------------------------------------------------------
+
+def check_inplace(t) -> None:
+    """Refuse, under grad mode, an in-place op on a leaf that requires grad or on a view of one."""
+    if not t.requires_grad:
+        return
+    base = t._base
+    if base is not None and base.requires_grad and base.grad_fn is None:
+        raise AutogradError(
+            "a view of a leaf Variable that requires grad is being used in an in-place operation.",
+            f"What happened: an in-place op at {format_site(user_site())}\n"
+            f"  would write into a view ({_describe(t.shape, t.dtype)}) of a leaf tensor that requires grad "
+            f"({_describe(base.shape, base.dtype)}{_param_suffix(base)}).\n"
+            "  Autograd keeps leaf tensors exactly as you created them: their .grad is a gradient with\n"
+            "  respect to *those* values, so changing them in place while grad mode is on is refused.\n"
+            + _fixes("to initialise or update the values, do it under `with framework.no_grad():` "
+                     "(that is how optimizers and nn.init do it);",
+                     "to compute something new, use an out-of-place op on a copy: `y = x.clone(); y[0] = 100`."))
+    if t.grad_fn is None:
+        raise AutogradError(
+            "a leaf Variable that requires grad is being used in an in-place operation.",
+            f"What happened: an in-place op at {format_site(user_site())}\n"
+            f"  would modify a leaf tensor that requires grad ({_describe(t.shape, t.dtype)}{_param_suffix(t)}).\n"
+            "  Leaves are the values gradients are taken with respect to; autograd does not let you change\n"
+            "  them in place while it is recording.\n"
+            + _fixes("to update a parameter (an SGD step, an initialisation), wrap it in "
+                     "`with framework.no_grad():`, or use an optimizer;",
+                     "to compute a new tensor, write it out of place: `x = x + 1` instead of `x += 1`."))
+
+
+# ---- saved tensors --------------------------------------------------------------------------------
+
+def saved_tensor_freed(node) -> AutogradError:
+    """Backward needs a saved value that an earlier backward freed."""
+    where = format_site(node._site) if node is not None and node._site else "an earlier forward op"
+    name = node.name() if node is not None else "a node"
+    return AutogradError(
+        "Trying to backward through the graph a second time (or directly access saved tensors after they "
+        "have already been freed). Saved intermediate values of the graph are freed when you call "
+        ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through the graph "
+        "a second time or if you need to access saved tensors after calling backward.",
+        f"What happened: {name}, recorded at {where},\n"
+        "  needs values it saved in the forward pass, but an earlier .backward() through this part of\n"
+        "  the graph already freed them (backward frees them unless retain_graph=True).\n"
+        + _fixes("if two losses share part of a graph (a GAN's D loss and G loss share G's output), "
+                 "pass retain_graph=True to the first backward;",
+                 "often better: recompute the shared part for the second loss, or cut it with .detach() "
+                 "when the second loss must not reach those parameters;",
+                 "if you call backward once per step, build a fresh graph each step (redo the forward pass)."))
+
+
+def inplace_modified(saved, node) -> AutogradError:
+    """A saved tensor's version changed between forward and backward."""
+    dims = ", ".join(str(d) for d in saved.shape)
+    legacy = saved.dtype.legacy
+    if saved.tensor is None:  # an output of the node itself
+        which = f", which is output {saved.output_nr} of {node.name()},"
+    elif saved.grad_fn is not None:
+        which = f", which is output {saved.output_nr} of {saved.grad_fn.name()},"
+    else:
+        which = ""
+    current = saved.counter.value
+    first = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
+             f"[framework.{legacy} [{dims}]]{which} is at version {current}; expected version "
+             f"{saved.version} instead. {_HINT}")
+    counter = saved.counter
+    label = _tensor_name(counter)
+    lines = [
+        "What happened:",
+        f"  the tensor: {_describe(saved.shape, saved.dtype)}" + (f", the parameter `{label}`" if label else ""),
+        f"  saved by:   {node.name()} for backward, in the forward op at {format_site(node._site)}",
+        f"  changed by: `{counter.last_op}`"
+        + (f" inside {counter.last_context}" if counter.last_context else "")
+        + f" at {format_site(counter.last_site)}"
+        + (f" (version {saved.version} -> {current}" + (", last of several changes)" if current - saved.version > 1 else ")")),
+        "  Backward would have used the new values with the old graph and silently produced wrong",
+        "  gradients, so it stops here instead.",
+    ]
+    if node._anomaly_stack:
+        lines.append("Forward stack of the op that saved it (anomaly mode):")
+        lines.extend("  " + line.rstrip() for line in "".join(node._anomaly_stack).splitlines())
+    fixes = _fixes(
+        "call .clone() before the in-place op, or use its out-of-place form (`x = x * 2` for `x *= 2`);",
+        "with nn.ReLU/LeakyReLU use inplace=False where the input is needed by backward;",
+        "after optimizer.step() a graph built before the step is stale: recompute the forward pass "
+        "(e.g. a GAN's fresh D(fake) for the G step);",
+        "if this part of the graph should not get gradients at all, use .detach() on its output.")
+    return AutogradError(first, "\n".join(lines) + "\n" + fixes)
+
+
+def _tensor_name(counter) -> str | None:
+    """The qualified name of a module parameter sharing this version counter, found in user frames."""
+    from .nn.module import Module
+
+    f = sys._getframe(1)
+    from .autograd.callsite import _FRAMEWORK_DIR
+
+    seen = set()
+    while f is not None:
+        if not f.f_code.co_filename.startswith(_FRAMEWORK_DIR):
+            candidates = list(f.f_locals.items())
+            self_obj = f.f_locals.get("self")
+            if self_obj is not None and hasattr(self_obj, "__dict__"):
+                candidates += list(vars(self_obj).items())
+            for var, obj in candidates:
+                if isinstance(obj, Module) and id(obj) not in seen:
+                    seen.add(id(obj))
+                    for pname, p in obj.named_parameters():
+                        if p._version_counter is counter:
+                            return f"{var}.{pname}"
+        f = f.f_back
+    return None
+
+
+def _param_suffix(t) -> str:
+    name = _tensor_name(t._version_counter) if t._version_counter is not None else None
+    return f", the parameter `{name}`" if name else ""
+
+
+# ---- backward entry -------------------------------------------------------------------------------
+
+def no_grad_fn(index: int) -> AutogradError:
+    return AutogradError(
+        f"element {index} of tensors does not require grad and does not have a grad_fn",
+        "What happened: backward was asked to start from a tensor that is not connected to any tensor\n"
+        "  with requires_grad=True, so there is no graph to go back through.\n"
+        + _fixes("create your parameters with requires_grad=True (nn.Parameter does this);",
+                 "check the forward pass did not run under framework.no_grad() or on .detach()ed values."))
+
+
+def implicit_grad_nonscalar(shape) -> AutogradError:
+    return AutogradError(
+        "grad can be implicitly created only for scalar outputs",
+        f"What happened: backward() without `gradient=` on a tensor of shape {tuple(shape)}.\n"
+        "  d(output)/d(input) is then a Jacobian, not a gradient; backward computes vector-Jacobian products.\n"
+        + _fixes("reduce to a scalar first (`y.sum().backward()` or `y.mean().backward()`);",
+                 "or pass the vector: `y.backward(gradient=framework.ones_like(y))`."))
+
+
+def explain(obj) -> str:
+    """The explanation of an autograd error, or the graph behind a tensor (a text tree)."""
+    if isinstance(obj, BaseException):
+        return str(obj)
+    from .autograd.explain import explain_graph
+
+    return explain_graph(obj)

@@ -1,0 +1,119 @@
+"""dtype objects with torch's names (framework.float32, framework.long, ...), mapped onto numpy dtypes."""
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:
+    """A tensor element type: ``framework.float32`` mirrors ``torch.float32``."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "legacy")
+
+    def __init__(self, name: str, np_dtype, legacy: str):
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+        self.itemsize = self.np.itemsize
+        self.legacy = legacy  # torch's legacy type name, e.g. 'FloatTensor'
+
+    def __repr__(self) -> str:
+        return f"framework.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+float16 = dtype("float16", np.float16, "HalfTensor")
+float32 = dtype("float32", np.float32, "FloatTensor")
+float64 = dtype("float64", np.float64, "DoubleTensor")
+int8 = dtype("int8", np.int8, "CharTensor")
+uint8 = dtype("uint8", np.uint8, "ByteTensor")
+int16 = dtype("int16", np.int16, "ShortTensor")
+int32 = dtype("int32", np.int32, "IntTensor")
+int64 = dtype("int64", np.int64, "LongTensor")
+bool_ = dtype("bool", np.bool_, "BoolTensor")
+
+ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)
+_FROM_NP = {d.np: d for d in ALL}
+_BY_NAME = {d.name: d for d in ALL}
+
+default_float = float32
+
+
+def _by_name(name: str) -> dtype:
+    return _BY_NAME[name]
+
+
+def from_numpy_dtype(np_dtype) -> dtype:
+    """The framework dtype for a numpy dtype; a clear error for unsupported ones."""
+    try:
+        return _FROM_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
+            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+        ) from None
+
+
+def to_numpy_dtype(d) -> np.dtype:
+    """Accept a framework dtype, a numpy dtype, a python type or a string; return a numpy dtype."""
+    if isinstance(d, dtype):
+        return d.np
+    if d is float:
+        return default_float.np
+    if d is int:
+        return np.dtype(np.int64)
+    if d is bool:
+        return np.dtype(np.bool_)
+    if isinstance(d, str) and d in _BY_NAME:
+        return _BY_NAME[d].np
+    return np.dtype(d)
+
+
+def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
+    """torch.promote_types: the higher category (bool < int < float) wins, then the wider type."""
+    ka, kb = _category(a), _category(b)
+    if ka != kb:
+        return a if ka > kb else b
+    return np.promote_types(a, b)
+
+
+def _category(d: np.dtype) -> int:
+    return {"b": 0, "u": 1, "i": 1, "f": 2}.get(d.kind, 3)
+
+
+def result_type(a, b) -> np.dtype:
+    """dtype of a binary op between tensors and/or Python scalars, following torch's rules.
+
+    Operands rank as dimensioned tensor > 0-dim tensor > Python scalar.  A lower-ranked operand
+    only matters when its category (bool < int < float) is higher: ``int_tensor * 2.5`` is float32,
+    ``float32_tensor * 2.5`` stays float32, ``float32_tensor + float64_scalar_tensor`` stays float32.
+    """
+    (da, ra), (db, rb) = _dtype_and_rank(a), _dtype_and_rank(b)
+    if ra == rb:
+        out = promote_types(da, db)
+        if ra == 0:  # two Python scalars: the category's default dtype
+            return default_float.np if out.kind == "f" else out
+        return out
+    (dh, _), (dl, rl) = ((da, ra), (db, rb)) if ra > rb else ((db, rb), (da, ra))
+    if _category(dl) > _category(dh):
+        if rl == 0:  # a Python scalar brings the category's default dtype
+            return default_float.np if dl.kind == "f" else np.dtype(np.int64)
+        return dl
+    return dh
+
+
+def _dtype_and_rank(x):
+    """(numpy dtype, rank): dimensioned tensor or array 2, 0-dim tensor 1, Python scalar 0."""
+    arr = getattr(x, "_array", x)
+    if hasattr(arr, "ndim") and hasattr(arr, "dtype"):
+        return arr.dtype, (2 if arr.ndim else 1)
+    if isinstance(x, bool):
+        return np.dtype(np.bool_), 0
+    if isinstance(x, int):
+        return np.dtype(np.int64), 0
+    if isinstance(x, float):
+        return np.dtype(np.float64), 0
+    arr = np.asarray(x)
+    return arr.dtype, (2 if arr.ndim else 1)

@@ -1,0 +1,266 @@
+"""add, sub, mul, div, neg, pow and their in-place twins (add_, mul_, ...), with broadcasting.
+
+Each op saves what torch's saves, and only when the other input needs it: ``a * b`` keeps ``b`` only
+if ``a`` requires grad.  In-place twins compute into arg 0's array; where backward needs the *old*
+value of arg 0 they keep a copy, as torch's ``original_self``.
+"""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ._util import binary_dtype, broadcast_error, grad_for, shape_of
+
+
+def _compute(fn, a, b, out_dtype):
+    try:
+        out = fn(a, b)
+    except ValueError:
+        raise broadcast_error(shape_of(a), shape_of(b)) from None
+    if out.dtype != out_dtype:
+        out = out.astype(out_dtype)
+    return out
+
+
+def _write(a, value):
+    """Store ``value`` into ``a`` in place (the in-place twins); broadcasting must not grow ``a``."""
+    if value.shape != a.shape:
+        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape "
+                           f"{list(value.shape)}")
+    a[...] = value
+    return a
+
+
+def _meta(ctx, a, b):
+    ctx.a_meta = (shape_of(a), getattr(a, "dtype", None))
+    ctx.b_meta = (shape_of(b), getattr(b, "dtype", None))
+
+
+class Add(Function):
+    """out = a + alpha * b. Saves nothing."""
+
+    node_name, array_forward, scalar_edges = "AddBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        _meta(ctx, a, b)
+        ctx.alpha = alpha
+        return _compute(lambda x, y: x + y * alpha if alpha != 1 else x + y, a, b, binary_dtype(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = grad_for(grad, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = None
+        if ctx.needs_input_grad[1]:
+            gb = grad_for(grad * ctx.alpha if ctx.alpha != 1 else grad, *ctx.b_meta)
+        return ga, gb, None
+
+
+class Sub(Function):
+    """out = a - alpha * b. Saves nothing."""
+
+    node_name, array_forward, scalar_edges = "SubBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        _meta(ctx, a, b)
+        ctx.alpha = alpha
+        return _compute(lambda x, y: x - y * alpha if alpha != 1 else x - y, a, b, binary_dtype(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = grad_for(grad, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(-grad * ctx.alpha if ctx.alpha != 1 else -grad, *ctx.b_meta) \
+            if ctx.needs_input_grad[1] else None
+        return ga, gb, None
+
+
+class Rsub(Function):
+    """out = b - a for a scalar b (``2 - x``). Saves nothing."""
+
+    node_name, array_forward, scalar_edges = "RsubBackward1", True, False
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.a_meta = (a.shape, a.dtype)
+        return _compute(lambda x, y: y - x, a, b, binary_dtype(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad_for(-grad, *ctx.a_meta), None
+
+
+class Mul(Function):
+    """out = a * b. Saves b if a needs grad, a if b needs grad."""
+
+    node_name, array_forward, scalar_edges = "MulBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _meta(ctx, a, b)
+        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        return _compute(lambda x, y: x * y, a, b, binary_dtype(a, b))
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = grad_for(grad * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Div(Function):
+    """out = a / b (true division). Saves b if either needs grad, a if b needs grad."""
+
+    node_name, array_forward, scalar_edges = "DivBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _meta(ctx, a, b)
+        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        ctx.save_for_backward(a if need_b else None, b if (need_a or need_b) else None)
+        dt = binary_dtype(a, b)
+        if dt.kind != "f":
+            from .. import dtypes
+
+            dt = dtypes.default_float.np
+        return _compute(lambda x, y: x / y, a, b, dt)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = grad_for(grad / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(-grad * a / (b * b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Neg(Function):
+    """out = -a. Saves nothing."""
+
+    node_name, array_forward = "NegBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        return -a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return -grad
+
+
+class PowScalar(Function):
+    """out = a ** p for a Python number p. Saves a."""
+
+    node_name, array_forward = "PowBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, p):
+        ctx.save_for_backward(a)
+        ctx.p = p
+        return _compute(lambda x, y: x ** y, a, p, binary_dtype(a, p))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        p = ctx.p
+        if p == 0:
+            return grad * 0, None
+        return grad_for(grad * p * a ** (p - 1), a.shape, a._array.dtype), None
+
+
+class PowTensor(Function):
+    """out = a ** b for tensors. Saves a, b and out."""
+
+    node_name, array_forward = "PowBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        _meta(ctx, a, b)
+        out = _compute(lambda x, y: x ** y, a, b, binary_dtype(a, b))
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors
+        ga = grad_for(grad * b * a ** (b - 1), *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = None
+        if ctx.needs_input_grad[1]:
+            log_a = a.log().masked_fill(a == 0, 0.0) if bool((a == 0).any()) else a.log()
+            gb = grad_for(grad * out * log_a, *ctx.b_meta)
+        return ga, gb
+
+
+class RPow(Function):
+    """out = s ** b for a Python number s. Saves out."""
+
+    node_name, array_forward = "PowBackward2", True
+
+    @staticmethod
+    def forward(ctx, b, s):
+        out = _compute(lambda x, y: y ** x, b, s, binary_dtype(b, s))
+        ctx.save_for_backward(out)
+        ctx.log_s = float(__import__("math").log(s)) if s > 0 else float("nan")
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * ctx.log_s, None
+
+
+# ---- in-place twins: the same node names as the out-of-place ops, as in torch ----------------------
+
+class AddInplace(Add):
+    node_name, inplace = "AddBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        return _write(a, Add.forward(ctx, a, b, alpha).astype(a.dtype, copy=False))
+
+
+class SubInplace(Sub):
+    node_name, inplace = "SubBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        return _write(a, Sub.forward(ctx, a, b, alpha).astype(a.dtype, copy=False))
+
+
+class MulInplace(Mul):
+    node_name, inplace = "MulBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = Mul.forward(ctx, a, b)
+        if ctx.needs_input_grad[1]:  # backward for b needs the old a: keep a copy (torch's original_self)
+            ctx.save_for_backward(a.copy(), ctx._to_save[1])
+        return _write(a, out.astype(a.dtype, copy=False))
+
+
+class DivInplace(Div):
+    node_name, inplace = "DivBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = Div.forward(ctx, a, b)
+        if ctx.needs_input_grad[1]:
+            ctx.save_for_backward(a.copy(), ctx._to_save[1])
+        return _write(a, out.astype(a.dtype, copy=False))
+
+
+class NegInplace(Neg):
+    node_name, inplace = "NegBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        return _write(a, -a)
+
+
+class PowScalarInplace(PowScalar):
+    node_name, inplace = "PowBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, p):
+        ctx.save_for_backward(a.copy())
+        ctx.p = p
+        return _write(a, (a ** p).astype(a.dtype, copy=False))

@@ -1,0 +1,193 @@
+"""Indexing: ``a[idx]`` (select/slice views, or an advanced-index copy), and ``a[idx] = v``.
+
+Basic indexing is decomposed like torch's: ints become Select (SelectBackward0), slices Slice
+(SliceBackward0), None Unsqueeze; full slices are skipped.  Advanced indexing (int/bool arrays or
+tensors) is one Index op whose gradient scatter-adds, so repeated indices accumulate.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend
+from ..autograd.function import Function
+from ..backend import get_array_module
+from .views import Alias, Unsqueeze
+
+
+def _is_advanced(i) -> bool:
+    from ..tensor import Tensor
+
+    return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
+
+
+def _to_array_index(i):
+    from ..tensor import Tensor
+
+    if isinstance(i, Tensor):
+        if i._array.dtype.kind not in "biu":
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return i._array
+    if isinstance(i, list):
+        return np.asarray(i)
+    return i
+
+
+class Select(Function):
+    """out = a[..., i, ...] along ``dim`` (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "SelectBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, dim, i):
+        size = a.shape[dim]
+        if not -size <= i < size:
+            raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+        ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (i,)
+        return a[ctx.index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexGrad.apply(grad, ctx.shape, ctx.index, False), None, None
+
+
+class Slice(Function):
+    """out = a[start:stop:step] along ``dim`` (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "SliceBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, dim, sl):
+        if sl.step is not None and sl.step <= 0:
+            raise ValueError("step must be greater than zero")
+        ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (sl,)
+        return a[ctx.index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexGrad.apply(grad, ctx.shape, ctx.index, False), None, None
+
+
+class Index(Function):
+    """out = a[advanced index] (a copy). Saves the index (not a tensor)."""
+
+    node_name, array_forward = "IndexBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.shape, ctx.index = a.shape, index
+        try:
+            return a[index]
+        except IndexError as e:
+            raise IndexError(str(e).replace("axis", "dimension")) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexGrad.apply(grad, ctx.shape, ctx.index, True), None
+
+
+class IndexGrad(Function):
+    """out = zeros(shape) with ``grad`` added at ``index`` (the backward of indexing). Saves nothing."""
+
+    node_name, array_forward = "IndexBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, grad, shape, index, accumulate):
+        ctx.index = index
+        out = get_array_module(grad).zeros(shape, dtype=grad.dtype)
+        if accumulate:
+            backend.scatter_add(out, index, grad)
+        else:
+            out[index] = grad
+        return out
+
+    @staticmethod
+    def backward(ctx, g):
+        return Index.apply(g, ctx.index), None, None, None
+
+
+def getitem(a, idx):
+    """``a[idx]`` with torch's decomposition into views, or one advanced Index op."""
+    if not isinstance(idx, tuple):
+        if isinstance(idx, slice):  # a bare slice, even a full one, is a Slice in torch
+            return Slice.apply(a, 0, idx) if a.ndim else Index.apply(a, idx)
+        idx = (idx,)
+    if any(_is_advanced(i) for i in idx):
+        return Index.apply(a, tuple(_to_array_index(i) for i in idx) if len(idx) > 1 else _to_array_index(idx[0]))
+    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    if n_real > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
+    out, dim = a, 0
+    for pos, i in enumerate(idx):
+        if i is Ellipsis:
+            dim += a.ndim - n_real
+        elif i is None:
+            out = Unsqueeze.apply(out, dim)
+            dim += 1
+        elif isinstance(i, slice):
+            if i != slice(None):
+                out = Slice.apply(out, dim, i)
+            dim += 1
+        elif isinstance(i, (int, np.integer)) or _is_int_scalar(i):
+            out = Select.apply(out, dim, int(i))
+        else:
+            raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
+                             "valid indices")
+    return Alias.apply(out) if out is a else out
+
+
+def _is_int_scalar(i) -> bool:
+    from ..tensor import Tensor
+
+    return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind in "iu"
+
+
+class IndexPut(Function):
+    """a[index] = values in place (advanced index). Saves nothing but the index."""
+
+    node_name, array_forward, inplace = "IndexPutBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, index, values, accumulate=False):
+        ctx.index, ctx.accumulate = index, accumulate
+        ctx.v_meta = (np.shape(values), getattr(values, "dtype", None))
+        if accumulate:
+            backend.scatter_add(a, index, values)
+        else:
+            a[index] = values
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..tensor import Tensor
+        from ._util import grad_for
+
+        ga = gv = None
+        if ctx.needs_input_grad[0]:
+            if ctx.accumulate:
+                ga = grad
+            else:
+                mask = get_array_module(grad._array).ones(grad.shape, dtype=bool)
+                mask[ctx.index] = False
+                ga = grad * Tensor._make(mask)
+        if ctx.needs_input_grad[2]:
+            gv = grad_for(Index.apply(grad, ctx.index), ctx.v_meta[0], ctx.v_meta[1])
+        return ga, None, gv, None
+
+
+def setitem(a, idx, value) -> None:
+    """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
+    from ..tensor import Tensor
+
+    key = idx if isinstance(idx, tuple) else (idx,)
+    if any(_is_advanced(i) for i in key):
+        index = tuple(_to_array_index(i) for i in key) if len(key) > 1 else _to_array_index(key[0])
+        if isinstance(value, Tensor):
+            IndexPut.apply(a, index, value)
+        else:
+            IndexPut.apply(a, index, np.asarray(value, dtype=a._array.dtype))
+        return
+    view = getitem(a, idx)
+    if isinstance(value, Tensor):
+        view.copy_(value)
+    else:
+        view.fill_(value)

@@ -1,0 +1,97 @@
+"""In-place fills and copies: zero_, fill_, copy_, uniform_, normal_ (the last two as in nn.init)."""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ._util import grad_for
+
+
+class Zero(Function):
+    """a[...] = 0 in place. Saves nothing; the gradient to a is zero."""
+
+    node_name, array_forward, inplace = "ZeroBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        a[...] = 0
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Fill(Function):
+    """a[...] = value in place. Saves nothing; the gradient to a is zero."""
+
+    node_name, array_forward, inplace, scalar_edges = "FillBackward2", True, True, True
+
+    @staticmethod
+    def forward(ctx, a, value):
+        if hasattr(value, "ndim") and value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        a[...] = value
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None
+
+
+class Copy(Function):
+    """a[...] = src (broadcast, cast) in place. Saves nothing; src gets the summed gradient."""
+
+    node_name, array_forward, inplace = "CopyBackwards", True, True
+
+    @staticmethod
+    def forward(ctx, a, src):
+        ctx.src_meta = (src.shape, src.dtype)
+        try:
+            xp = get_array_module(a)
+            a[...] = xp.broadcast_to(src, a.shape) if src.shape != a.shape else src
+        except ValueError:
+            raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor "
+                               f"b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
+                               f"{max(a.ndim - 1, 0)}") from None
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = grad * 0 if ctx.needs_input_grad[0] else None
+        gs = grad_for(grad, *ctx.src_meta) if ctx.needs_input_grad[1] else None
+        return ga, gs
+
+
+class Uniform(Function):
+    """a[...] ~ U(low, high) in place. Saves nothing; the gradient to a is zero."""
+
+    node_name, array_forward, inplace = "UniformBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, low, high, generator=None):
+        from ..random import _gen
+
+        a[...] = _gen(generator).uniform(low, high, a.shape)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None, None, None
+
+
+class Normal(Function):
+    """a[...] ~ N(mean, std**2) in place. Saves nothing; the gradient to a is zero."""
+
+    node_name, array_forward, inplace = "NormalBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, mean, std, generator=None):
+        from ..random import _gen
+
+        a[...] = _gen(generator).normal(mean, std, a.shape)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None, None, None

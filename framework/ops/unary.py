@@ -1,0 +1,267 @@
+"""Elementwise functions: abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, leaky_relu, clamp.
+
+Each docstring says what the op saves, which is exactly what torch's saves (exp, sqrt, tanh, sigmoid
+and relu keep their *output*; the others their input), so in-place changes raise when torch's do.
+"""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+
+
+def _float(a):
+    """Integer inputs to transcendental functions give float32, as in torch."""
+    if a.dtype.kind != "f":
+        from .. import dtypes
+
+        return a.astype(dtypes.default_float.np)
+    return a
+
+
+class Abs(Function):
+    """out = |a|. Saves a."""
+
+    node_name, array_forward = "AbsBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return abs(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.sign()
+
+
+class Sign(Function):
+    """out = sign(a). Saves nothing; its gradient is zero."""
+
+    node_name, array_forward = "SignBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        return get_array_module(a).sign(a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0
+
+
+class Exp(Function):
+    """out = e**a. Saves out."""
+
+    node_name, array_forward = "ExpBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        out = get_array_module(a).exp(_float(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out
+
+
+class Log(Function):
+    """out = ln(a). Saves a."""
+
+    node_name, array_forward = "LogBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        with get_array_module(a).errstate(divide="ignore", invalid="ignore"):
+            return get_array_module(a).log(_float(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad / a
+
+
+class Sqrt(Function):
+    """out = sqrt(a). Saves out."""
+
+    node_name, array_forward = "SqrtBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        with get_array_module(a).errstate(invalid="ignore"):
+            out = get_array_module(a).sqrt(_float(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad / (2 * out)
+
+
+class Sin(Function):
+    """out = sin(a). Saves a."""
+
+    node_name, array_forward = "SinBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return get_array_module(a).sin(_float(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * a.cos()
+
+
+class Cos(Function):
+    """out = cos(a). Saves a."""
+
+    node_name, array_forward = "CosBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return get_array_module(a).cos(_float(a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return -grad * a.sin()
+
+
+class Tanh(Function):
+    """out = tanh(a). Saves out."""
+
+    node_name, array_forward = "TanhBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        out = get_array_module(a).tanh(_float(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (1 - out * out)
+
+
+def _sigmoid(xp, a):
+    # numerically stable on both tails: exp of a non-positive number only
+    a = _float(a)
+    e = xp.exp(-xp.abs(a))
+    return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+class Sigmoid(Function):
+    """out = 1 / (1 + e**-a). Saves out."""
+
+    node_name, array_forward = "SigmoidBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _sigmoid(get_array_module(a), a)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * (1 - out)
+
+
+class Relu(Function):
+    """out = max(a, 0). Saves out."""
+
+    node_name, array_forward = "ReluBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        out = get_array_module(a).maximum(a, 0).astype(a.dtype, copy=False)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * (out > 0)
+
+
+class LeakyRelu(Function):
+    """out = a if a > 0 else slope * a. Saves a."""
+
+    node_name, array_forward = "LeakyReluBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, slope=0.01):
+        ctx.save_for_backward(a)
+        ctx.slope = slope
+        return get_array_module(a).where(a > 0, a, a * slope).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        neg = a <= 0
+        return grad.masked_fill(neg, 0.0) + grad.masked_fill(neg.logical_not(), 0.0) * ctx.slope, None
+
+
+class Clamp(Function):
+    """out = min(max(a, lo), hi). Saves a."""
+
+    node_name, array_forward = "ClampBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, lo=None, hi=None):
+        if lo is None and hi is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        out = get_array_module(a).clip(a, lo, hi)
+        return out.astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        mask = None
+        if ctx.lo is not None:
+            mask = a >= ctx.lo
+        if ctx.hi is not None:
+            upper = a <= ctx.hi
+            mask = upper if mask is None else mask & upper
+        return grad * mask, None, None
+
+
+# ---- in-place twins (same node names; they save their output where the out-of-place op does) -----
+
+def _inplace(base, name, save_input_copy=False):
+    """Make ``base``'s in-place twin: compute out-of-place, then write the result into arg 0."""
+
+    def forward(ctx, a, *args):
+        out = base.forward(ctx, a, *args)
+        if save_input_copy:  # backward needs the old input: keep a copy, as torch's original_self
+            ctx.save_for_backward(a.copy())
+            a[...] = out
+        else:
+            a[...] = out
+            if ctx._to_save and ctx._to_save[0] is out:
+                ctx.save_for_backward(a)  # the output now lives in a's array
+        return a
+
+    return type(name, (base,), {"node_name": base.node_name, "inplace": True,
+                                "forward": staticmethod(forward), "__doc__": f"In-place {base.__doc__}"})
+
+
+ExpInplace = _inplace(Exp, "ExpInplace")
+SqrtInplace = _inplace(Sqrt, "SqrtInplace")
+TanhInplace = _inplace(Tanh, "TanhInplace")
+SigmoidInplace = _inplace(Sigmoid, "SigmoidInplace")
+ReluInplace = _inplace(Relu, "ReluInplace")
+AbsInplace = _inplace(Abs, "AbsInplace", save_input_copy=True)
+LogInplace = _inplace(Log, "LogInplace", save_input_copy=True)
+SinInplace = _inplace(Sin, "SinInplace", save_input_copy=True)
+CosInplace = _inplace(Cos, "CosInplace", save_input_copy=True)
+LeakyReluInplace = _inplace(LeakyRelu, "LeakyReluInplace", save_input_copy=True)
+ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True)

@@ -1,0 +1,243 @@
+"""View ops: the output shares the input's storage, base and version counter (torch's view semantics).
+
+view, reshape (a view when strides allow, else a copy), transpose, t, permute, squeeze, unsqueeze,
+expand, alias.  Backward of a view reshapes/sums the gradient back; none of them saves a tensor.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ._util import normalize_dims
+
+
+def _infer_shape(shape, numel: int) -> tuple:
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return shape
+
+
+def _no_copy_reshape(a, shape):
+    """a reshaped without copying, or None when the strides do not allow it."""
+    xp = get_array_module(a)
+    if xp is np:
+        try:
+            return np.reshape(a, shape, copy=False)
+        except ValueError:
+            return None
+    out = a.reshape(shape)
+    return out if out.base is a or out.base is a.base else None
+
+
+class View(Function):
+    """out = a viewed with a new shape (no copy). Saves nothing."""
+
+    node_name, array_forward, is_view = "ViewBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.shape = a.shape
+        shape = _infer_shape(shape, a.size)
+        out = _no_copy_reshape(a, shape)
+        if out is None:
+            raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+
+class ReshapeCopy(Function):
+    """out = a copied into a new shape (reshape of a non-viewable tensor). Saves nothing."""
+
+    node_name, array_forward = "UnsafeViewBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        ctx.shape = a.shape
+        return a.reshape(_infer_shape(shape, a.size))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+
+def reshape(a, shape):
+    """A view when the strides allow it (ViewBackward0), otherwise a copy, as torch.reshape."""
+    shape = tuple(shape)
+    if _no_copy_reshape(a._array, _infer_shape(shape, a._array.size)) is not None:
+        return View.apply(a, shape)
+    return ReshapeCopy.apply(a, shape)
+
+
+class Transpose(Function):
+    """out = a with dims d0 and d1 swapped (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "TransposeBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, d0, d1):
+        ctx.d0, ctx.d1 = d0, d1
+        return get_array_module(a).swapaxes(a, d0, d1)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.transpose(ctx.d0, ctx.d1), None, None
+
+
+class T(Function):
+    """out = a.t() for a <= 2-D tensor (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "TBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        if a.ndim > 2:
+            raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {a.ndim}D")
+        return a.T
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.t()
+
+
+class Permute(Function):
+    """out = a with dims reordered (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "PermuteBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, dims):
+        dims = normalize_dims_ordered(dims, a.ndim)
+        ctx.inverse = tuple(int(i) for i in np.argsort(dims))
+        return get_array_module(a).transpose(a, dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.permute(*ctx.inverse), None
+
+
+def normalize_dims_ordered(dims, ndim) -> tuple:
+    dims = tuple(d % ndim if ndim else 0 for d in dims)
+    if sorted(dims) != list(range(ndim)):
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {ndim} is not equal to "
+                           f"len(dims) = {len(dims)}" if len(dims) != ndim else "permute(): duplicate dims are not allowed.")
+    return dims
+
+
+class SqueezeAll(Function):
+    """out = a without its size-1 dims (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "SqueezeBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.shape = a.shape
+        return a.reshape(tuple(s for s in a.shape if s != 1))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape)
+
+
+class Squeeze(Function):
+    """out = a without dim ``dim`` if it has size 1 (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "SqueezeBackward1", True, True
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.shape = a.shape
+        dims = normalize_dims(dim, a.ndim)
+        return a.reshape(tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1)))
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.reshape(ctx.shape), None
+
+
+class Unsqueeze(Function):
+    """out = a with a new size-1 dim at ``dim`` (a view). Saves nothing."""
+
+    node_name, array_forward, is_view = "UnsqueezeBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        if not -a.ndim - 1 <= dim <= a.ndim:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-a.ndim - 1}, {a.ndim}], "
+                             f"but got {dim})")
+        ctx.dim = dim % (a.ndim + 1)
+        return get_array_module(a).expand_dims(a, ctx.dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad.squeeze(ctx.dim), None
+
+
+class Expand(Function):
+    """out = a broadcast to ``shape`` (a read-only view; -1 keeps a size). Saves nothing."""
+
+    node_name, array_forward, is_view = "ExpandBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, shape):
+        lead = len(shape) - a.ndim
+        if lead < 0:
+            raise RuntimeError(f"expand(framework.{_legacy(a)}{{{list(a.shape)}}}, size={list(shape)}): the number "
+                               "of sizes provided (%d) must be greater or equal to the number of dimensions in the "
+                               "tensor (%d)" % (len(shape), a.ndim))
+        target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+        for i, s in enumerate(a.shape):
+            if s != 1 and s != target[i + lead]:
+                raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing size "
+                                   f"({s}) at non-singleton dimension {i + lead}.  Target sizes: {list(shape)}.  "
+                                   f"Tensor sizes: {list(a.shape)}")
+        ctx.shape = a.shape
+        return get_array_module(a).broadcast_to(a, target)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ._util import sum_to
+
+        return sum_to(grad, ctx.shape), None
+
+
+class Alias(Function):
+    """out = a (a view of the whole tensor, e.g. ``a[...]``). Saves nothing."""
+
+    node_name, array_forward, is_view = "AliasBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def _legacy(a) -> str:
+    from .. import dtypes
+
+    return dtypes.from_numpy_dtype(a.dtype).legacy
+
+
+class MatmulSqueeze(Squeeze):
+    """The squeeze torch.matmul applies to a (1, n) result of vector @ matrix (torch names it SqueezeBackward4)."""
+
+    node_name = "SqueezeBackward4"

@@ -1,0 +1,458 @@
+"""Tensor: an array plus autograd state (requires_grad, grad, grad_fn, version counter, view base).
+
+Mirrors torch/_tensor.py plus the autograd meta torch keeps in C++.  The math lives in ``framework.ops``;
+methods here are thin wrappers so ``x.exp()`` and ``framework.exp(x)`` are the same op.
+"""
+from __future__ import annotations
+
+import warnings
+import weakref
+
+import numpy as np
+
+from . import backend, dtypes
+from .autograd.grad_mode import enable_grad, is_grad_enabled, is_inference_mode_enabled
+from .autograd.node import AccumulateGrad, RemovableHandle
+from .autograd.version import VersionCounter
+
+
+class Size(tuple):
+    """torch.Size: a tuple that prints as ``framework.Size([2, 3])``."""
+
+    def __repr__(self) -> str:
+        return f"framework.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for d in self:
+            n *= d
+        return n
+
+
+_NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute won't "
+    "be populated during autograd.backward(). If you indeed want the .grad field to be populated for a "
+    "non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor by "
+    "mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
+    "more information.")
+
+
+class Tensor:
+    """An n-dimensional array that can record the operations applied to it for autograd."""
+
+    __slots__ = ("_array", "_rg", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base", "_view_fn",
+                 "_view_version", "_retains_grad", "_hooks", "_acc_ref", "_pending_diff", "__weakref__")
+
+    # ---- construction ---------------------------------------------------------------------------
+    def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:
+        """Legacy constructor: ``Tensor([1, 2])`` (float32 data) or ``Tensor(2, 3)`` (uninitialised)."""
+        if len(args) == 1 and not isinstance(args[0], int):
+            data = args[0]
+            arr = data._array.copy() if isinstance(data, Tensor) else np.array(data, dtype=dtypes.default_float.np)
+        else:
+            shape = args[0] if len(args) == 1 and isinstance(args[0], (tuple, list)) else args
+            arr = np.empty(tuple(shape), dtype=dtypes.default_float.np)
+        if dtype is not None:
+            arr = arr.astype(dtypes.to_numpy_dtype(dtype))
+        if device is not None and str(device) != "cpu":
+            arr = backend.to_device(arr, _norm_device(device))
+        Tensor._init(self, arr)
+        if requires_grad:
+            self.requires_grad_(True)
+
+    @staticmethod
+    def _init(t: "Tensor", arr, counter=None) -> None:
+        t._array = arr
+        t._rg = False
+        t._grad = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._version_counter = counter if counter is not None else (
+            None if is_inference_mode_enabled() else VersionCounter())
+        t._base = None
+        t._view_fn = None
+        t._view_version = 0
+        t._retains_grad = False
+        t._hooks = None
+        t._acc_ref = None
+        t._pending_diff = False
+
+    @classmethod
+    def _make(cls, arr, counter=None) -> "Tensor":
+        """Wrap an array (no copy) as a fresh tensor that does not require grad."""
+        t = object.__new__(Tensor)
+        Tensor._init(t, arr, counter)
+        return t
+
+    @classmethod
+    def _make_view(cls, arr, src: "Tensor", fn_cls, rest: tuple) -> "Tensor":
+        """A tensor viewing ``src``'s storage: same base, same version counter (torch's view semantics)."""
+        t = object.__new__(Tensor)
+        Tensor._init(t, arr, src._version_counter)
+        t._base = src._base if src._base is not None else src
+        if is_grad_enabled():
+            parent_fn = src._view_fn
+            if parent_fn is None:
+                t._view_fn = lambda b: fn_cls.apply(b, *rest)
+            else:
+                t._view_fn = lambda b: fn_cls.apply(parent_fn(b), *rest)
+        t._view_version = src._version_counter.value if src._version_counter is not None else 0
+        return t
+
+    @classmethod
+    def _from_saved_output(cls, arr, counter, node, output_nr: int) -> "Tensor":
+        t = Tensor._make(arr, counter)
+        t._rg = True
+        t._grad_fn = node
+        t._output_nr = output_nr
+        return t
+
+    # ---- autograd state -------------------------------------------------------------------------
+    @property
+    def requires_grad(self) -> bool:
+        if self._rg:
+            return True
+        base = self._base
+        return base is not None and self._view_fn is not None and base._rg
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self.grad_fn is not None:
+            if not value:
+                raise RuntimeError(
+                    "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                    "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
+            return
+        if value and self._array.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._rg = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
+        """Set requires_grad in place (leaves only) and return self."""
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        """The node that created this tensor (None for leaves); views regenerate theirs after in-place ops."""
+        if self._base is None or self._view_fn is None:
+            return self._grad_fn
+        counter = self._version_counter
+        if counter is None or self._view_version == counter.value:
+            return self._grad_fn
+        self._view_version = counter.value
+        if self._base.requires_grad:
+            with enable_grad():
+                fresh = self._view_fn(self._base)
+            self._grad_fn, self._output_nr, self._rg = fresh._grad_fn, 0, True
+        return self._grad_fn
+
+    def _set_history(self, node, output_nr: int) -> None:
+        self._grad_fn = node
+        self._output_nr = output_nr
+        self._rg = True
+        if self._base is not None and self._version_counter is not None:
+            self._view_version = self._version_counter.value
+
+    @property
+    def is_leaf(self) -> bool:
+        """True for tensors made by the user (and anything that does not require grad)."""
+        return self.grad_fn is None
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    def _edge(self) -> tuple:
+        """(node, input_nr) that gradients for this tensor flow into; (None, 0) if it needs none."""
+        if not self.requires_grad:
+            return (None, 0)
+        fn = self.grad_fn
+        if fn is not None:
+            return (fn, self._output_nr)
+        acc = self._acc_ref() if self._acc_ref is not None else None
+        if acc is None:
+            acc = AccumulateGrad(self)
+            self._acc_ref = weakref.ref(acc)
+        return (acc, 0)
+
+    @property
+    def grad(self):
+        if self._grad is None and not self._retains_grad and self._rg and self.grad_fn is not None:
+            warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(value).__name__}")
+            if value.shape != self.shape:
+                raise RuntimeError(f"assigned grad has data of a different size: got {value.shape}, "
+                                   f"expected {self.shape}")
+            if value.dtype is not self.dtype:
+                raise RuntimeError(f"assigned grad has data of a different type: got {value.dtype}, "
+                                   f"expected {self.dtype}")
+        self._grad = value
+
+    def _accumulate_grad(self, g: "Tensor", keep_graph: bool) -> None:
+        """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added."""
+        if self._grad is None:
+            self._grad = g if keep_graph else Tensor._make(g._array.copy())
+        elif keep_graph or self._grad.requires_grad:
+            self._grad = self._grad + g
+        else:
+            self._grad._array += g._array
+
+    def retain_grad(self) -> None:
+        """Make backward fill ``.grad`` for this non-leaf tensor too."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self.grad_fn
+        if fn is None or self._retains_grad:
+            return
+        self._retains_grad = True
+        ref = weakref.ref(self)
+
+        def retain(grad):
+            t = ref()
+            if t is not None:
+                t._accumulate_grad(grad, keep_graph=is_grad_enabled())
+
+        if fn._retain_grad_hooks is None:
+            fn._retain_grad_hooks = {}
+        fn._retain_grad_hooks[self._output_nr] = retain
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    def register_hook(self, hook) -> RemovableHandle:
+        """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is None:
+            if self._hooks is None:
+                self._hooks = []
+            self._hooks.append(hook)
+            return RemovableHandle(self._hooks, hook)
+        return fn._add_tensor_pre_hook(self._output_nr, hook)
+
+    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+                 inputs=None) -> None:
+        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (see autograd.backward)."""
+        from .autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs)
+
+    def detach(self) -> "Tensor":
+        """Same storage and version counter, no history, requires_grad=False."""
+        return Tensor._make(self._array, self._version_counter)
+
+    def detach_(self) -> "Tensor":
+        """Cut this tensor from its history in place."""
+        if self._base is not None and self._view_fn is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, ...")
+        self._grad_fn, self._rg, self._output_nr = None, False, 0
+        return self
+
+    @property
+    def data(self) -> "Tensor":
+        """Same storage, *own* version counter: in-place changes through it go unnoticed by autograd."""
+        return Tensor._make(self._array)
+
+    @data.setter
+    def data(self, value: "Tensor") -> None:
+        self._array = value._array
+
+    @property
+    def _version(self) -> int:
+        if self._version_counter is None:
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._version_counter.value
+
+    def is_inference(self) -> bool:
+        return self._version_counter is None
+
+    # ---- metadata -------------------------------------------------------------------------------
+    @property
+    def shape(self) -> Size:
+        return Size(self._array.shape)
+
+    def size(self, dim: int | None = None):
+        if dim is None:
+            return Size(self._array.shape)
+        return self._array.shape[dim]
+
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self._array.dtype)
+
+    @property
+    def device(self) -> str:
+        return backend.device_of(self._array)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device != "cpu"
+
+    @property
+    def ndim(self) -> int:
+        return self._array.ndim
+
+    def dim(self) -> int:
+        return self._array.ndim
+
+    def numel(self) -> int:
+        return int(self._array.size)
+
+    def nelement(self) -> int:
+        return int(self._array.size)
+
+    def element_size(self) -> int:
+        return self._array.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._array.dtype.kind == "f"
+
+    def is_contiguous(self) -> bool:
+        return bool(self._array.flags.c_contiguous)
+
+    def data_ptr(self) -> int:
+        return backend.get_array_module(self._array).asarray(self._array).__array_interface__["data"][0] \
+            if backend.get_array_module(self._array) is np else self._array.data.ptr
+
+    def stride(self, dim: int | None = None):
+        st = tuple(s // self._array.itemsize for s in self._array.strides)
+        return st if dim is None else st[dim]
+
+    def __len__(self) -> int:
+        if self._array.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._array.shape[0]
+
+    def __iter__(self):
+        if self._array.ndim == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self._array.shape[0]))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    # ---- conversion -----------------------------------------------------------------------------
+    def _numpy_view(self) -> np.ndarray:
+        return backend.to_numpy(self._array)
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a numpy array sharing memory (CPU only; refuses tensors that require grad)."""
+        if self.requires_grad and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() "
+                               "instead.")
+        if self.device != "cpu":
+            if not force:
+                raise TypeError(f"can't convert {self.device.split(':')[0]}:{self.device.split(':')[-1]} device "
+                                "type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+            return backend.to_numpy(self._array)
+        return self._array
+
+    def item(self):
+        if self._array.size != 1:
+            raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
+        return self._array.reshape(()).item()
+
+    def tolist(self):
+        return backend.to_numpy(self._array).tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._array.dtype.kind not in "iub":
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self._array.size != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __repr__(self) -> str:
+        from ._tensor_str import tensor_str
+
+        return tensor_str(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._array.ndim == 0 and spec:
+            return self.item().__format__(spec)
+        return repr(self)
+
+    # ---- dtype / device -------------------------------------------------------------------------
+    def to(self, *args, dtype=None, device=None, copy: bool = False) -> "Tensor":
+        """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``."""
+        for a in args:
+            if isinstance(a, Tensor):
+                dtype, device = a.dtype, a.device
+            elif isinstance(a, (dtypes.dtype, type, np.dtype)) and not isinstance(a, str):
+                dtype = a
+            else:
+                device = a
+        from .ops import conversion
+
+        return conversion.to(self, dtype=dtype, device=device, copy=copy)
+
+    def type(self, dtype=None):
+        """Without argument: the legacy type name ('framework.FloatTensor'); with one: a cast."""
+        if dtype is None:
+            return f"framework.{self.dtype.legacy}"
+        if isinstance(dtype, str):
+            name = dtype.split(".")[-1]
+            match = [d for d in dtypes.ALL if d.legacy == name]
+            if not match:
+                raise ValueError(f"invalid type: '{dtype}'")
+            dtype = match[0]
+        elif isinstance(dtype, type) and issubclass(dtype, Tensor) and hasattr(dtype, "_legacy_dtype"):
+            dtype = dtype._legacy_dtype
+        return self.to(dtype)
+
+    def type_as(self, other: "Tensor") -> "Tensor":
+        return self.to(other.dtype)
+
+    def float(self) -> "Tensor":
+        return self.to(dtypes.float32)
+
+    def double(self) -> "Tensor":
+        return self.to(dtypes.float64)
+
+    def half(self) -> "Tensor":
+        return self.to(dtypes.float16)
+
+    def long(self) -> "Tensor":
+        return self.to(dtypes.int64)
+
+    def int(self) -> "Tensor":
+        return self.to(dtypes.int32)
+
+    def bool(self) -> "Tensor":
+        return self.to(dtypes.bool_)
+
+    def cpu(self) -> "Tensor":
+        return self.to(device="cpu")
+
+    def cuda(self, device=None) -> "Tensor":
+        return self.to(device="cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+
+
+def _norm_device(device) -> str:
+    """'cpu', 'cuda' -> 'cuda:0', 'cuda:1', framework.device objects."""
+    d = str(device)
+    if d == "cuda":
+        return "cuda:0"
+    if d == "cpu" or d.startswith("cuda:"):
+        return d
+    raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {d}")

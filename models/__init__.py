@@ -1,0 +1,1 @@
+"""Model definitions built on framework.nn."""

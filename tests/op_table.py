@@ -1,0 +1,110 @@
+"""The op table: one row per differentiable op, driving gradcheck and the comparison with torch.
+
+Each row's ``fn(m, *xs)`` is written once and run against both ``framework`` and ``torch`` (``m`` is the
+module), so the row also checks that the API matches torch's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+
+@dataclass
+class OpCase:
+    name: str
+    fn: Callable
+    shapes: list  # one shape per tensor input
+    domain: tuple = (-2.0, 2.0)  # inputs are drawn uniformly from here
+    grad_fn: str | None = None  # torch's grad_fn name of the output (checked against torch anyway)
+    nondiff: tuple = ()  # input positions that must not require grad (indices, masks)
+    tol32: float = 1e-5
+    ids: list = field(default_factory=list)
+
+
+def _pos(lo=0.5, hi=2.0):
+    return (lo, hi)
+
+
+OPS = [
+    OpCase("add", lambda m, a, b: a + b, [(3, 4), (3, 4)]),
+    OpCase("add_broadcast", lambda m, a, b: a + b, [(2, 3, 4), (4,)]),
+    OpCase("add_scalar", lambda m, a: a + 2.5, [(3,)]),
+    OpCase("radd_scalar", lambda m, a: 2.5 + a, [(3,)]),
+    OpCase("add_alpha", lambda m, a, b: m.add(a, b, alpha=-0.5), [(3, 2), (2,)]),
+    OpCase("sub", lambda m, a, b: a - b, [(3, 1), (1, 4)]),
+    OpCase("rsub", lambda m, a: 2 - a, [(3,)]),
+    OpCase("mul", lambda m, a, b: a * b, [(3, 4), (3, 4)]),
+    OpCase("mul_broadcast", lambda m, a, b: a * b, [(2, 1, 4), (3, 1)]),
+    OpCase("mul_scalar", lambda m, a: a * 3, [(2, 2)]),
+    OpCase("div", lambda m, a, b: a / b, [(3, 4), (4,)], domain=_pos()),
+    OpCase("rdiv", lambda m, a: 2 / a, [(3,)], domain=_pos()),
+    OpCase("neg", lambda m, a: -a, [(3,)]),
+    OpCase("pow_scalar", lambda m, a: a ** 3, [(3, 2)]),
+    OpCase("pow_half", lambda m, a: a ** 0.5, [(3,)], domain=_pos()),
+    OpCase("pow_tensor", lambda m, a, b: a ** b, [(3,), (3,)], domain=_pos()),
+    OpCase("rpow", lambda m, a: 2 ** a, [(3,)]),
+    OpCase("abs", lambda m, a: a.abs(), [(5,)]),
+    OpCase("exp", lambda m, a: m.exp(a), [(3, 2)]),
+    OpCase("log", lambda m, a: m.log(a), [(3, 2)], domain=_pos()),
+    OpCase("sqrt", lambda m, a: m.sqrt(a), [(4,)], domain=_pos()),
+    OpCase("sin", lambda m, a: m.sin(a), [(4,)]),
+    OpCase("cos", lambda m, a: m.cos(a), [(4,)]),
+    OpCase("tanh", lambda m, a: m.tanh(a), [(4,)]),
+    OpCase("sigmoid", lambda m, a: m.sigmoid(a), [(4,)]),
+    OpCase("relu", lambda m, a: m.relu(a), [(6,)]),
+    OpCase("leaky_relu", lambda m, a: m.nn.functional.leaky_relu(a, 0.2), [(6,)]),
+    OpCase("clamp", lambda m, a: m.clamp(a, -0.5, 0.7), [(6,)]),
+    OpCase("clamp_min", lambda m, a: a.clamp(min=0.1), [(6,)]),
+    OpCase("softmax", lambda m, a: m.softmax(a, dim=1), [(3, 4)]),
+    OpCase("log_softmax", lambda m, a: m.log_softmax(a, dim=-1), [(3, 4)]),
+    OpCase("sum", lambda m, a: a.sum(), [(3, 4)]),
+    OpCase("sum_dim", lambda m, a: a.sum(dim=1), [(3, 4)]),
+    OpCase("sum_dims_keepdim", lambda m, a: a.sum(dim=(0, 2), keepdim=True), [(2, 3, 4)]),
+    OpCase("mean", lambda m, a: a.mean(), [(3, 4)]),
+    OpCase("mean_dim", lambda m, a: a.mean(0), [(3, 4)]),
+    OpCase("max", lambda m, a: a.max(), [(3, 4)]),
+    OpCase("max_dim", lambda m, a: a.max(dim=1)[0], [(3, 4)]),
+    OpCase("min", lambda m, a: a.min(), [(3, 4)]),
+    OpCase("min_dim_keepdim", lambda m, a: a.min(dim=0, keepdim=True).values, [(3, 4)]),
+    OpCase("amax", lambda m, a: a.amax(dim=1), [(3, 4)]),
+    OpCase("var", lambda m, a: a.var(), [(3, 4)]),
+    OpCase("var_dim", lambda m, a: a.var(dim=1, keepdim=True), [(3, 4)]),
+    OpCase("std", lambda m, a: a.std(), [(3, 4)]),
+    OpCase("std_dim", lambda m, a: a.std(dim=0), [(3, 4)]),
+    OpCase("matmul_mm", lambda m, a, b: a @ b, [(3, 4), (4, 2)]),
+    OpCase("mm", lambda m, a, b: m.mm(a, b), [(2, 3), (3, 2)]),
+    OpCase("matmul_mv", lambda m, a, b: a @ b, [(3, 4), (4,)]),
+    OpCase("matmul_dot", lambda m, a, b: a @ b, [(4,), (4,)]),
+    OpCase("matmul_vm", lambda m, a, b: a @ b, [(3,), (3, 2)]),
+    OpCase("bmm", lambda m, a, b: m.bmm(a, b), [(2, 3, 4), (2, 4, 5)]),
+    OpCase("matmul_batched_broadcast", lambda m, a, b: a @ b, [(2, 3, 4), (4, 5)]),
+    OpCase("view", lambda m, a: a.view(4, 3), [(3, 4)]),
+    OpCase("view_infer", lambda m, a: a.view(-1), [(3, 4)]),
+    OpCase("reshape", lambda m, a: a.reshape(2, 6), [(3, 4)]),
+    OpCase("reshape_copy", lambda m, a: a.t().reshape(12), [(3, 4)]),
+    OpCase("transpose", lambda m, a: a.transpose(0, 2), [(2, 3, 4)]),
+    OpCase("t", lambda m, a: a.t(), [(3, 4)]),
+    OpCase("T", lambda m, a: a.T, [(3, 4)]),
+    OpCase("permute", lambda m, a: a.permute(2, 0, 1), [(2, 3, 4)]),
+    OpCase("squeeze", lambda m, a: a.squeeze(), [(3, 1, 4)]),
+    OpCase("squeeze_dim", lambda m, a: a.squeeze(1), [(3, 1, 4)]),
+    OpCase("unsqueeze", lambda m, a: a.unsqueeze(1), [(3, 4)]),
+    OpCase("expand", lambda m, a: a.expand(3, 4), [(1, 4)]),
+    OpCase("flatten", lambda m, a: a.flatten(), [(2, 3, 4)]),
+    OpCase("flatten_start", lambda m, a: m.flatten(a, 1), [(2, 3, 4)]),
+    OpCase("cat", lambda m, a, b: m.cat([a, b], dim=1), [(2, 3), (2, 2)]),
+    OpCase("stack", lambda m, a, b: m.stack([a, b], dim=1), [(2, 3), (2, 3)]),
+    OpCase("where", lambda m, a, b: m.where(a > 0, a, b), [(3, 4), (3, 4)]),
+    OpCase("getitem_int", lambda m, a: a[1], [(3, 4)]),
+    OpCase("getitem_slice", lambda m, a: a[1:, ::2], [(3, 4)]),
+    OpCase("getitem_mixed", lambda m, a: a[0, 1:3], [(3, 4)]),
+    OpCase("getitem_none_ellipsis", lambda m, a: a[None, ..., 1], [(3, 4)]),
+    OpCase("getitem_list", lambda m, a: a[[0, 2, 0]], [(3, 4)]),
+    OpCase("getitem_bool", lambda m, a: a[a > 0], [(3, 4)]),
+    OpCase("getitem_adv_2d", lambda m, a: a[[0, 1, 1], [2, 3, 3]], [(3, 4)]),
+    OpCase("clone", lambda m, a: a.clone(), [(3,)]),
+    OpCase("narrow", lambda m, a: a.narrow(1, 1, 2), [(3, 4)]),
+    OpCase("chain", lambda m, a, b: ((a * b).exp() + a.sin()).sum(dim=0), [(3, 2), (3, 2)]),
+]

@@ -1,0 +1,1 @@
+"""Trainers, callbacks, plotting and the command line (``python -m train``)."""
