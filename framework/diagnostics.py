@@ -14,13 +14,16 @@ _HINT = ("Hint: enable anomaly detection to find the operation that failed to co
          "with framework.autograd.set_detect_anomaly(True).")
 
 
-class AutogradError(RuntimeError):
-    """A RuntimeError whose message is torch's, followed by an explanation of what happened and why."""
+def AutogradError(torch_message: str, explanation: str = "", cls: type = RuntimeError) -> Exception:
+    """torch's exception class and message, followed by our explanation of what happened and why.
 
-    def __init__(self, torch_message: str, explanation: str = "") -> None:
-        self.torch_message = torch_message
-        self.explanation = explanation
-        super().__init__(torch_message + ("\n\n" + explanation if explanation else ""))
+    The class is exactly torch's (a plain RuntimeError), so ``except RuntimeError`` and
+    ``type(e) is RuntimeError`` behave as with torch; ``e.explanation`` holds our part.
+    """
+    exc = cls(torch_message + ("\n\n" + explanation if explanation else ""))
+    exc.torch_message = torch_message
+    exc.explanation = explanation
+    return exc
 
 
 def _fixes(*lines: str) -> str:
@@ -61,6 +64,16 @@ def check_inplace(t) -> None:
                      "to compute a new tensor, write it out of place: `x = x + 1` instead of `x += 1`."))
 
 
+def overlapping_write() -> Exception:
+    """In-place write into an expanded tensor, whose elements share memory."""
+    return AutogradError(
+        "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+        "location. Please clone() the tensor before performing the operation.",
+        "What happened: the tensor is an expand()ed (broadcast) view: many of its elements are one and the\n"
+        "  same memory, so an in-place write would be ambiguous.\n"
+        + _fixes("write into `x.clone()` (or `x.contiguous()`), which has its own memory for every element."))
+
+
 # ---- saved tensors --------------------------------------------------------------------------------
 
 def saved_tensor_freed(node) -> AutogradError:
@@ -86,10 +99,11 @@ def inplace_modified(saved, node) -> AutogradError:
     """A saved tensor's version changed between forward and backward."""
     dims = ", ".join(str(d) for d in saved.shape)
     legacy = saved.dtype.legacy
-    if saved.tensor is None:  # an output of the node itself
-        which = f", which is output {saved.output_nr} of {node.name()},"
-    elif saved.grad_fn is not None:
-        which = f", which is output {saved.output_nr} of {saved.grad_fn.name()},"
+    # like torch, name the tensor's *current* history (CopySlices after `b[0] = ...`)
+    current_fn = node if saved.tensor is None else saved.tensor.grad_fn
+    if current_fn is not None:
+        nr = saved.output_nr if saved.tensor is None else saved.tensor.output_nr
+        which = f", which is output {nr} of {current_fn.name()},"
     else:
         which = ""
     current = saved.counter.value
@@ -123,8 +137,10 @@ def inplace_modified(saved, node) -> AutogradError:
 
 def _tensor_name(counter) -> str | None:
     """The qualified name of a module parameter sharing this version counter, found in user frames."""
-    from .nn.module import Module
-
+    try:
+        from .nn.module import Module
+    except ImportError:  # nn not imported yet: no modules to look in
+        return None
     f = sys._getframe(1)
     from .autograd.callsite import _FRAMEWORK_DIR
 

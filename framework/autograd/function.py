@@ -7,6 +7,8 @@ base's version counter), then, if recording, set edges, save tensors and rebase 
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import diagnostics
 from .callsite import user_site
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
@@ -79,7 +81,7 @@ class BackwardNode(Node, FunctionCtx):
         return [out[i] for i in self._edge_args]
 
     def release(self) -> None:
-        for s in self._saved:
+        for s in self._saved or ():
             if isinstance(s, SavedTensor):
                 s.release()
         self._saved = None
@@ -121,8 +123,11 @@ class Function(metaclass=_FunctionMeta):
 
         needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         record = is_grad_enabled() and any(needs)
-        if cls.inplace and is_grad_enabled():
-            diagnostics.check_inplace(args[0])
+        if cls.inplace:
+            if is_grad_enabled():
+                diagnostics.check_inplace(args[0])
+            if not getattr(getattr(args[0]._array, "flags", None), "writeable", True):
+                raise diagnostics.overlapping_write()
         ctx = cls._node_cls()
         ctx.needs_input_grad = needs
         if cls.array_forward:
@@ -172,6 +177,8 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
             results.append(None)
             continue
         arr = o._array if isinstance(o, Tensor) else o
+        if isinstance(arr, np.generic):  # numpy returns scalars from 1-D dot and full reductions
+            arr = np.asarray(arr)
         t = None
         for d in dirty:
             if d._array is arr or d is o:

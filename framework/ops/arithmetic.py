@@ -191,20 +191,20 @@ class PowTensor(Function):
 
 
 class RPow(Function):
-    """out = s ** b for a Python number s. Saves out."""
+    """out = s ** b for a Python number s. Saves b and out."""
 
     node_name, array_forward = "PowBackward2", True
 
     @staticmethod
     def forward(ctx, b, s):
         out = _compute(lambda x, y: y ** x, b, s, binary_dtype(b, s))
-        ctx.save_for_backward(out)
+        ctx.save_for_backward(b, out)
         ctx.log_s = float(__import__("math").log(s)) if s > 0 else float("nan")
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
+        _, out = ctx.saved_tensors
         return grad * out * ctx.log_s, None
 
 

@@ -42,7 +42,8 @@ class Select(Function):
         size = a.shape[dim]
         if not -size <= i < size:
             raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
-        ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (i,)
+        # the trailing ... keeps numpy returning a 0-d *view* rather than a scalar copy
+        ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (i, Ellipsis)
         return a[ctx.index]
 
     @staticmethod
@@ -186,8 +187,14 @@ def setitem(a, idx, value) -> None:
         else:
             IndexPut.apply(a, index, np.asarray(value, dtype=a._array.dtype))
         return
-    view = getitem(a, idx)
-    if isinstance(value, Tensor):
-        view.copy_(value)
+    # torch skips full slices here too: `a[:] = 0` writes into `a` itself, not into a view of it
+    if all(i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in key):
+        target = a
     else:
-        view.fill_(value)
+        target = getitem(a, key)
+    if isinstance(value, Tensor):
+        target.copy_(value)
+    else:
+        from .inplace import FillTensor
+
+        FillTensor.apply(target, value)

@@ -39,6 +39,12 @@ class Fill(Function):
         return grad * 0, None
 
 
+class FillTensor(Fill):
+    """a[...] = value in place, for ``a[idx] = number`` (torch wraps the number in a tensor). Saves nothing."""
+
+    node_name = "FillBackward3"
+
+
 class Copy(Function):
     """a[...] = src (broadcast, cast) in place. Saves nothing; src gets the summed gradient."""
 
