@@ -17,6 +17,8 @@ def _finish(arr, dtype=None, device=None, requires_grad: bool = False) -> Tensor
         arr = backend.to_device(arr, _norm_device(device))
     t = Tensor._make(arr)
     if requires_grad:
+        if arr.dtype.kind != "f":
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
 
@@ -58,6 +60,12 @@ def _to_python(x):
 
 def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (floats become float32, ints int64, as in torch)."""
+    if dtype is not None and not isinstance(data, (Tensor, np.ndarray)):
+        # convert straight to the asked dtype: going through float32 first would round 0.3
+        _infer_array(data)  # same validation and errors as without dtype
+        arr = np.array(_to_python(data) if isinstance(data, (list, tuple)) else data,
+                       dtype=dtypes.to_numpy_dtype(dtype))
+        return _finish(arr, None, device, requires_grad)
     return _finish(_infer_array(data), dtype, device, requires_grad)
 
 

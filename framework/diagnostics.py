@@ -30,6 +30,16 @@ def _fixes(*lines: str) -> str:
     return "How to fix it:\n" + "\n".join(f"  - {line}" for line in lines)
 
 
+def op_name(node_name: str | None) -> str:
+    """'AddBackward0' -> 'add_', 'LeakyReluBackward0' -> 'leaky_relu_': the in-place method a user called."""
+    import re
+
+    if not node_name:
+        return "an in-place op"
+    base = re.sub(r"Backwards?\d*$", "", node_name)
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower() + "_"
+
+
 def _describe(shape, dtype) -> str:
     return f"shape {tuple(shape)}, {dtype!r}"
 
@@ -116,7 +126,7 @@ def inplace_modified(saved, node) -> AutogradError:
         "What happened:",
         f"  the tensor: {_describe(saved.shape, saved.dtype)}" + (f", the parameter `{label}`" if label else ""),
         f"  saved by:   {node.name()} for backward, in the forward op at {format_site(node._site)}",
-        f"  changed by: `{counter.last_op}`"
+        f"  changed by: `{op_name(counter.last_op)}`"
         + (f" inside {counter.last_context}" if counter.last_context else "")
         + f" at {format_site(counter.last_site)}"
         + (f" (version {saved.version} -> {current}" + (", last of several changes)" if current - saved.version > 1 else ")")),
