@@ -200,6 +200,6 @@ def explain(obj) -> str:
     """The explanation of an autograd error, or the graph behind a tensor (a text tree)."""
     if isinstance(obj, BaseException):
         return str(obj)
-    from .autograd.explain import explain_graph
+    from .autograd.graph_text import explain_graph
 
     return explain_graph(obj)
