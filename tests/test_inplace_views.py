@@ -126,7 +126,7 @@ def test_explanation_names_parameter_and_optimizer_context():
     from framework import nn
 
     D = nn.Linear(2, 2)
-    x = framework.ones(1, 2)
+    x = framework.ones(1, 2, requires_grad=True)  # so D's forward saves D.weight for x's gradient
     d = D(x)
     with framework.no_grad(), framework.autograd.bump_context("Adam.step()"):
         D.weight.add_(1)  # LINE-STEP

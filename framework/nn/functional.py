@@ -1,29 +1,321 @@
-"""The ``F`` namespace: stateless layer and loss functions (as torch.nn.functional)."""
+"""The ``F`` namespace: stateless layers and losses (as torch.nn.functional).
+
+Losses are composed from differentiable ops, so their gradients (and higher derivatives) come from
+the op table's tested backward formulas; ``binary_cross_entropy_with_logits`` and ``cross_entropy``
+use the numerically stable forms torch uses.
+"""
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import ops
-from ..ops import unary as _un
+from ..ops import conv as _conv, linalg as _linalg, unary as _un
+from ..tensor import Tensor
+
+# ---- activations ----------------------------------------------------------------------------------
 
 
-def relu(x, inplace: bool = False):
+def relu(x: Tensor, inplace: bool = False) -> Tensor:
     return _un.ReluInplace.apply(x) if inplace else ops.relu(x)
 
 
-def leaky_relu(x, negative_slope: float = 0.01, inplace: bool = False):
+def relu_(x: Tensor) -> Tensor:
+    return _un.ReluInplace.apply(x)
+
+
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     return _un.LeakyReluInplace.apply(x, negative_slope) if inplace else ops.leaky_relu(x, negative_slope)
 
 
-def sigmoid(x):
+def sigmoid(x: Tensor) -> Tensor:
     return ops.sigmoid(x)
 
 
-def tanh(x):
+def tanh(x: Tensor) -> Tensor:
     return ops.tanh(x)
 
 
-def softmax(x, dim: int, dtype=None):
+def softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
     return ops.softmax(x, dim, dtype)
 
 
-def log_softmax(x, dim: int, dtype=None):
+def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
     return ops.log_softmax(x, dim, dtype)
+
+
+class _Erf(ops._Function):
+    """out = erf(a). Saves a."""
+
+    node_name, array_forward = "ErfBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp()
+
+
+def gelu(x: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x); approximate='tanh' uses torch's tanh formula."""
+    if approximate == "tanh":
+        return 0.5 * x * (1 + ops.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + _Erf.apply(x / math.sqrt(2.0)))
+
+
+# ---- layers -------------------------------------------------------------------------------------
+
+
+class _LinearNoBias(_linalg.Linear):
+    node_name = "MmBackward0"
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ weight.T + bias, as one op (torch's addmm)."""
+    if bias is None:
+        return _LinearNoBias.apply(x, weight)
+    return _linalg.Linear.apply(x, weight, bias)
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+    if groups != 1:
+        raise NotImplementedError("conv2d: groups > 1 is not supported")
+    if isinstance(padding, str):
+        if padding == "valid":
+            padding = 0
+        elif padding == "same":
+            padding = tuple(d * (k - 1) // 2 for d, k in zip(_pair(dilation), weight.shape[2:]))
+    return _conv.Conv2d.apply(x, weight, bias, _pair(stride), _pair(padding), _pair(dilation))
+
+
+def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1):
+    if groups != 1:
+        raise NotImplementedError("conv_transpose2d: groups > 1 is not supported")
+    return _conv.ConvTranspose2d.apply(x, weight, bias, _pair(stride), _pair(padding), _pair(output_padding),
+                                       _pair(dilation))
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0):
+    return _conv.MaxPool2d.apply(x, _pair(kernel_size), _pair(stride if stride is not None else kernel_size),
+                                 _pair(padding))
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0):
+    return _conv.AvgPool2d.apply(x, _pair(kernel_size), _pair(stride if stride is not None else kernel_size),
+                                 _pair(padding))
+
+
+def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0:
+        return x
+    from ..random import _gen
+
+    keep = (_gen(None).random(tuple(x.shape)) >= p).astype(x._array.dtype) / (1 - p) if p < 1 else \
+        np.zeros(tuple(x.shape), x._array.dtype)
+    mask = Tensor._make(_to_device_like(keep, x))
+    return x.mul_(mask) if inplace else x * mask
+
+
+def _to_device_like(arr, t: Tensor):
+    from .. import backend
+
+    return backend.to_device(arr, t.device)
+
+
+def embedding(idx: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    if idx._array.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {idx.type()} instead (while checking arguments for embedding)")
+    return weight[idx]
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: bool = False,
+               momentum: float = 0.1, eps: float = 1e-5):
+    """Normalise over every dim but the channel dim (1); in training, update running stats (unbiased var)."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    shape = (1, -1) + (1,) * (x.ndim - 2)
+    if training:
+        n = x.numel() // x.shape[1]
+        if n <= 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
+        mean = x.mean(dim=dims)
+        var = x.var(dim=dims, unbiased=False)
+        if running_mean is not None:
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
+                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
+    else:
+        mean, var = running_mean, running_var
+    out = (x - mean.reshape(shape)) / (var.reshape(shape) + eps).sqrt()
+    if weight is not None:
+        out = out * weight.reshape(shape)
+    if bias is not None:
+        out = out + bias.reshape(shape)
+    return out
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    dims = tuple(range(x.ndim - len(tuple(normalized_shape)), x.ndim))
+    mean = x.mean(dim=dims, keepdim=True)
+    var = x.var(dim=dims, unbiased=False, keepdim=True)
+    out = (x - mean) / (var + eps).sqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+# ---- losses -------------------------------------------------------------------------------------
+
+
+def _reduce(loss: Tensor, reduction: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _check_same_size(input, target, name):
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         f"is deprecated. Please ensure they have the same size." if name != "bce" else
+                         f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    if tuple(input.shape) != tuple(target.shape):
+        import warnings
+
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
+                      "same size.", UserWarning, stacklevel=2)
+    diff = input - target
+    return _reduce(diff * diff, reduction)
+
+
+def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    return _reduce((input - target).abs(), reduction)
+
+
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"):
+    """-(t log p + (1-t) log(1-p)), each log clamped at -100 as in torch."""
+    _check_same_size(input, target, "bce")
+    if bool(((input._array < 0) | (input._array > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    log_p = ops.clamp(input.log(), min=-100)
+    log_1mp = ops.clamp((1 - input).log(), min=-100)
+    loss = -(target * log_p + (1 - target) * log_1mp)
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+    """Stable BCE on logits: (1-t) x + (1 + (pw-1) t) * softplus(-x), softplus written without overflow."""
+    _check_same_size(input, target, "bce")
+    # log(1 + e^-x) = max(-x, 0) + log(e^-max(-x,0) + e^(-x-max(-x,0)))
+    m = ops.clamp(-input, min=0)
+    softplus_neg = m + ((-m).exp() + (-input - m).exp()).log()
+    if pos_weight is not None:
+        log_weight = 1 + (pos_weight - 1) * target
+        loss = (1 - target) * input + log_weight * softplus_neg
+    else:
+        loss = (1 - target) * input + softplus_neg
+    if weight is not None:
+        loss = loss * weight
+    return _reduce(loss, reduction)
+
+
+def _class_last(x: Tensor) -> Tensor:
+    """(N, C, d1, ...) -> (N*d1*..., C); (N, C) unchanged."""
+    if x.ndim <= 2:
+        return x
+    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
+    return x.permute(*perm).reshape(-1, x.shape[1])
+
+
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean") -> Tensor:
+    """-input[n, target[n]] * weight[target[n]], mean over the weights of non-ignored targets."""
+    if target._array.dtype.kind not in "iu":
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
+    if input.ndim >= 1 and input.shape[0] != (target.shape[0] if target.ndim else 1) and input.ndim > 1:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    out_shape = tuple(target.shape)
+    logp = _class_last(input) if input.ndim > 1 else input.unsqueeze(0)
+    t = target._array.reshape(-1)
+    valid = t != ignore_index
+    n_classes = logp.shape[1]
+    if bool(((t[valid] < 0) | (t[valid] >= n_classes)).any()):
+        raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0])} is out of bounds.")
+    safe_t = np.where(valid, t, 0)
+    picked = logp[np.arange(len(t)), safe_t]  # advanced index: scatter-add gradient
+    w = Tensor._make(np.where(valid, 1.0, 0.0).astype(logp._array.dtype))
+    if weight is not None:
+        w = w * weight[Tensor._make(safe_t)]
+    loss = -picked * w
+    if reduction == "mean":
+        return loss.sum() / w.sum()
+    if reduction == "sum":
+        return loss.sum()
+    return loss.reshape(out_shape)
+
+
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+    """log_softmax over dim 1 then nll_loss; target is class indices or class probabilities."""
+    if not 0.0 <= label_smoothing <= 1.0:
+        raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    class_dim = 1 if input.ndim > 1 else 0
+    logp = log_softmax(input, dim=class_dim)
+    n_classes = input.shape[class_dim]
+    if target.is_floating_point():  # probabilities
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / n_classes
+        wl = logp if weight is None else logp * weight.reshape((1, -1) + (1,) * (input.ndim - 2)) \
+            if input.ndim > 1 else logp * weight
+        loss = -(target * wl).sum(dim=class_dim)
+        if reduction == "mean":
+            return loss.sum() / (input.shape[0] if input.ndim > 1 else 1) if input.ndim <= 2 else loss.mean()
+        return _reduce(loss, reduction)
+    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+    if label_smoothing == 0:
+        return nll
+    lp = _class_last(logp) if logp.ndim > 1 else logp.unsqueeze(0)
+    t = target._array.reshape(-1)
+    valid = Tensor._make((t != ignore_index).astype(lp._array.dtype))
+    per_class = lp if weight is None else lp * weight
+    smooth = -per_class.sum(dim=1) * valid
+    if reduction == "mean":
+        if weight is None:
+            smooth = smooth.sum() / valid.sum()
+        else:
+            safe = np.where(t != ignore_index, t, 0)
+            smooth = smooth.sum() / (weight[Tensor._make(safe)] * valid).sum()
+    elif reduction == "sum":
+        smooth = smooth.sum()
+    else:
+        smooth = smooth.reshape(tuple(target.shape))
+    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)

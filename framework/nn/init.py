@@ -1,0 +1,93 @@
+"""In-place initialisers (torch.nn.init): all run under no_grad, through Tensor in-place ops."""
+from __future__ import annotations
+
+import math
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+
+def calculate_gain(nonlinearity: str, param=None) -> float:
+    linear = ["linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"]
+    if nonlinearity in linear or nonlinearity == "sigmoid":
+        return 1.0
+    if nonlinearity == "tanh":
+        return 5.0 / 3
+    if nonlinearity == "relu":
+        return math.sqrt(2.0)
+    if nonlinearity == "leaky_relu":
+        slope = 0.01 if param is None else param
+        return math.sqrt(2.0 / (1 + slope ** 2))
+    if nonlinearity == "selu":
+        return 3.0 / 4
+    raise ValueError(f"Unsupported nonlinearity {nonlinearity}")
+
+
+def _calculate_fan_in_and_fan_out(t: Tensor) -> tuple[int, int]:
+    if t.dim() < 2:
+        raise ValueError("Fan in and fan out can not be computed for tensor with fewer than 2 dimensions")
+    receptive = 1
+    for s in t.shape[2:]:
+        receptive *= s
+    return t.shape[1] * receptive, t.shape[0] * receptive
+
+
+def _fan(t: Tensor, mode: str) -> int:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(t)
+    if mode not in ("fan_in", "fan_out"):
+        raise ValueError(f"Mode {mode} not supported, please use one of fan_in, fan_out")
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def uniform_(t: Tensor, a: float = 0.0, b: float = 1.0, generator=None) -> Tensor:
+    with no_grad():
+        return t.uniform_(a, b, generator=generator)
+
+
+def normal_(t: Tensor, mean: float = 0.0, std: float = 1.0, generator=None) -> Tensor:
+    with no_grad():
+        return t.normal_(mean, std, generator=generator)
+
+
+def constant_(t: Tensor, val: float) -> Tensor:
+    with no_grad():
+        return t.fill_(val)
+
+
+def zeros_(t: Tensor) -> Tensor:
+    with no_grad():
+        return t.zero_()
+
+
+def ones_(t: Tensor) -> Tensor:
+    with no_grad():
+        return t.fill_(1.0)
+
+
+def eye_(t: Tensor) -> Tensor:
+    from ..creation import eye
+
+    with no_grad():
+        return t.copy_(eye(t.shape[0], t.shape[1], dtype=t.dtype))
+
+
+def xavier_uniform_(t: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(t)
+    a = gain * math.sqrt(6.0 / float(fan_in + fan_out))
+    return uniform_(t, -a, a, generator)
+
+
+def xavier_normal_(t: Tensor, gain: float = 1.0, generator=None) -> Tensor:
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(t)
+    return normal_(t, 0.0, gain * math.sqrt(2.0 / float(fan_in + fan_out)), generator)
+
+
+def kaiming_uniform_(t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                     generator=None) -> Tensor:
+    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode))
+    return uniform_(t, -bound, bound, generator)
+
+
+def kaiming_normal_(t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
+                    generator=None) -> Tensor:
+    return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode)), generator)

@@ -1,0 +1,224 @@
+"""Layers with parameters: Linear, Conv2d, ConvTranspose2d, BatchNorm1d/2d, LayerNorm, Embedding."""
+from __future__ import annotations
+
+import math
+
+from .. import creation
+from . import functional as F, init
+from .module import Module
+from .parameter import Parameter
+
+
+def _param(*shape, dtype=None, device=None) -> Parameter:
+    return Parameter(creation.empty(*shape, dtype=dtype, device=device))
+
+
+def _fan_in_bias_(bias, weight) -> None:
+    fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+    bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+    init.uniform_(bias, -bound, bound)
+
+
+class Identity(Module):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__()
+
+    def forward(self, x):
+        return x
+
+
+class Linear(Module):
+    """y = x @ W.T + b, with W of shape (out_features, in_features); torch's default init."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self.weight = _param(out_features, in_features, dtype=dtype, device=device)
+        self.bias = _param(out_features, dtype=dtype, device=device) if bias else None
+        if not bias:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        # kaiming_uniform_(a=sqrt(5)) == U(-1/sqrt(fan_in), 1/sqrt(fan_in)), as torch
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            _fan_in_bias_(self.bias, self.weight)
+
+    def forward(self, x):
+        if x.shape[-1] != self.in_features:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.numel() // max(x.shape[-1], 1)}x"
+                               f"{x.shape[-1]} and {self.in_features}x{self.out_features})")
+        return F.linear(x, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+def _pair(v):
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+class Conv2d(Module):
+    """2-D cross-correlation over (N, C, H, W) inputs (groups=1)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
+                 groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
+        super().__init__()
+        if groups != 1:
+            raise NotImplementedError("Conv2d: groups > 1 is not supported")
+        if padding_mode != "zeros":
+            raise NotImplementedError("Conv2d: only padding_mode='zeros' is supported")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
+        self.padding = padding if isinstance(padding, str) else _pair(padding)
+        self.dilation, self.groups = _pair(dilation), groups
+        self.weight = _param(out_channels, in_channels, *self.kernel_size, dtype=dtype, device=device)
+        self.bias = _param(out_channels, dtype=dtype, device=device) if bias else None
+        if not bias:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            _fan_in_bias_(self.bias, self.weight)
+
+    def forward(self, x):
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation)
+
+    def extra_repr(self) -> str:
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        if self.padding not in ((0, 0), "valid"):
+            s += f", padding={self.padding}"
+        if self.dilation != (1, 1):
+            s += f", dilation={self.dilation}"
+        if self.bias is None:
+            s += ", bias=False"
+        return s
+
+
+class ConvTranspose2d(Module):
+    """The transpose of Conv2d (a learned upsampling), weight of shape (in, out, kh, kw)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
+                 groups: int = 1, bias: bool = True, dilation=1, device=None, dtype=None) -> None:
+        super().__init__()
+        if groups != 1:
+            raise NotImplementedError("ConvTranspose2d: groups > 1 is not supported")
+        self.in_channels, self.out_channels = in_channels, out_channels
+        self.kernel_size, self.stride, self.padding = _pair(kernel_size), _pair(stride), _pair(padding)
+        self.output_padding, self.dilation, self.groups = _pair(output_padding), _pair(dilation), groups
+        self.weight = _param(in_channels, out_channels, *self.kernel_size, dtype=dtype, device=device)
+        self.bias = _param(out_channels, dtype=dtype, device=device) if bias else None
+        if not bias:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            _fan_in_bias_(self.bias, self.weight)
+
+    def forward(self, x):
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding, 1,
+                                  self.dilation)
+
+    def extra_repr(self) -> str:
+        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+                + (f", padding={self.padding}" if self.padding != (0, 0) else ""))
+
+
+class _BatchNorm(Module):
+    _expected_dims: tuple = ()
+
+    def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
+                 track_running_stats: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(creation.ones(num_features, dtype=dtype, device=device))
+            self.bias = Parameter(creation.zeros(num_features, dtype=dtype, device=device))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", creation.zeros(num_features, dtype=dtype, device=device))
+            self.register_buffer("running_var", creation.ones(num_features, dtype=dtype, device=device))
+            self.register_buffer("num_batches_tracked", creation.tensor(0, device=device))
+        else:
+            self.running_mean = self.running_var = self.num_batches_tracked = None
+
+    def forward(self, x):
+        if x.dim() not in self._expected_dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {x.dim()}D "
+                             "input)")
+        use_batch = self.training or not self.track_running_stats
+        if self.training and self.track_running_stats:
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                self.num_batches_tracked.add_(1)
+        return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
+                            self.running_var if self.track_running_stats else None, self.weight, self.bias,
+                            use_batch, self.momentum, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Batch normalisation over (N, C) or (N, C, L) inputs, with running statistics for eval."""
+
+    _expected_dims = (2, 3)
+
+
+class BatchNorm2d(_BatchNorm):
+    """Batch normalisation over (N, C, H, W) inputs, with running statistics for eval."""
+
+    _expected_dims = (4,)
+
+
+class LayerNorm(Module):
+    """Normalise over the last ``normalized_shape`` dims, with an elementwise affine transform."""
+
+    def __init__(self, normalized_shape, eps: float = 1e-5, elementwise_affine: bool = True, bias: bool = True,
+                 device=None, dtype=None) -> None:
+        super().__init__()
+        self.normalized_shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(creation.ones(*self.normalized_shape, dtype=dtype, device=device))
+            self.bias = Parameter(creation.zeros(*self.normalized_shape, dtype=dtype, device=device)) if bias else None
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, x):
+        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class Embedding(Module):
+    """A lookup table: row i of ``weight`` for index i (gradients accumulate for repeated indices)."""
+
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, device=None,
+                 dtype=None) -> None:
+        super().__init__()
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.weight = Parameter(creation.randn(num_embeddings, embedding_dim, dtype=dtype, device=device))
+        if padding_idx is not None:
+            from ..autograd.grad_mode import no_grad
+
+            with no_grad():
+                self.weight[padding_idx].fill_(0)
+
+    def forward(self, idx):
+        return F.embedding(idx, self.weight, self.padding_idx)
+
+    def extra_repr(self) -> str:
+        return f"{self.num_embeddings}, {self.embedding_dim}"

@@ -1,0 +1,341 @@
+"""Module: the base class of layers and models (torch/nn/modules/module.py, the parts people use).
+
+Attributes that are Parameters, Modules or registered buffers are recorded in ordered dicts by
+``__setattr__``; everything recursive (parameters(), state_dict(), to(), train()) walks those dicts.
+"""
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from typing import Callable, Iterator
+
+from ..autograd.grad_mode import no_grad
+from ..autograd.node import RemovableHandle
+from ..tensor import Tensor
+from .parameter import Parameter
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class for all neural-network modules: subclass it and define ``forward``."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "training", True)
+
+    # ---- registration -------------------------------------------------------------------------------
+    def __setattr__(self, name: str, value) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign attributes before Module.__init__() call")
+        params, modules, buffers = self._parameters, self._modules, self._buffers
+        for d in (params, modules, buffers):
+            if name in d and not (d is buffers and isinstance(value, Tensor) and not isinstance(value, Parameter)) \
+                    and not (d is params and (isinstance(value, Parameter) or value is None)) \
+                    and not (d is modules and (isinstance(value, Module) or value is None)):
+                del d[name]
+        if isinstance(value, Parameter):
+            self.__dict__.pop(name, None)
+            params[name] = value
+        elif name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                                "(framework.nn.Parameter or None expected)")
+            params[name] = None
+        elif isinstance(value, Module):
+            self.__dict__.pop(name, None)
+            modules[name] = value
+        elif name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                                "(framework.nn.Module or None expected)")
+            modules[name] = None
+        elif name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
+                                "(framework.Tensor or None expected)")
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str):
+        d = self.__dict__
+        for store in ("_parameters", "_buffers", "_modules"):
+            if store in d and name in d[store]:
+                return d[store][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                            "(framework.nn.Parameter or None required)")
+        self.__dict__.pop(name, None)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """A tensor that is state but not a parameter (BatchNorm's running_mean); saved in state_dict."""
+        if "." in name or name == "":
+            raise KeyError(f"buffer name can't contain \".\" or be empty, got: {name!r}")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                            "(framework.Tensor or None required)")
+        self.__dict__.pop(name, None)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def add_module(self, name: str, module: "Module | None") -> None:
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def get_submodule(self, target: str) -> "Module":
+        mod = self
+        for part in target.split(".") if target else []:
+            mod = getattr(mod, part)
+        return mod
+
+    # ---- calling ----------------------------------------------------------------------------------
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    def __call__(self, *args, **kwargs):
+        for hook in self._forward_pre_hooks:
+            res = hook(self, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
+        out = self.forward(*args, **kwargs)
+        for hook in self._forward_hooks:
+            res = hook(self, args, out)
+            if res is not None:
+                out = res
+        return out
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, inputs, output) after forward; may return a replacement output."""
+        self._forward_hooks.append(hook)
+        return RemovableHandle(self._forward_hooks, hook)
+
+    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """hook(module, inputs) before forward; may return replacement inputs."""
+        self._forward_pre_hooks.append(hook)
+        return RemovableHandle(self._forward_pre_hooks, hook)
+
+    # ---- traversal --------------------------------------------------------------------------------
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
+        memo = set() if memo is None else memo
+        if self in memo and remove_duplicate:
+            return
+        memo.add(self)
+        yield prefix, self
+        for name, m in self._modules.items():
+            if m is not None:
+                yield from m.named_modules(memo, f"{prefix}.{name}" if prefix else name, remove_duplicate)
+
+    def modules(self) -> Iterator["Module"]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self):
+        seen = set()
+        for name, m in self._modules.items():
+            if m is not None and m not in seen:
+                seen.add(m)
+                yield name, m
+
+    def children(self) -> Iterator["Module"]:
+        for _, m in self.named_children():
+            yield m
+
+    def _named_members(self, get, prefix: str, recurse: bool):
+        seen = set()
+        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        for mprefix, m in mods:
+            for name, v in get(m):
+                if v is None or id(v) in seen:
+                    continue
+                seen.add(id(v))
+                yield (f"{mprefix}.{name}" if mprefix else name), v
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True):
+        """(name, parameter) pairs, own parameters before submodules', each parameter once."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ---- modes and bulk changes ------------------------------------------------------------------
+    def train(self, mode: bool = True) -> "Module":
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> "Module":
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> "Module":
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for p in self.parameters():
+            if p._grad is None:
+                continue
+            if set_to_none:
+                p._grad = None
+            else:
+                p._grad = p._grad.detach()
+                p._grad.zero_()
+
+    def apply(self, fn: Callable[["Module"], None]) -> "Module":
+        for m in self.children():
+            m.apply(fn)
+        fn(self)
+        return self
+
+    def _apply_to_tensors(self, convert: Callable) -> "Module":
+        """Change every parameter and buffer in place (the Parameter objects stay the same)."""
+        with no_grad():
+            for m in self.modules():
+                for p in m._parameters.values():
+                    if p is None:
+                        continue
+                    p._array = convert(p)._array
+                    if p._grad is not None:
+                        p._grad = convert(p._grad)
+                for name, b in m._buffers.items():
+                    if b is not None:
+                        m._buffers[name] = convert(b)
+        return self
+
+    def to(self, *args, **kwargs) -> "Module":
+        """Cast floating parameters/buffers to a dtype and/or move everything to a device."""
+        from .. import dtypes
+
+        dtype = kwargs.get("dtype")
+        device = kwargs.get("device")
+        for a in args:
+            if isinstance(a, dtypes.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype, device = a.dtype, a.device
+            else:
+                device = a
+        if dtype is not None and not dtype.is_floating_point:
+            raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
+
+        def convert(t: Tensor) -> Tensor:
+            return t.to(dtype=dtype if t.is_floating_point() else None, device=device)
+
+        return self._apply_to_tensors(convert)
+
+    def float(self) -> "Module":
+        return self.to(dtype=_dt("float32"))
+
+    def double(self) -> "Module":
+        return self.to(dtype=_dt("float64"))
+
+    def cpu(self) -> "Module":
+        return self.to(device="cpu")
+
+    def cuda(self, device=None) -> "Module":
+        return self.to(device="cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
+
+    # ---- state ------------------------------------------------------------------------------------
+    def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict":
+        """Parameters and persistent buffers by torch's key names (``0.weight``, ``bn.running_mean``)."""
+        out = OrderedDict() if destination is None else destination
+        for name, p in self._parameters.items():
+            if p is not None:
+                out[prefix + name] = p if keep_vars else p.detach()
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                out[prefix + name] = b if keep_vars else b.detach()
+        for name, m in self._modules.items():
+            if m is not None:
+                m.state_dict(out, prefix + name + ".", keep_vars)
+        return out
+
+    def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
+        """Copy values in; with strict, missing/unexpected keys are an error listing them all."""
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        for k, target in own.items():
+            if k not in state_dict:
+                continue
+            value = state_dict[k]
+            if not isinstance(value, Tensor):
+                from ..creation import as_tensor
+
+                value = as_tensor(value)
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(f"size mismatch for {k}: copying a param with shape {value.shape} from checkpoint, "
+                              f"the shape in current model is {target.shape}.")
+                continue
+            with no_grad():
+                target.copy_(value)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ". ")
+        if errors:
+            raise RuntimeError(f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors))
+        return _IncompatibleKeys(missing, unexpected)
+
+    # ---- printing ---------------------------------------------------------------------------------
+    def extra_repr(self) -> str:
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        extra = self.extra_repr()
+        children = [(n, m) for n, m in self._modules.items()]
+        if not children:
+            return f"{self._get_name()}({extra})"
+        lines = ([extra] if extra else []) + [f"({n}): " + _indent(repr(m)) for n, m in children]
+        return f"{self._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules) | set(self._buffers))
+
+
+def _indent(s: str) -> str:
+    lines = s.split("\n")
+    return lines[0] + "".join("\n  " + line for line in lines[1:])
+
+
+def _dt(name):
+    from .. import dtypes
+
+    return dtypes._by_name(name)

@@ -1,0 +1,57 @@
+"""Gradient clipping and parameter <-> vector helpers (torch.nn.utils)."""
+from __future__ import annotations
+
+import math
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+
+
+def _grads(parameters) -> list[Tensor]:
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    return [p.grad for p in parameters if p.grad is not None]
+
+
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
+    """Scale all gradients in place so their joint norm is at most max_norm; returns the norm before."""
+    from ..creation import tensor
+
+    grads = _grads(parameters)
+    if not grads:
+        return tensor(0.0)
+    with no_grad():
+        if norm_type == math.inf:
+            total = max(g.abs().max().item() for g in grads)
+        else:
+            total = sum(float((g.abs() ** norm_type).sum().item()) for g in grads) ** (1.0 / norm_type)
+        if error_if_nonfinite and not math.isfinite(total):
+            raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is "
+                               "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
+                               "by the non-finite norm anyway, set `error_if_nonfinite=False`")
+        coef = max_norm / (total + 1e-6)
+        if coef < 1:
+            for g in grads:
+                g.mul_(coef)
+    return tensor(total, dtype=grads[0].dtype)
+
+
+def clip_grad_value_(parameters, clip_value: float) -> None:
+    with no_grad():
+        for g in _grads(parameters):
+            g.clamp_(-clip_value, clip_value)
+
+
+def parameters_to_vector(parameters) -> Tensor:
+    from ..ops import cat
+
+    return cat([p.reshape(-1) for p in parameters])
+
+
+def vector_to_parameters(vec: Tensor, parameters) -> None:
+    i = 0
+    with no_grad():
+        for p in parameters:
+            n = p.numel()
+            p.copy_(vec[i:i + n].view_as(p))
+            i += n

@@ -1,0 +1,206 @@
+"""2-D convolution, transposed convolution and pooling on the backend's arrays (im2col).
+
+conv2d lays every receptive field out as a column (a strided view, no copy), then one tensordot does
+the work.  Backward scatters the columns' gradients back (col2im).  Deviation from torch: these
+backward formulas run on arrays, so create_graph=True does not differentiate through them twice.
+"""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+
+
+def _pair(v) -> tuple:
+    return (v, v) if isinstance(v, int) else tuple(v)
+
+
+def _windows(x, kh, kw, stride, dilation):
+    """(N, C, OH, OW, kh, kw) strided view of the (already padded) input."""
+    xp = get_array_module(x)
+    n, c, h, w = x.shape
+    sh, sw = stride
+    dh, dw = dilation
+    oh = (h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w - dw * (kw - 1) - 1) // sw + 1
+    s = x.strides
+    return xp.lib.stride_tricks.as_strided(
+        x, (n, c, oh, ow, kh, kw), (s[0], s[1], s[2] * sh, s[3] * sw, s[2] * dh, s[3] * dw), writeable=False)
+
+
+def _pad(x, padding):
+    ph, pw = padding
+    if ph == 0 and pw == 0:
+        return x
+    xp = get_array_module(x)
+    return xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)))
+
+
+def _col2im(cols, x_shape, kh, kw, stride, dilation, padding):
+    """Sum (N, C, OH, OW, kh, kw) window gradients back into an (N, C, H, W) input gradient."""
+    xp = get_array_module(cols)
+    n, c, h, w = x_shape
+    ph, pw = padding
+    sh, sw = stride
+    dh, dw = dilation
+    out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=cols.dtype)
+    oh, ow = cols.shape[2], cols.shape[3]
+    for i in range(kh):
+        for j in range(kw):
+            hs, ws = i * dh, j * dw
+            out[:, :, hs:hs + sh * oh:sh, ws:ws + sw * ow:sw] += cols[:, :, :, :, i, j]
+    return out[:, :, ph:ph + h, pw:pw + w]
+
+
+def _check_input(x, weight_in_channels, name="conv2d", groups=1):
+    if x.ndim != 4:
+        raise RuntimeError(f"Expected 4D (batched) input to {name}, but got input of size: {list(x.shape)}")
+    if x.shape[1] != weight_in_channels * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size [.., {weight_in_channels}, ..], expected input"
+                           f"{list(x.shape)} to have {weight_in_channels * groups} channels, but got {x.shape[1]} "
+                           "channels instead")
+
+
+class Conv2d(Function):
+    """out = cross-correlation of x (N,C,H,W) with w (O,C,kh,kw) + b. Saves x and w."""
+
+    node_name, array_forward = "ConvolutionBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, dilation):
+        _check_input(x, w.shape[1])
+        if x.dtype != w.dtype:
+            raise RuntimeError(f"Input type ({x.dtype}) and weight type ({w.dtype}) should be the same")
+        xp = get_array_module(x)
+        kh, kw = w.shape[2], w.shape[3]
+        cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
+        if cols.shape[2] <= 0 or cols.shape[3] <= 0:
+            raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
+                               f"{kh}x{kw}")
+        out = xp.tensordot(cols, w, axes=((1, 4, 5), (1, 2, 3)))  # (N, OH, OW, O)
+        out = out.transpose(0, 3, 1, 2)
+        if b is not None:
+            out = out + b.reshape(1, -1, 1, 1)
+        ctx.save_for_backward(x, w)
+        ctx.conf = (stride, padding, dilation)
+        return xp.ascontiguousarray(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..tensor import Tensor
+
+        x, w = ctx.saved_tensors
+        stride, padding, dilation = ctx.conf
+        xp = get_array_module(grad._array)
+        g = grad._array  # (N, O, OH, OW)
+        kh, kw = w.shape[2], w.shape[3]
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            cols_grad = xp.tensordot(g, w._array, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
+            cols_grad = cols_grad.transpose(0, 3, 1, 2, 4, 5)
+            gx = Tensor._make(xp.ascontiguousarray(
+                _col2im(cols_grad, x.shape, kh, kw, stride, dilation, padding)))
+        if ctx.needs_input_grad[1]:
+            cols = _windows(_pad(x._array, padding), kh, kw, stride, dilation)
+            gw = Tensor._make(xp.tensordot(g, cols, axes=((0, 2, 3), (0, 2, 3))))  # (O, C, kh, kw)
+        if ctx.needs_input_grad[2]:
+            gb = Tensor._make(g.sum(axis=(0, 2, 3)))
+        return gx, gw, gb, None, None, None
+
+
+class ConvTranspose2d(Function):
+    """out = the transpose (gradient) of conv2d: x (N,C,H,W), w (C,O,kh,kw) + b. Saves x and w."""
+
+    node_name, array_forward = "ConvolutionBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
+        _check_input(x, w.shape[0], "conv_transpose2d")
+        xp = get_array_module(x)
+        n, c, h, wd = x.shape
+        kh, kw = w.shape[2], w.shape[3]
+        (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
+        oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
+        ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
+        cols = xp.tensordot(x, w, axes=((1,), (0,)))  # (N, H, W, O, kh, kw)
+        cols = cols.transpose(0, 3, 1, 2, 4, 5)
+        full = _col2im(cols, (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride, dilation, (0, 0))
+        out = full[:, :, ph:ph + oh, pw:pw + ow]
+        if b is not None:
+            out = out + b.reshape(1, -1, 1, 1)
+        ctx.save_for_backward(x, w)
+        ctx.conf = (stride, padding, dilation)
+        return xp.ascontiguousarray(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..tensor import Tensor
+
+        x, w = ctx.saved_tensors
+        stride, padding, dilation = ctx.conf
+        xp = get_array_module(grad._array)
+        kh, kw = w.shape[2], w.shape[3]
+        gpad = _pad(grad._array, padding)
+        cols = _windows(gpad, kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
+        gx = gw = gb = None
+        if ctx.needs_input_grad[0]:
+            gx = Tensor._make(xp.ascontiguousarray(
+                xp.tensordot(cols, w._array, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2)))
+        if ctx.needs_input_grad[1]:
+            gw = Tensor._make(xp.tensordot(x._array, cols, axes=((0, 2, 3), (0, 2, 3))))  # (C, O, kh, kw)
+        if ctx.needs_input_grad[2]:
+            gb = Tensor._make(grad._array.sum(axis=(0, 2, 3)))
+        return gx, gw, gb, None, None, None, None
+
+
+class MaxPool2d(Function):
+    """out = max over each window. Saves the argmax positions (not a tensor)."""
+
+    node_name, array_forward = "MaxPool2DWithIndicesBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, padding):
+        xp = get_array_module(x)
+        kh, kw = kernel
+        ph, pw = padding
+        xpad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf) if ph or pw else x
+        cols = _windows(xpad, kh, kw, stride, (1, 1))
+        n, c, oh, ow = cols.shape[:4]
+        flat = cols.reshape(n, c, oh, ow, kh * kw)
+        idx = flat.argmax(axis=-1)
+        ctx.idx, ctx.conf = idx, (x.shape, kernel, stride, padding, (oh, ow))
+        return xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..tensor import Tensor
+
+        x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
+        xp = get_array_module(grad._array)
+        n, c = x_shape[:2]
+        cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=grad._array.dtype)
+        xp.put_along_axis(cols, ctx.idx[..., None], grad._array[..., None], axis=-1)
+        cols = cols.reshape(n, c, oh, ow, kh, kw)
+        return Tensor._make(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)), None, None, None
+
+
+class AvgPool2d(Function):
+    """out = mean over each window (zero padding counted, as torch's default). Saves nothing."""
+
+    node_name, array_forward = "AvgPool2DBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, kernel, stride, padding):
+        kh, kw = kernel
+        cols = _windows(_pad(x, padding), kh, kw, stride, (1, 1))
+        ctx.conf = (x.shape, kernel, stride, padding, cols.shape[2:4])
+        return cols.mean(axis=(4, 5)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ..tensor import Tensor
+
+        x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
+        xp = get_array_module(grad._array)
+        g = grad._array / (kh * kw)
+        cols = xp.broadcast_to(g[..., None, None], g.shape + (kh, kw))
+        return Tensor._make(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)), None, None, None
