@@ -56,10 +56,11 @@ def _addcdiv_(self, t1, t2, *, value=1):
     return _add_(self, ops.div(t1, t2), alpha=value)
 
 
-def _lerp_(self, end, weight):
-    """self += weight * (end - self), in place."""
-    return _add_(self, ops.sub(end, self), alpha=weight) if not isinstance(weight, Tensor) else \
-        _add_(self, ops.mul(ops.sub(end, self), weight))
+def _lerp_(self, end, weight: float):
+    """self += weight * (end - self), in place, with torch's two formulas (exact at both ends)."""
+    diff = ops.sub(end, self)
+    value = ops.add(self, ops.mul(diff, weight)) if weight < 0.5 else ops.sub(end, ops.mul(diff, 1 - weight))
+    return _copy_(self, value)
 
 
 def _clamp_(self, min=None, max=None):

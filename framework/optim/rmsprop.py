@@ -1,0 +1,102 @@
+"""RMSprop and Adagrad (torch.optim.RMSprop / Adagrad)."""
+from __future__ import annotations
+
+from ..creation import full_like, zeros_like
+from ..tensor import Tensor
+from .optimizer import Optimizer, _check, _step_tensor
+
+
+def rmsprop_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, alpha: float, eps: float,
+                 weight_decay: float, momentum: float, centered: bool, maximize: bool) -> None:
+    """One RMSprop update of ``param`` in place (torch's _single_tensor_rmsprop)."""
+    if maximize:
+        grad = -grad
+    if "square_avg" not in state:
+        state["square_avg"] = zeros_like(param)
+        if momentum > 0:
+            state["momentum_buffer"] = zeros_like(param)
+        if centered:
+            state["grad_avg"] = zeros_like(param)
+    _step_tensor(state)
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    square_avg = state["square_avg"]
+    square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+    if centered:
+        grad_avg = state["grad_avg"]
+        grad_avg.lerp_(grad, 1 - alpha)
+        avg = (square_avg - grad_avg * grad_avg).sqrt()
+    else:
+        avg = square_avg.sqrt()
+    avg = avg.add_(eps)
+    if momentum > 0:
+        buf = state["momentum_buffer"]
+        buf.mul_(momentum).addcdiv_(grad, avg)
+        param.add_(buf, alpha=-lr)
+    else:
+        param.addcdiv_(grad, avg, value=-lr)
+
+
+class RMSprop(Optimizer):
+    """RMSprop: divide the gradient by a running RMS of recent gradients."""
+
+    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
+                 momentum: float = 0.0, centered: bool = False, *, maximize: bool = False) -> None:
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check(alpha >= 0.0, f"Invalid alpha value: {alpha}")
+        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
+                                      centered=centered, maximize=maximize))
+
+    def _step_group(self, group: dict) -> None:
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            rmsprop_step(p, p.grad, self.state[p], lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                         weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"],
+                         maximize=group["maximize"])
+
+
+def adagrad_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, lr_decay: float, weight_decay: float,
+                 eps: float, maximize: bool) -> None:
+    """One Adagrad update of ``param`` in place (torch's _single_tensor_adagrad)."""
+    if maximize:
+        grad = -grad
+    step = _step_tensor(state).item()
+    if weight_decay != 0:
+        grad = grad.add(param, alpha=weight_decay)
+    clr = lr / (1 + (step - 1) * lr_decay)
+    state["sum"].addcmul_(grad, grad, value=1)
+    std = state["sum"].sqrt().add_(eps)
+    param.addcdiv_(grad, std, value=-clr)
+
+
+class Adagrad(Optimizer):
+    """Adagrad: per-coordinate steps shrinking with the sum of squared gradients."""
+
+    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+        _check(lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
+        _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
+        _check(initial_accumulator_value >= 0.0, f"Invalid initial_accumulator_value value: "
+                                                 f"{initial_accumulator_value}")
+        _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
+        from ..creation import tensor
+
+        for group in self.param_groups:  # torch creates Adagrad's state eagerly
+            for p in group["params"]:
+                st = self.state[p]
+                st["step"] = tensor(0.0)
+                st["sum"] = full_like(p, group["initial_accumulator_value"])
+
+    def _step_group(self, group: dict) -> None:
+        for p in group["params"]:
+            if p.grad is None:
+                continue
+            adagrad_step(p, p.grad, self.state[p], lr=group["lr"], lr_decay=group["lr_decay"],
+                         weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"])
