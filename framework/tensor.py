@@ -40,8 +40,19 @@ _NON_LEAF_GRAD_WARNING = (
 class Tensor:
     """An n-dimensional array that can record the operations applied to it for autograd."""
 
-    __slots__ = ("_array", "_rg", "_grad", "_grad_fn", "_output_nr", "_version_counter", "_base", "_view_fn",
-                 "_view_version", "_retains_grad", "_hooks", "_acc_ref", "_pending_diff", "__weakref__")
+    # Only the three fields every tensor sets live in slots; the rest are class-level defaults that an
+    # instance overrides when it needs to (most tensors never get a view base, hooks or a grad).
+    __slots__ = ("_array", "_version_counter", "_rg", "__dict__", "__weakref__")
+    _grad = None
+    _grad_fn = None
+    _output_nr = 0
+    _base = None
+    _view_fn = None
+    _view_version = 0
+    _retains_grad = False
+    _hooks = None
+    _acc_ref = None
+    _pending_diff = False
 
     # ---- construction ---------------------------------------------------------------------------
     def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:
@@ -64,18 +75,8 @@ class Tensor:
     def _init(t: "Tensor", arr, counter=None) -> None:
         t._array = arr
         t._rg = False
-        t._grad = None
-        t._grad_fn = None
-        t._output_nr = 0
         t._version_counter = counter if counter is not None else (
             None if is_inference_mode_enabled() else VersionCounter())
-        t._base = None
-        t._view_fn = None
-        t._view_version = 0
-        t._retains_grad = False
-        t._hooks = None
-        t._acc_ref = None
-        t._pending_diff = False
 
     @classmethod
     def _make(cls, arr, counter=None) -> "Tensor":

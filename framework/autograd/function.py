@@ -14,6 +14,7 @@ from .callsite import user_site
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .node import Node
 from .saved import SavedTensor
+from ..tensor import Tensor
 
 
 class FunctionCtx:
@@ -51,17 +52,15 @@ class BackwardNode(Node, FunctionCtx):
     """The grad_fn of a Function's outputs; calls ``Function.backward(ctx, *grads)``."""
 
     _forward_cls: type = None  # set per Function subclass
-
-    def __init__(self) -> None:
-        Node.__init__(self)
-        self._to_save = ()
-        self._saved = ()
-        self._dirty = ()
-        self._non_diff = ()
-        self._materialize = True
-        self.needs_input_grad: tuple = ()
-        self._edge_args: tuple = ()  # positions of forward args that have an edge in next_functions
-        self._out_meta: tuple = ()  # (shape, dtype) of each output, to materialize zero grads
+    # class-level defaults, overwritten per instance only when used (node creation is on the hot path)
+    _to_save: tuple = ()
+    _saved: tuple | None = ()
+    _dirty: tuple = ()
+    _non_diff: tuple = ()
+    _materialize = True
+    needs_input_grad: tuple = ()
+    _edge_args: tuple = ()  # positions of forward args that have an edge in next_functions
+    _out_meta: tuple = ()  # (shape, dtype) of each output, to materialize zero grads
 
     def apply(self, grads: list) -> list:
         if self._materialize and any(g is None for g in grads):
@@ -92,6 +91,9 @@ class _FunctionMeta(type):
 
     def __init__(cls, name, bases, attrs):
         super().__init__(name, bases, attrs)
+        # the common case (array maths, one fresh output, no views or in-place) takes a short path
+        cls._fast = bool(getattr(cls, "array_forward", False) and not getattr(cls, "inplace", False)
+                         and not getattr(cls, "is_view", False))
         node_name = attrs.get("node_name") or f"{name}Backward"
         cls._node_cls = type(node_name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__})
 
@@ -119,10 +121,11 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args):
-        from ..tensor import Tensor
-
-        needs = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        record = is_grad_enabled() and any(needs)
+        needs = tuple([isinstance(a, Tensor) and (a._rg or (a._base is not None and a.requires_grad))
+                       for a in args])
+        record = True in needs and is_grad_enabled()
+        if cls._fast:
+            return _apply_fast(cls, args, needs, record)
         if cls.inplace:
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0])
@@ -149,8 +152,26 @@ class Function(metaclass=_FunctionMeta):
         return results[0] if single else tuple(results)
 
 
+def _apply_fast(cls, args, needs, record):
+    """apply() for array ops that neither view nor modify their inputs (most ops)."""
+    ctx = cls._node_cls()
+    ctx.needs_input_grad = needs
+    out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
+    if type(out) is tuple or ctx._non_diff:
+        results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
+        if record:
+            _record(cls, ctx, args, results, ())
+        return tuple(results) if type(out) is tuple else results[0]
+    if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot and full reductions
+        out = np.asarray(out)
+    t = Tensor._make(out)
+    if record and out.dtype.kind == "f":
+        t._pending_diff = True
+        _record(cls, ctx, args, (t,), ())
+    return t
+
+
 def _dirty_tensors(ctx, args, cls) -> tuple:
-    from ..tensor import Tensor
 
     if cls.inplace:
         return (args[0],)
@@ -168,7 +189,6 @@ def _dirty_tensors(ctx, args, cls) -> tuple:
 
 def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
     """Turn forward's outputs into Tensors: dirty inputs come back as the same objects, views share."""
-    from ..tensor import Tensor
 
     non_diff = ctx._non_diff
     results = []
@@ -203,7 +223,6 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
 
 def _record(cls, ctx, args, results, dirty) -> None:
     """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices."""
-    from ..tensor import Tensor
 
     edge_args, edges = [], []
     for i, a in enumerate(args):
@@ -256,7 +275,6 @@ def _attach_outputs(ctx, results, dirty) -> None:
 
 def _resolve_saved(s, args, results, ctx):
     """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
-    from ..tensor import Tensor
 
     if s is None:
         return None

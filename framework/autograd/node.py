@@ -28,19 +28,25 @@ class RemovableHandle:
 class Node:
     """Base of every grad_fn: edges to the inputs' nodes, hooks, and ``apply(grads) -> grads``."""
 
-    # The engine runs ready nodes newest-first, as torch's CPU engine orders by sequence number.
+    # Class-level defaults keep node creation cheap: most nodes never get hooks.
     _n_outputs = 1  # how many gradients flow *into* this node (= outputs of its forward op)
+    next_functions: tuple = ()  # ((node, input_nr), ...) towards the inputs
+    _tensor_pre_hooks: dict | None = None  # output_nr -> [hook(grad)], from Tensor.register_hook
+    _retain_grad_hooks: dict | None = None  # output_nr -> hook, from Tensor.retain_grad
+    _pre_hooks: list | tuple = ()
+    _post_hooks: list | tuple = ()
+    _site = None  # user source line of the forward op (diagnostics, explain)
+    _anomaly_stack = None  # full forward stack, under detect_anomaly()
 
     def __init__(self) -> None:
-        self.next_functions: tuple = ()
+        # The engine runs ready nodes newest-first, as torch's CPU engine orders by sequence number.
         self._seq = next(_sequence)
-        self._tensor_pre_hooks: dict | None = None  # output_nr -> [hook(grad)], from Tensor.register_hook
-        self._retain_grad_hooks: dict | None = None  # output_nr -> hook, from Tensor.retain_grad
-        self._pre_hooks: list = []
-        self._post_hooks: list = []
-        self._site = None  # user source line of the forward op (diagnostics, explain)
-        self._anomaly_stack = None  # full forward stack, under detect_anomaly()
-        self.metadata: dict = {}
+
+    @property
+    def metadata(self) -> dict:
+        if "_metadata" not in self.__dict__:
+            self._metadata = {}
+        return self._metadata
 
     def name(self) -> str:
         return type(self).__name__
@@ -59,11 +65,15 @@ class Node:
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) runs after this node; may return replacement grad_inputs."""
+        if not isinstance(self._post_hooks, list):
+            self._post_hooks = []
         self._post_hooks.append(fn)
         return RemovableHandle(self._post_hooks, fn)
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_outputs) runs before this node; may return replacement grad_outputs."""
+        if not isinstance(self._pre_hooks, list):
+            self._pre_hooks = []
         self._pre_hooks.append(fn)
         return RemovableHandle(self._pre_hooks, fn)
 

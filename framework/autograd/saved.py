@@ -7,6 +7,7 @@ rebuilt on unpack.  Either way the version seen at save time is compared with th
 from __future__ import annotations
 
 from .. import diagnostics
+from ..tensor import Tensor
 
 
 class SavedTensor:
@@ -40,7 +41,6 @@ class SavedTensor:
             raise diagnostics.inplace_modified(self, owner)
         if self.tensor is not None:
             return self.tensor
-        from ..tensor import Tensor
 
         return Tensor._from_saved_output(self.array, self.counter, owner, self.output_nr)
 

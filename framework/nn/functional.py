@@ -230,19 +230,11 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
-    """Stable BCE on logits: (1-t) x + (1 + (pw-1) t) * softplus(-x), softplus written without overflow."""
+    """Stable BCE on logits as one fused op: (1-t) x + (1 + (pw-1) t) * softplus(-x)."""
+    from ..ops.loss import binary_cross_entropy_with_logits as fused
+
     _check_same_size(input, target, "bce")
-    # log(1 + e^-x) = max(-x, 0) + log(e^-max(-x,0) + e^(-x-max(-x,0)))
-    m = ops.clamp(-input, min=0)
-    softplus_neg = m + ((-m).exp() + (-input - m).exp()).log()
-    if pos_weight is not None:
-        log_weight = 1 + (pos_weight - 1) * target
-        loss = (1 - target) * input + log_weight * softplus_neg
-    else:
-        loss = (1 - target) * input + softplus_neg
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    return fused(input, target, weight, pos_weight, reduction)
 
 
 def _class_last(x: Tensor) -> Tensor:

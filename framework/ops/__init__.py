@@ -19,7 +19,6 @@ _Number = (int, float, bool, np.number)
 
 def _t(x):
     """Accept numpy arrays and lists where a tensor is expected."""
-    from ..tensor import Tensor
 
     if isinstance(x, Tensor) or isinstance(x, _Number):
         return x
@@ -30,7 +29,6 @@ def _t(x):
 
 def _check_device(a, b) -> None:
     from .. import backend
-    from ..tensor import Tensor
 
     if backend._cupy is not None and isinstance(a, Tensor) and isinstance(b, Tensor) and \
             a.ndim and b.ndim and a.device != b.device:
@@ -42,7 +40,6 @@ def _check_device(a, b) -> None:
 
 def add(a, b, *, alpha=1):
     """a + alpha * b."""
-    from ..tensor import Tensor
 
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
@@ -53,7 +50,6 @@ def add(a, b, *, alpha=1):
 
 def sub(a, b, *, alpha=1):
     """a - alpha * b."""
-    from ..tensor import Tensor
 
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
@@ -63,7 +59,6 @@ def sub(a, b, *, alpha=1):
 
 
 def mul(a, b):
-    from ..tensor import Tensor
 
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
@@ -73,7 +68,6 @@ def mul(a, b):
 
 
 def div(a, b, *, rounding_mode=None):
-    from ..tensor import Tensor
 
     a, b = _t(a), _t(b)
     if rounding_mode is not None:
@@ -99,7 +93,6 @@ negative = neg
 
 
 def pow(a, b):
-    from ..tensor import Tensor
 
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
@@ -111,6 +104,7 @@ def pow(a, b):
 
 
 from ..autograd.function import Function as _Function  # noqa: E402
+from ..tensor import Tensor
 
 
 class Reciprocal(_Function):
@@ -232,7 +226,6 @@ def log_softmax(a, dim: int, dtype=None):
 
 
 def where(cond, a=None, b=None):
-    from ..tensor import Tensor
 
     if a is None and b is None:
         return tuple(Tensor._make(i) for i in np.nonzero(cond._array))
@@ -264,7 +257,6 @@ def mean(a, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
-    from ..tensor import Tensor
 
     if isinstance(dim, Tensor):
         other, dim = dim, None
@@ -319,7 +311,6 @@ def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
 
 
 def argmax(a, dim=None, keepdim: bool = False):
-    from ..tensor import Tensor
 
     if dim is None:
         return Tensor._make(np.asarray(a._array.argmax()))
@@ -327,7 +318,6 @@ def argmax(a, dim=None, keepdim: bool = False):
 
 
 def argmin(a, dim=None, keepdim: bool = False):
-    from ..tensor import Tensor
 
     if dim is None:
         return Tensor._make(np.asarray(a._array.argmin()))
@@ -454,7 +444,6 @@ def contiguous(a):
 
 def _cmp(np_fn):
     def op(a, b):
-        from ..tensor import Tensor
 
         bb = b._array if isinstance(b, Tensor) else b
         with no_grad():
@@ -473,7 +462,6 @@ greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 def _pred(fn):
     def op(a, *args, **kwargs):
-        from ..tensor import Tensor
 
         return Tensor._make(np.asarray(fn(a._array, *args, **kwargs)))
 
@@ -491,13 +479,11 @@ trunc = _pred(np.trunc)
 
 
 def any(a, dim=None, keepdim: bool = False):
-    from ..tensor import Tensor
 
     return Tensor._make(np.asarray(a._array.any(axis=dim, keepdims=keepdim)))
 
 
 def all(a, dim=None, keepdim: bool = False):
-    from ..tensor import Tensor
 
     return Tensor._make(np.asarray(a._array.all(axis=dim, keepdims=keepdim)))
 
@@ -515,6 +501,5 @@ def numel(a) -> int:
 
 
 def is_tensor(x) -> bool:
-    from ..tensor import Tensor
 
     return isinstance(x, Tensor)

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import binary_dtype, grad_for, normalize_dims, shape_of
+from ..tensor import Tensor
 
 
 class Cat(Function):
@@ -83,7 +84,6 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
 
         cond = Tensor._make(ctx.cond)
         ga = grad_for(grad * cond, *ctx.a_meta) if ctx.needs_input_grad[1] else None
@@ -105,6 +105,5 @@ class MaskedFill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
 
         return grad * Tensor._make(~ctx.mask), None, None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import get_array_module
+from ..tensor import Tensor
 
 
 def _pair(v) -> tuple:
@@ -86,7 +87,6 @@ class Conv2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
 
         x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
@@ -133,7 +133,6 @@ class ConvTranspose2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
 
         x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
@@ -172,7 +171,6 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
 
         x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
         xp = get_array_module(grad._array)
@@ -197,7 +195,6 @@ class AvgPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
 
         x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
         xp = get_array_module(grad._array)

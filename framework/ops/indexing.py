@@ -12,16 +12,15 @@ from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
 from .views import Alias, Unsqueeze
+from ..tensor import Tensor
 
 
 def _is_advanced(i) -> bool:
-    from ..tensor import Tensor
 
     return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
 
 
 def _to_array_index(i):
-    from ..tensor import Tensor
 
     if isinstance(i, Tensor):
         if i._array.dtype.kind not in "biu":
@@ -137,7 +136,6 @@ def getitem(a, idx):
 
 
 def _is_int_scalar(i) -> bool:
-    from ..tensor import Tensor
 
     return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind in "iu"
 
@@ -159,7 +157,6 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ..tensor import Tensor
         from ._util import grad_for
 
         ga = gv = None
@@ -177,7 +174,6 @@ class IndexPut(Function):
 
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
-    from ..tensor import Tensor
 
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_advanced(i) for i in key):

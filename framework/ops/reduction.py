@@ -5,6 +5,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import normalize_dims
+from ..tensor import Tensor
 
 
 def _keep_shape(shape: tuple, dims: tuple) -> tuple:
@@ -161,7 +162,6 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        from ..tensor import Tensor
 
         xp = get_array_module(ctx.indices)
         positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])

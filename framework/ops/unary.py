@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import get_array_module
+from ..tensor import Tensor
 
 
 def _float(a):
@@ -204,8 +205,10 @@ class LeakyRelu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        neg = a <= 0
-        return grad.masked_fill(neg, 0.0) + grad.masked_fill(neg.logical_not(), 0.0) * ctx.slope, None
+        # the slope mask is piecewise constant in a, so a constant tensor keeps double backward exact
+        xp = get_array_module(a._array)
+        mask = xp.where(a._array > 0, 1.0, ctx.slope).astype(grad._array.dtype, copy=False)
+        return grad * Tensor._make(mask), None
 
 
 class Clamp(Function):

@@ -1,16 +1,28 @@
 """Adam and AdamW (torch.optim.Adam / AdamW): the same step, weight decay coupled or decoupled."""
 from __future__ import annotations
 
+from ..backend import get_array_module
 from ..creation import zeros_like
 from ..tensor import Tensor
 from .optimizer import Optimizer, _check, _step_tensor
 
 
+def _lerp(avg, target, weight: float) -> None:
+    """avg += weight * (target - avg) in place, with torch's two formulas (exact at both ends)."""
+    if weight < 0.5:
+        avg += weight * (target - avg)
+    else:
+        avg[...] = target - (target - avg) * (1 - weight)
+
+
 def adam_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, beta1: float, beta2: float, eps: float,
               weight_decay: float, amsgrad: bool, maximize: bool, decoupled: bool) -> None:
-    """One Adam(W) update of ``param`` in place (torch's _single_tensor_adam)."""
-    if maximize:
-        grad = -grad
+    """One Adam(W) update of ``param`` (torch's _single_tensor_adam).
+
+    The moment estimates are the optimizer's own arrays, updated in place; the parameter itself changes
+    only through Tensor in-place ops (``mul_``, ``add_``), so its version counter sees every step.
+    """
+    g = -grad._array if maximize else grad._array
     if "exp_avg" not in state:
         state["exp_avg"] = zeros_like(param)
         state["exp_avg_sq"] = zeros_like(param)
@@ -21,20 +33,21 @@ def adam_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, beta1: flo
         if decoupled:
             param.mul_(1 - lr * weight_decay)
         else:
-            grad = grad.add(param, alpha=weight_decay)
-    exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-    exp_avg.lerp_(grad, 1 - beta1)
-    exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+            g = g + param._array * weight_decay
+    exp_avg, exp_avg_sq = state["exp_avg"]._array, state["exp_avg_sq"]._array
+    _lerp(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
     bias_correction1 = 1 - beta1 ** step
     bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
     step_size = lr / bias_correction1
+    second = exp_avg_sq
     if amsgrad:
-        max_sq = state["max_exp_avg_sq"]
-        max_sq.copy_(max_sq.maximum(exp_avg_sq))
-        denom = (max_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-    else:
-        denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
-    param.addcdiv_(exp_avg, denom, value=-step_size)
+        max_sq = state["max_exp_avg_sq"]._array
+        get_array_module(max_sq).maximum(max_sq, exp_avg_sq, out=max_sq)
+        second = max_sq
+    denom = get_array_module(second).sqrt(second) / bias_correction2_sqrt + eps
+    param.add_(Tensor._make(exp_avg / denom), alpha=-step_size)  # torch: param.addcdiv_(exp_avg, denom, -step_size)
 
 
 class Adam(Optimizer):

@@ -1,16 +1,17 @@
 """RMSprop and Adagrad (torch.optim.RMSprop / Adagrad)."""
 from __future__ import annotations
 
+from ..backend import get_array_module
 from ..creation import full_like, zeros_like
 from ..tensor import Tensor
+from .adam import _lerp
 from .optimizer import Optimizer, _check, _step_tensor
 
 
 def rmsprop_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, alpha: float, eps: float,
                  weight_decay: float, momentum: float, centered: bool, maximize: bool) -> None:
-    """One RMSprop update of ``param`` in place (torch's _single_tensor_rmsprop)."""
-    if maximize:
-        grad = -grad
+    """One RMSprop update of ``param`` (torch's _single_tensor_rmsprop); the parameter changes through ``add_``."""
+    g = -grad._array if maximize else grad._array
     if "square_avg" not in state:
         state["square_avg"] = zeros_like(param)
         if momentum > 0:
@@ -19,22 +20,25 @@ def rmsprop_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, alpha: 
             state["grad_avg"] = zeros_like(param)
     _step_tensor(state)
     if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
-    square_avg = state["square_avg"]
-    square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        g = g + param._array * weight_decay
+    xp = get_array_module(g)
+    square_avg = state["square_avg"]._array
+    square_avg *= alpha
+    square_avg += (1 - alpha) * g * g
     if centered:
-        grad_avg = state["grad_avg"]
-        grad_avg.lerp_(grad, 1 - alpha)
-        avg = (square_avg - grad_avg * grad_avg).sqrt()
+        grad_avg = state["grad_avg"]._array
+        _lerp(grad_avg, g, 1 - alpha)
+        avg = xp.sqrt(square_avg - grad_avg * grad_avg)
     else:
-        avg = square_avg.sqrt()
-    avg = avg.add_(eps)
+        avg = xp.sqrt(square_avg)
+    avg += eps
     if momentum > 0:
-        buf = state["momentum_buffer"]
-        buf.mul_(momentum).addcdiv_(grad, avg)
-        param.add_(buf, alpha=-lr)
+        buf = state["momentum_buffer"]._array
+        buf *= momentum
+        buf += g / avg
+        param.add_(Tensor._make(buf.copy()), alpha=-lr)
     else:
-        param.addcdiv_(grad, avg, value=-lr)
+        param.add_(Tensor._make(g / avg), alpha=-lr)
 
 
 class RMSprop(Optimizer):
@@ -61,16 +65,16 @@ class RMSprop(Optimizer):
 
 def adagrad_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, lr_decay: float, weight_decay: float,
                  eps: float, maximize: bool) -> None:
-    """One Adagrad update of ``param`` in place (torch's _single_tensor_adagrad)."""
-    if maximize:
-        grad = -grad
+    """One Adagrad update of ``param`` (torch's _single_tensor_adagrad); the parameter changes through ``add_``."""
+    g = -grad._array if maximize else grad._array
     step = _step_tensor(state).item()
     if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+        g = g + param._array * weight_decay
     clr = lr / (1 + (step - 1) * lr_decay)
-    state["sum"].addcmul_(grad, grad, value=1)
-    std = state["sum"].sqrt().add_(eps)
-    param.addcdiv_(grad, std, value=-clr)
+    total = state["sum"]._array
+    total += g * g
+    std = get_array_module(total).sqrt(total) + eps
+    param.add_(Tensor._make(g / std), alpha=-clr)
 
 
 class Adagrad(Optimizer):

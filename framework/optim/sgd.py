@@ -7,19 +7,19 @@ from .optimizer import Optimizer, _check, required
 
 def sgd_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, momentum: float, dampening: float,
              weight_decay: float, nesterov: bool, maximize: bool) -> None:
-    """One SGD update of ``param`` in place (torch's _single_tensor_sgd)."""
-    if maximize:
-        grad = -grad
+    """One SGD update of ``param`` (torch's _single_tensor_sgd); the parameter changes through ``add_``."""
+    g = -grad._array if maximize else grad._array
     if weight_decay != 0:
-        grad = grad.add(param, alpha=weight_decay)
+        g = g + param._array * weight_decay
     if momentum != 0:
         buf = state.get("momentum_buffer")
         if buf is None:
-            buf = state["momentum_buffer"] = grad.clone().detach()
+            buf = state["momentum_buffer"] = Tensor._make(g.copy())
         else:
-            buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-        grad = grad.add(buf, alpha=momentum) if nesterov else buf
-    param.add_(grad, alpha=-lr)
+            buf._array *= momentum
+            buf._array += g * (1 - dampening)
+        g = g + buf._array * momentum if nesterov else buf._array
+    param.add_(Tensor._make(g), alpha=-lr)
 
 
 class SGD(Optimizer):
