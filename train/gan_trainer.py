@@ -1,0 +1,155 @@
+"""GANTrainer: one step = D step on real and ``fake.detach()``, then G step on a *fresh* ``D(fake)``.
+
+This is seed 002's lesson in code.  ``fake.detach()`` keeps D's loss from reaching G; computing
+``D(fake)`` again after ``opt_d.step()`` means G's backward never meets D's parameters as they were
+before the step (they were changed in place, so that would be the version-counter error).
+``mode="retain_graph"`` shows the other legal way: one D forward on ``fake`` for both losses, the first
+backward with ``retain_graph=True`` (the second one needs the same saved tensors) and both optimizer
+steps only after both backward passes.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+import framework
+import framework.nn.functional as F
+from framework import nn
+
+from .callbacks import ProgressBar
+from .trainer import Trainer, TrainingError
+
+
+class GANTrainer(Trainer):
+    """Trains generator ``G`` against discriminator ``D`` for a number of steps on sampled real data."""
+
+    def __init__(self, G: nn.Module, D: nn.Module, opt_g, opt_d, sample_real, *, latent_dim: int,
+                 batch_size: int = 256, mode: str = "detach", schedulers: dict | None = None, device: str = "cpu",
+                 callbacks=None, progress: bool | None = None, out_dir: str | None = None,
+                 checkpoint_every: int | None = None, eval_every: int | None = None, evaluate_fn=None,
+                 data_seed: int = 0, keep_checkpoints: int = 3) -> None:
+        if mode not in ("detach", "retain_graph"):
+            raise ValueError(f"mode must be 'detach' or 'retain_graph', not {mode!r}")
+        super().__init__(G, opt_g, None, device=device, callbacks=callbacks, progress=progress, out_dir=out_dir,
+                         checkpoint_every=checkpoint_every, keep_checkpoints=keep_checkpoints)
+        self.G, self.D, self.opt_g, self.opt_d = G, D, opt_g, opt_d
+        if self.device != "cpu":
+            self.D.to(self.device)
+        self.sample_real, self.latent_dim, self.batch_size, self.mode = sample_real, latent_dim, batch_size, mode
+        self.gan_schedulers = dict(schedulers or {})
+        self.eval_every, self.evaluate_fn = eval_every, evaluate_fn
+        self.data_rng = np.random.default_rng(data_seed)
+        self.snapshots: list = []  # (step, generated samples) for plots
+        self.seconds = 0.0
+        self.ones = framework.ones(batch_size, 1, device=self.device)
+        self.zeros = framework.zeros(batch_size, 1, device=self.device)
+
+    # ---- one step ------------------------------------------------------------------------------
+    def train_step(self, real) -> dict:
+        z = framework.randn(self.batch_size, self.latent_dim, device=self.device)
+        fake = self.G(z)
+        if self.mode == "detach":
+            loss_d = F.binary_cross_entropy_with_logits(self.D(real), self.ones) + \
+                F.binary_cross_entropy_with_logits(self.D(fake.detach()), self.zeros)
+            self.opt_d.zero_grad()
+            loss_d.backward()
+            self.opt_d.step()
+            loss_g = F.binary_cross_entropy_with_logits(self.D(fake), self.ones)  # fresh D(fake), after the D step
+            self.opt_g.zero_grad()
+            loss_g.backward()
+            self.opt_g.step()
+        else:
+            d_fake = self.D(fake)
+            loss_g = F.binary_cross_entropy_with_logits(d_fake, self.ones)
+            loss_d = F.binary_cross_entropy_with_logits(self.D(real), self.ones) + \
+                F.binary_cross_entropy_with_logits(d_fake, self.zeros)
+            self.opt_g.zero_grad()
+            loss_g.backward(retain_graph=True, inputs=list(self.G.parameters()))  # loss_d needs d_fake's graph too
+            self.opt_d.zero_grad()
+            loss_d.backward(inputs=list(self.D.parameters()))
+            self.opt_d.step()  # steps only now: no backward left that would see the old parameters
+            self.opt_g.step()
+        return {"loss_d": loss_d.item(), "loss_g": loss_g.item()}
+
+    # ---- evaluation ----------------------------------------------------------------------------
+    @framework.no_grad()
+    def generate(self, n: int, seed: int = 12345) -> np.ndarray:
+        """n samples from G, always from the same latent vectors (a generator of its own, seeded)."""
+        gen = framework.Generator(seed)
+        was = self.G.training
+        self.G.eval()
+        z = framework.randn(n, self.latent_dim, generator=gen, device=self.device)
+        out = self.G(z).cpu().numpy()
+        self.G.train(was)
+        return out
+
+    def _evaluate(self) -> dict:
+        samples = self.generate(2500)
+        self.snapshots.append((self.step, samples))
+        return self.evaluate_fn(samples) if self.evaluate_fn is not None else {}
+
+    # ---- the loop -----------------------------------------------------------------------------
+    def fit(self, steps: int, resume: bool = False):
+        if resume:
+            self.resume()
+        bar = ProgressBar(steps, self.progress)
+        self.callbacks.insert(0, bar)
+        t0 = time.time() - self.seconds
+        self.G.train()
+        self.D.train()
+        self._notify("on_train_begin")
+        try:
+            while self.step < steps:
+                real = framework.from_numpy(self.sample_real(self.batch_size, self.data_rng)).to(device=self.device)
+                logs = self.train_step(real)
+                self.step += 1
+                self._check_finite(logs)
+                for s in self.gan_schedulers.values():
+                    s.step()
+                row = {"step": self.step, **logs}
+                if self.eval_every and (self.step % self.eval_every == 0 or self.step == steps):
+                    row.update(self._evaluate())
+                    row["seconds"] = time.time() - t0
+                    self.history.log(row)
+                elif self.step % 10 == 0 or self.step == 1:
+                    self.history.log(row)
+                self.seconds = time.time() - t0
+                self._notify("on_step_end", self.step, logs)
+                if self.checkpoints and self.step % self.checkpoint_every == 0:
+                    self.checkpoints.save(self.state_dict(), self.step)
+        finally:
+            self._notify("on_train_end")
+            self.callbacks.remove(bar)
+            self.history.write()
+        return self.history
+
+    # ---- checkpoint state ----------------------------------------------------------------------
+    def _modules(self) -> dict:
+        return {"G": self.G, "D": self.D}
+
+    def _optimizers(self) -> dict:
+        return {"G": self.opt_g, "D": self.opt_d}
+
+    def _schedulers(self) -> dict:
+        return self.gan_schedulers
+
+    def _extra_rng(self) -> dict:
+        return {"data": self.data_rng.bit_generator.state}
+
+    def _load_extra_rng(self, rng: dict) -> None:
+        self.data_rng.bit_generator.state = rng["data"]
+
+    def state_dict(self) -> dict:
+        state = super().state_dict()
+        state["seconds"] = self.seconds
+        state["snapshots"] = [[s, arr] for s, arr in self.snapshots]
+        return state
+
+    def load_state_dict(self, state: dict) -> None:
+        super().load_state_dict(state)
+        self.seconds = float(state.get("seconds", 0.0))
+        self.snapshots = [(int(s), arr) for s, arr in state.get("snapshots", [])]
+
+
+__all__ = ["GANTrainer", "TrainingError"]
