@@ -18,6 +18,9 @@ class CheckpointManager:
     def __init__(self, directory: str, keep: int = 3) -> None:
         self.directory, self.keep = directory, keep
         os.makedirs(directory, exist_ok=True)
+        for name in os.listdir(directory):  # half-written files of a run that was killed mid-save
+            if name.startswith(".tmp-ckpt-"):
+                os.remove(os.path.join(directory, name))
 
     def path(self, step: int) -> str:
         return os.path.join(self.directory, f"ckpt-{step:08d}.safetensors")

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--lr", type=float, default=1e-3)
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py)")
-    g.add_argument("--checkpoint-every", type=int, default=500)
+    g.add_argument("--checkpoint-every", type=int, default=None, help="steps between checkpoints (default 500)")
     g.add_argument("--eval-every", type=int, default=None)
     g.add_argument("--pitfalls", action="store_true",
                    help="run seed 002's three GAN variants and show each outcome with its explanation")
@@ -101,10 +101,11 @@ def run_gan(args) -> dict:
     schedulers = {"G": optim.lr_scheduler.CosineAnnealingLR(opt_g, steps, eta_min=args.lr * 0.05),
                   "D": optim.lr_scheduler.CosineAnnealingLR(opt_d, steps, eta_min=args.lr * 0.05)}
     eval_every = args.eval_every or max(steps // 6, 1)
+    checkpoint_every = args.checkpoint_every or min(500, max(steps // 4, 1))
     trainer = GANTrainer(G, D, opt_g, opt_d, sample_real, latent_dim=latent, batch_size=args.batch_size,
                          mode=args.mode, schedulers=schedulers, device=args.device,
                          progress=False if args.no_progress else None, out_dir=out,
-                         checkpoint_every=args.checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
+                         checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
                          data_seed=args.seed)
     history = trainer.fit(steps, resume=args.resume)
     framework.save({"G": G.state_dict(), "D": D.state_dict()}, os.path.join(out, "final.safetensors"))

@@ -1,0 +1,180 @@
+"""Trainers and the command line: training works, resumes exactly, survives SIGKILL, reports user errors."""
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import framework
+from framework import nn, optim
+from framework.utils.data import DataLoader, TensorDataset
+from train import datasets
+from train.callbacks import Callback
+from train.cli import main
+from train.trainer import Trainer, TrainingError
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _moons_trainer(out_dir=None, lr=0.01):
+    framework.manual_seed(0)
+    x, y = datasets.moons(400)
+    model = nn.Sequential(nn.Linear(2, 32), nn.ReLU(), nn.Linear(32, 2))
+    trainer = Trainer(model, optim.Adam(model.parameters(), lr=lr), nn.CrossEntropyLoss(), progress=False,
+                      out_dir=out_dir, checkpoint_every=1 if out_dir else None)
+    loader = DataLoader(TensorDataset(framework.from_numpy(x), framework.from_numpy(y)), batch_size=32, shuffle=True)
+    return trainer, loader
+
+
+def test_trainer_learns_and_calls_callbacks(tmp_path):
+    events = []
+
+    class Spy(Callback):
+        def on_train_begin(self, trainer):
+            events.append("begin")
+
+        def on_epoch_end(self, trainer, epoch, logs):
+            events.append(("epoch", epoch, round(logs["train_loss"], 3) > 0))
+
+        def on_train_end(self, trainer):
+            events.append("end")
+
+    trainer, loader = _moons_trainer(str(tmp_path))
+    trainer.callbacks.append(Spy())
+    history = trainer.fit(loader, epochs=15, val_loader=loader)
+    assert events[0] == "begin" and events[-1] == "end" and len(events) == 17
+    assert history.rows[-1]["val_acc"] > 0.95 and history.rows[-1]["train_loss"] < history.rows[0]["train_loss"]
+    assert (tmp_path / "metrics.csv").exists() and json.loads((tmp_path / "history.json").read_text())
+
+
+def test_trainer_resume_equals_uninterrupted(tmp_path):
+    trainer, loader = _moons_trainer(str(tmp_path / "a"))
+    trainer.fit(loader, epochs=6)
+    expected = {k: v.numpy().copy() for k, v in trainer.model.state_dict().items()}
+
+    trainer, loader = _moons_trainer(str(tmp_path / "b"))
+    trainer.fit(loader, epochs=3)
+    trainer, loader = _moons_trainer(str(tmp_path / "b"))  # a new process would start like this
+    trainer.fit(loader, epochs=6, resume=True)
+    assert trainer.epoch == 6
+    for k, v in trainer.model.state_dict().items():
+        assert np.array_equal(v.numpy(), expected[k]), k
+
+
+def test_nan_loss_stops_with_the_step():
+    trainer, loader = _moons_trainer()
+    with framework.no_grad():
+        trainer.model[0].weight.fill_(float("nan"))
+    with pytest.raises(TrainingError, match="loss became nan at step 0"):
+        trainer.fit(loader, epochs=1)
+
+
+def test_corrupt_newest_checkpoint_is_skipped(tmp_path):
+    trainer, loader = _moons_trainer(str(tmp_path))
+    trainer.fit(loader, epochs=3)
+    newest = trainer.checkpoints.path(3)
+    with open(newest, "r+b") as f:
+        f.truncate(100)
+    trainer, loader = _moons_trainer(str(tmp_path))
+    with pytest.warns(RuntimeWarning, match="skipping unreadable checkpoint"):
+        assert trainer.resume()
+    assert trainer.epoch == 2
+
+
+def test_cli_gan_quick_writes_outputs(tmp_path, capsys):
+    out = tmp_path / "run"
+    assert main(["gan", "--quick", "--steps", "60", "--out", str(out), "--no-progress"]) == 0
+    metrics = json.loads((out / "metrics.json").read_text())
+    for key in ("modes_covered", "high_quality_fraction", "steps", "seconds", "history"):
+        assert key in metrics
+    assert metrics["steps"] == 60
+    for png in ("samples.png", "loss.png", "modes.png", "quality.png"):
+        assert (out / png).stat().st_size > 1000
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_cli_gan_retain_graph_mode(tmp_path):
+    assert main(["gan", "--steps", "20", "--mode", "retain_graph", "--out", str(tmp_path), "--no-progress"]) == 0
+
+
+def test_cli_classify_moons(tmp_path):
+    assert main(["classify", "--data", "moons", "--epochs", "20", "--out", str(tmp_path), "--no-progress"]) == 0
+    metrics = json.loads((tmp_path / "metrics.json").read_text())
+    assert metrics["test_accuracy"] > 0.95 and (tmp_path / "boundary.png").exists()
+
+
+def test_cli_user_errors_exit_nonzero_without_traceback(tmp_path, capsys):
+    assert main(["gan", "--data", "mnist", "--data-dir", str(tmp_path / "missing"), "--out", str(tmp_path)]) == 1
+    err = capsys.readouterr().err
+    assert "data directory not found" in err and "Traceback" not in err
+    ck = tmp_path / "ck" / "checkpoints"
+    ck.mkdir(parents=True)
+    (ck / "ckpt-00000010.safetensors").write_bytes(b"\x80\x04garbage")
+    with pytest.warns(RuntimeWarning, match="skipping unreadable checkpoint"):
+        assert main(["gan", "--steps", "12", "--checkpoint-every", "5", "--out", str(tmp_path / "ck"), "--resume",
+                     "--no-progress"]) == 0
+    with pytest.raises(SystemExit) as info:
+        main(["gan", "--steps", "-3"])
+    assert info.value.code == 2
+    with pytest.raises(SystemExit) as info:
+        main(["gan", "--data", "cifar"])
+    assert info.value.code == 2
+
+
+def test_cli_nan_loss_exit_code(tmp_path, capsys):
+    assert main(["classify", "--data", "moons", "--epochs", "2", "--lr", "1e30", "--out", str(tmp_path),
+                 "--no-progress"]) == 1
+    assert "at step" in capsys.readouterr().err
+
+
+def test_cli_pitfalls(capsys):
+    assert main(["gan", "--pitfalls"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("outcome: RuntimeError") == 2 and "outcome: trained" in out
+    assert "Trying to backward through the graph a second time" in out
+    assert "the parameter `D.weight`" in out and "inside Adam.step()" in out
+
+
+def test_pitfalls_error_classes():
+    from train.pitfalls import run
+
+    results = run(print_fn=lambda *a: None)
+    assert [type(e) if e else None for _, _, e in results] == [RuntimeError, RuntimeError, None]
+    assert "modified by an inplace operation" in str(results[1][2])
+
+
+def _cli(out, *extra):
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    return [sys.executable, "-m", "train", "gan", "--steps", "150", "--batch-size", "64", "--checkpoint-every", "10",
+            "--eval-every", "50", "--seed", "3", "--out", str(out), "--no-progress", *extra], env
+
+
+@pytest.mark.slow
+def test_sigkill_five_times_then_resume_equals_uninterrupted(tmp_path):
+    cmd, env = _cli(tmp_path / "clean")
+    subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=ROOT)
+    expected = framework.load(tmp_path / "clean" / "final.safetensors")
+
+    out = tmp_path / "killed"
+    rng = random.Random(0)
+    kills = 0
+    for _ in range(5):
+        cmd, env = _cli(out, "--resume")
+        proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(1.0, 3.0))
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    assert kills >= 3  # the run was really interrupted (it takes longer than the waits)
+    cmd, env = _cli(out, "--resume")
+    subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=ROOT)
+    got = framework.load(out / "final.safetensors")
+    for net in ("G", "D"):
+        for k, v in expected[net].items():
+            assert np.array_equal(got[net][k].numpy(), v.numpy()), f"{net}.{k}"
