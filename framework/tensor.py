@@ -343,6 +343,23 @@ class Tensor:
     def __hash__(self) -> int:
         return id(self)
 
+    def __deepcopy__(self, memo):
+        """A new leaf with copied data (and grad); like torch, only leaves can be deep-copied."""
+        if self.grad_fn is not None:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.  If you were attempting to deepcopy a module, this may be "
+                               "because of a torch.nn.utils.weight_norm usage, see "
+                               "https://github.com/pytorch/pytorch/pull/103001")
+        if id(self) in memo:
+            return memo[id(self)]
+        new = object.__new__(type(self))
+        Tensor._init(new, self._array.copy())
+        new._rg = self._rg
+        if self._grad is not None:
+            new._grad = Tensor._make(self._grad._array.copy())
+        memo[id(self)] = new
+        return new
+
     # ---- conversion -----------------------------------------------------------------------------
     def _numpy_view(self) -> np.ndarray:
         return backend.to_numpy(self._array)

@@ -7,10 +7,11 @@ from .mlp import MLP
 
 
 class Generator(MLP):
-    """z (latent_dim) -> a 2-D point: Linear/LeakyReLU stack."""
+    """z (latent_dim) -> a 2-D point: Linear/activation stack."""
 
-    def __init__(self, latent_dim: int = 16, hidden: int = 128, depth: int = 2, out_dim: int = 2) -> None:
-        super().__init__([latent_dim] + [hidden] * depth + [out_dim], activation="leaky_relu")
+    def __init__(self, latent_dim: int = 16, hidden: int = 128, depth: int = 2, out_dim: int = 2,
+                 activation: str = "relu") -> None:
+        super().__init__([latent_dim] + [hidden] * depth + [out_dim], activation=activation)
         self.latent_dim = latent_dim
 
 

@@ -39,6 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--lr", type=float, default=1e-3)
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py)")
+    g.add_argument("--latent-dim", type=int, default=None, help="latent size (default 2 for 2-D data, 32 for images)")
+    g.add_argument("--ema", type=float, default=None, help="evaluate an EMA of G's weights with this decay")
     g.add_argument("--checkpoint-every", type=int, default=None, help="steps between checkpoints (default 500)")
     g.add_argument("--eval-every", type=int, default=None)
     g.add_argument("--pitfalls", action="store_true",
@@ -79,7 +81,9 @@ def run_gan(args) -> dict:
     mixture = None
     if args.data in ("ring", "grid"):
         mixture = datasets.ring() if args.data == "ring" else datasets.grid()
-        G, D, latent = Generator(16, 128), Discriminator(2, 128), 16
+        # a 2-D latent and a ReLU generator cover all modes sharply within ~3000 steps (see issue notes)
+        latent = args.latent_dim or 2
+        G, D = Generator(latent, 128, activation="relu"), Discriminator(2, 128)
         sample_real = mixture.sample
 
         def evaluate(samples):
@@ -89,7 +93,8 @@ def run_gan(args) -> dict:
         size = images.shape[-1]
         if images.shape[1:] != (1, size, size) or size not in (8, 28):
             raise datasets.DataError(f"expected (N, 1, 8, 8) or (N, 1, 28, 28) images, got {images.shape}")
-        G, D, latent = ConvGenerator(32, size), ConvDiscriminator(size), 32
+        latent = args.latent_dim or 32
+        G, D = ConvGenerator(latent, size), ConvDiscriminator(size)
 
         def sample_real(n, rng):
             return images[rng.integers(0, len(images), n)]
@@ -98,15 +103,15 @@ def run_gan(args) -> dict:
     betas = (0.5, 0.999)
     opt_g = optim.Adam(G.parameters(), lr=args.lr, betas=betas)
     opt_d = optim.Adam(D.parameters(), lr=args.lr, betas=betas)
-    schedulers = {"G": optim.lr_scheduler.CosineAnnealingLR(opt_g, steps, eta_min=args.lr * 0.05),
-                  "D": optim.lr_scheduler.CosineAnnealingLR(opt_d, steps, eta_min=args.lr * 0.05)}
+    schedulers = {"G": optim.lr_scheduler.CosineAnnealingLR(opt_g, steps),
+                  "D": optim.lr_scheduler.CosineAnnealingLR(opt_d, steps)}
     eval_every = args.eval_every or max(steps // 6, 1)
     checkpoint_every = args.checkpoint_every or min(500, max(steps // 4, 1))
     trainer = GANTrainer(G, D, opt_g, opt_d, sample_real, latent_dim=latent, batch_size=args.batch_size,
                          mode=args.mode, schedulers=schedulers, device=args.device,
                          progress=False if args.no_progress else None, out_dir=out,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
-                         data_seed=args.seed)
+                         data_seed=args.seed, ema=args.ema)
     history = trainer.fit(steps, resume=args.resume)
     framework.save({"G": G.state_dict(), "D": D.state_dict()}, os.path.join(out, "final.safetensors"))
     plotting.plot_curves({"D loss": history.column("loss_d"), "G loss": history.column("loss_g")},
@@ -200,7 +205,7 @@ def run_classify(args) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
-    _positive(parser, args, ["steps", "batch_size", "epochs", "checkpoint_every", "eval_every", "lr"])
+    _positive(parser, args, ["steps", "batch_size", "epochs", "checkpoint_every", "eval_every", "lr", "latent_dim"])
     from framework.serialization import CheckpointError
 
     from .datasets import DataError

@@ -9,6 +9,7 @@ steps only after both backward passes.
 """
 from __future__ import annotations
 
+import copy
 import time
 
 import numpy as np
@@ -28,7 +29,7 @@ class GANTrainer(Trainer):
                  batch_size: int = 256, mode: str = "detach", schedulers: dict | None = None, device: str = "cpu",
                  callbacks=None, progress: bool | None = None, out_dir: str | None = None,
                  checkpoint_every: int | None = None, eval_every: int | None = None, evaluate_fn=None,
-                 data_seed: int = 0, keep_checkpoints: int = 3) -> None:
+                 data_seed: int = 0, keep_checkpoints: int = 3, ema: float | None = None) -> None:
         if mode not in ("detach", "retain_graph"):
             raise ValueError(f"mode must be 'detach' or 'retain_graph', not {mode!r}")
         super().__init__(G, opt_g, None, device=device, callbacks=callbacks, progress=progress, out_dir=out_dir,
@@ -41,6 +42,9 @@ class GANTrainer(Trainer):
         self.eval_every, self.evaluate_fn = eval_every, evaluate_fn
         self.data_rng = np.random.default_rng(data_seed)
         self.snapshots: list = []  # (step, generated samples) for plots
+        # an exponential moving average of G's weights (evaluated and saved instead of the raw G when set)
+        self.ema = ema
+        self.G_ema = copy.deepcopy(G) if ema else None
         self.seconds = 0.0
         self.ones = framework.ones(batch_size, 1, device=self.device)
         self.zeros = framework.zeros(batch_size, 1, device=self.device)
@@ -70,18 +74,28 @@ class GANTrainer(Trainer):
             loss_d.backward(inputs=list(self.D.parameters()))
             self.opt_d.step()  # steps only now: no backward left that would see the old parameters
             self.opt_g.step()
+        if self.G_ema is not None:
+            self._update_ema()
         return {"loss_d": loss_d.item(), "loss_g": loss_g.item()}
+
+    @framework.no_grad()
+    def _update_ema(self) -> None:
+        for avg, p in zip(self.G_ema.parameters(), self.G.parameters()):
+            avg.lerp_(p, 1 - self.ema)
+        for avg, b in zip(self.G_ema.buffers(), self.G.buffers()):
+            avg.copy_(b)
 
     # ---- evaluation ----------------------------------------------------------------------------
     @framework.no_grad()
     def generate(self, n: int, seed: int = 12345) -> np.ndarray:
         """n samples from G, always from the same latent vectors (a generator of its own, seeded)."""
         gen = framework.Generator(seed)
-        was = self.G.training
-        self.G.eval()
+        model = self.G_ema if self.G_ema is not None else self.G
+        was = model.training
+        model.eval()
         z = framework.randn(n, self.latent_dim, generator=gen, device=self.device)
-        out = self.G(z).cpu().numpy()
-        self.G.train(was)
+        out = model(z).cpu().numpy()
+        model.train(was)
         return out
 
     def _evaluate(self) -> dict:
@@ -126,7 +140,7 @@ class GANTrainer(Trainer):
 
     # ---- checkpoint state ----------------------------------------------------------------------
     def _modules(self) -> dict:
-        return {"G": self.G, "D": self.D}
+        return {"G": self.G, "D": self.D, **({"G_ema": self.G_ema} if self.G_ema is not None else {})}
 
     def _optimizers(self) -> dict:
         return {"G": self.opt_g, "D": self.opt_d}

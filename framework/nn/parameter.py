@@ -23,8 +23,6 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
-    def __reduce_ex__(self, proto):
-        raise TypeError("framework never pickles tensors: use framework.save (safetensors)")
 
 
 class Buffer(Tensor):

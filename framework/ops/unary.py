@@ -200,6 +200,8 @@ class LeakyRelu(Function):
     def forward(ctx, a, slope=0.01):
         ctx.save_for_backward(a)
         ctx.slope = slope
+        if 0 <= slope <= 1:  # then leaky_relu(a) == max(a, slope * a): one pass fewer than where()
+            return get_array_module(a).maximum(a, a * slope)
         return get_array_module(a).where(a > 0, a, a * slope).astype(a.dtype, copy=False)
 
     @staticmethod

@@ -1,0 +1,67 @@
+"""A chain of 200 elementwise ops (add / mul / tanh) on 16-element tensors, forward + backward: us per op."""
+from __future__ import annotations
+
+import numpy as np
+
+from .common import parse, report, time_steps
+
+N_OPS = 200
+
+
+def _consts():
+    rng = np.random.default_rng(0)
+    return rng.standard_normal(16).astype(np.float32), rng.uniform(0.9, 1.1, N_OPS).astype(np.float32)
+
+
+def make_step(impl: str):
+    x0, cs = _consts()
+    if impl == "numpy":
+        def step():
+            h, saved = x0.copy(), []
+            for i in range(N_OPS):
+                k = i % 3
+                if k == 0:
+                    h = h + cs[i]
+                elif k == 1:
+                    saved.append(h)
+                    h = h * cs[i]
+                else:
+                    h = np.tanh(h)
+                    saved.append(h)
+            loss = h.sum()
+            g = np.ones_like(h)
+            for i in reversed(range(N_OPS)):
+                k = i % 3
+                if k == 1:
+                    saved.pop()
+                    g = g * cs[i]
+                elif k == 2:
+                    t = saved.pop()
+                    g = g * (1 - t * t)
+            return loss
+        return step
+    m = __import__(impl)
+    x = m.tensor(x0, requires_grad=True)
+    consts = [float(c) for c in cs]
+
+    def step():
+        x.grad = None
+        h = x
+        for i in range(N_OPS):
+            k = i % 3
+            h = h + consts[i] if k == 0 else (h * consts[i] if k == 1 else h.tanh())
+        loss = h.sum()
+        loss.backward()
+        return loss.item()
+    return step
+
+
+def main() -> None:
+    args = parse(__doc__)
+    step = make_step(args.impl)
+    median, trace = time_steps(step, 3 if args.quick else 20, 3 if args.quick else 200)
+    report("small_ops", args.impl, median, trace, us_per_op=round(median / N_OPS * 1e6, 3))
+
+
+if __name__ == "__main__":
+    main()
