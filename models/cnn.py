@@ -5,13 +5,14 @@ from framework import nn
 
 
 class SmallCNN(nn.Module):
-    """conv-relu-pool twice (once for 8x8), then a linear head."""
+    """conv-(bn)-relu blocks with max-pooling, then a linear head (8x8: two convs, one pool; 28x28: two pools)."""
 
     def __init__(self, num_classes: int = 10, size: int = 8, channels: int = 1, width: int = 16) -> None:
         super().__init__()
         if size == 8:
-            self.features = nn.Sequential(nn.Conv2d(channels, width, 3, padding=1), nn.ReLU(inplace=True),
-                                          nn.MaxPool2d(2))
+            self.features = nn.Sequential(nn.Conv2d(channels, width, 3, padding=1), nn.BatchNorm2d(width),
+                                          nn.ReLU(inplace=True), nn.Conv2d(width, width, 3, padding=1),
+                                          nn.BatchNorm2d(width), nn.ReLU(inplace=True), nn.MaxPool2d(2))
             flat = width * 4 * 4
         elif size == 28:
             self.features = nn.Sequential(nn.Conv2d(channels, width, 3, padding=1), nn.ReLU(inplace=True),

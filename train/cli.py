@@ -161,7 +161,7 @@ def run_classify(args) -> dict:
     os.makedirs(out, exist_ok=True)
     if data == "digits":
         x, y = datasets.digits()
-        model, epochs, lr = SmallCNN(10, 8), 15, 2e-3
+        model, epochs, lr = SmallCNN(10, 8, width=32), 30, 2e-3
     elif data == "mnist":
         x, y = datasets.mnist(args.data_dir or "", "train")
         model, epochs, lr = SmallCNN(10, 28), 2, 1e-3
@@ -177,7 +177,8 @@ def run_classify(args) -> dict:
     train = TensorDataset(framework.from_numpy(x[train_idx]), framework.from_numpy(y[train_idx]))
     test = TensorDataset(framework.from_numpy(x[test_idx]), framework.from_numpy(y[test_idx]))
     opt = optim.Adam(model.parameters(), lr=args.lr or lr)
-    trainer = Trainer(model, opt, nn.CrossEntropyLoss(), device=args.device,
+    sched = optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    trainer = Trainer(model, opt, nn.CrossEntropyLoss(), scheduler=sched, device=args.device,
                       progress=False if args.no_progress else None, out_dir=out, checkpoint_every=1)
     history = trainer.fit(DataLoader(train, batch_size=args.batch_size, shuffle=True), epochs,
                           val_loader=DataLoader(test, batch_size=256), resume=args.resume)
