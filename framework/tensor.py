@@ -11,9 +11,13 @@ import weakref
 import numpy as np
 
 from . import backend, dtypes
+from .autograd.grad_mode import _state as _grad_state
 from .autograd.grad_mode import enable_grad, is_grad_enabled, is_inference_mode_enabled
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
+
+
+_new = object.__new__
 
 
 class Size(tuple):
@@ -81,8 +85,11 @@ class Tensor:
     @classmethod
     def _make(cls, arr, counter=None) -> "Tensor":
         """Wrap an array (no copy) as a fresh tensor that does not require grad."""
-        t = object.__new__(Tensor)
-        Tensor._init(t, arr, counter)
+        t = _new(Tensor)
+        t._array = arr
+        t._rg = False
+        t._version_counter = counter if counter is not None else (
+            None if _grad_state.inference else VersionCounter())
         return t
 
     @classmethod

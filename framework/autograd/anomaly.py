@@ -4,15 +4,20 @@ from __future__ import annotations
 import threading
 import traceback
 
-_state = threading.local()
+class _State(threading.local):
+    enabled = False
+    check_nan = True
+
+
+_state = _State()
 
 
 def is_anomaly_enabled() -> bool:
-    return getattr(_state, "enabled", False)
+    return _state.enabled
 
 
 def is_anomaly_check_nan_enabled() -> bool:
-    return getattr(_state, "check_nan", True)
+    return _state.check_nan
 
 
 def record_stack() -> list[str]:

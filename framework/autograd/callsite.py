@@ -7,14 +7,22 @@ import sys
 _FRAMEWORK_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
+_inside: dict = {}  # code object -> is it framework code? (so the walk does no string work after warm-up)
+
+
 def user_site():
     """(filename, lineno, function) of the innermost frame outside ``framework/``, or None."""
     f = sys._getframe(2)
-    while f is not None and f.f_code.co_filename.startswith(_FRAMEWORK_DIR):
+    inside = _inside
+    while f is not None:
+        code = f.f_code
+        flag = inside.get(code)
+        if flag is None:
+            flag = inside[code] = code.co_filename.startswith(_FRAMEWORK_DIR)
+        if not flag:
+            return (code.co_filename, f.f_lineno, code.co_name)
         f = f.f_back
-    if f is None:
-        return None
-    return (f.f_code.co_filename, f.f_lineno, f.f_code.co_name)
+    return None
 
 
 def format_site(site) -> str:

@@ -10,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import diagnostics
+from . import anomaly as _anomaly
 from .callsite import user_site
+from .copy_slices import CopySlices
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .node import Node
 from .saved import SavedTensor
@@ -63,7 +65,7 @@ class BackwardNode(Node, FunctionCtx):
     _out_meta: tuple = ()  # (shape, dtype) of each output, to materialize zero grads
 
     def apply(self, grads: list) -> list:
-        if self._materialize and any(g is None for g in grads):
+        if self._materialize and len(grads) > 1 and any(g is None for g in grads):
             from ..creation import zeros
 
             grads = [zeros(shape, dtype=dt) if g is None else g
@@ -223,47 +225,31 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
 
 def _record(cls, ctx, args, results, dirty) -> None:
     """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices."""
-
     edge_args, edges = [], []
+    scalar_edges = cls.scalar_edges
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             edge_args.append(i)
             edges.append(a._edge())
-        elif cls.scalar_edges and isinstance(a, (int, float)):
+        elif scalar_edges and isinstance(a, (int, float)):
             edge_args.append(i)
             edges.append((None, 0))
     ctx._edge_args = tuple(edge_args)
     ctx.next_functions = tuple(edges)
     ctx._site = user_site()
-    from .anomaly import is_anomaly_enabled, record_stack
-
-    if is_anomaly_enabled():
-        ctx._anomaly_stack = record_stack()
-
-    metas = []
-    for t in results:
-        metas.append(None if t is None else (t._array.shape, t.dtype))
-    ctx._out_meta = tuple(metas)
-    ctx._n_outputs = len(results)
+    if _anomaly._state.enabled:
+        ctx._anomaly_stack = _anomaly.record_stack()
+    if len(results) > 1:
+        # (shape, numpy dtype) of each output, to materialize zero gradients for unused outputs
+        ctx._out_meta = tuple(None if t is None else (t._array.shape, t._array.dtype) for t in results)
+        ctx._n_outputs = len(results)
 
     # Outputs first: a dirty view's in-place op is wrapped in CopySlices on its base.
-    _attach_outputs(ctx, results, dirty)
-
-    saved = []
-    for s in ctx._to_save:
-        saved.append(_resolve_saved(s, args, results, ctx))
-    ctx._saved = tuple(saved)
-    ctx._to_save = ()
-
-
-def _attach_outputs(ctx, results, dirty) -> None:
-    from .copy_slices import CopySlices
-
     for t in results:
         if t is None or not t._pending_diff:
             continue
         t._pending_diff = False
-        if t._base is not None and any(t is d for d in dirty):
+        if t._base is not None and t._view_fn is not None and any(t is d for d in dirty):
             base = t._base
             cs = CopySlices(base, t._view_fn, ctx, base._edge())
             base._set_history(cs, 0)
@@ -271,6 +257,10 @@ def _attach_outputs(ctx, results, dirty) -> None:
             t._rg = True
         else:
             t._set_history(ctx, t._output_nr)
+
+    if ctx._to_save:
+        ctx._saved = tuple(_resolve_saved(s, args, results, ctx) for s in ctx._to_save)
+        ctx._to_save = ()
 
 
 def _resolve_saved(s, args, results, ctx):

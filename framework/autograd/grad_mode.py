@@ -4,16 +4,21 @@ from __future__ import annotations
 import functools
 import threading
 
-_state = threading.local()
+class _State(threading.local):
+    grad = True  # class-level defaults: every thread starts with grad mode on, inference mode off
+    inference = False
+
+
+_state = _State()
 
 
 def is_grad_enabled() -> bool:
     """True when ops record a graph for tensors that require grad."""
-    return getattr(_state, "grad", True)
+    return _state.grad
 
 
 def is_inference_mode_enabled() -> bool:
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 def _set_enabled(mode: bool) -> None:

@@ -14,13 +14,13 @@ _context: list[str] = []
 class VersionCounter:
     """An integer that in-place ops increment; saved tensors remember the value they saw."""
 
-    __slots__ = ("value", "last_op", "last_site", "last_context")
+    # who bumped it last: class-level defaults until the first in-place op (creation stays cheap)
+    last_op: str | None = None
+    last_site = None
+    last_context: str | None = None
 
     def __init__(self) -> None:
         self.value = 0
-        self.last_op: str | None = None
-        self.last_site = None
-        self.last_context: str | None = None
 
     def bump(self, op_name: str) -> None:
         self.value += 1

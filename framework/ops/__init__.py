@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import collections
 
+from .. import backend as _backend
+
 import numpy as np
 
 from .. import dtypes
@@ -28,9 +30,9 @@ def _t(x):
 
 
 def _check_device(a, b) -> None:
-    from .. import backend
-
-    if backend._cupy is not None and isinstance(a, Tensor) and isinstance(b, Tensor) and \
+    if _backend._cupy is None:  # no GPU in use: everything is on the CPU
+        return
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and \
             a.ndim and b.ndim and a.device != b.device:
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
                            f"{b.device} and {a.device}!")

@@ -15,7 +15,7 @@ def _compute(fn, a, b, out_dtype):
         out = fn(a, b)
     except ValueError:
         raise broadcast_error(shape_of(a), shape_of(b)) from None
-    if out.dtype != out_dtype:
+    if out.dtype is not out_dtype and out.dtype != out_dtype:
         out = out.astype(out_dtype)
     return out
 
@@ -29,9 +29,13 @@ def _write(a, value):
     return a
 
 
+_SCALARS = (int, float, bool)
+
+
 def _meta(ctx, a, b):
-    ctx.a_meta = (shape_of(a), getattr(a, "dtype", None))
-    ctx.b_meta = (shape_of(b), getattr(b, "dtype", None))
+    """Remember the inputs' shapes and dtypes: backward sums broadcast gradients back to them."""
+    ctx.a_meta = ((), None) if type(a) in _SCALARS else (a.shape, a.dtype)
+    ctx.b_meta = ((), None) if type(b) in _SCALARS else (b.shape, b.dtype)
 
 
 class Add(Function):
