@@ -35,3 +35,30 @@ def test_gradcheck_catches_a_wrong_backward():
     x = framework.tensor([1.0, 2.0], dtype=framework.float64, requires_grad=True)
     with pytest.raises(AssertionError):
         gradcheck(BadSquare.apply, [x])
+
+
+@pytest.mark.parametrize("case", OPS, ids=[c.name for c in OPS])
+def test_fast_array_backward_equals_tensor_backward(case):
+    """Ops may define backward_arrays (used when create_graph=False); it must agree with backward()."""
+    arrays = make_inputs(case)
+    xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
+    out = case.fn(framework, *xs)
+    upstream = framework.tensor(np.random.default_rng(3).standard_normal(tuple(out.shape)))
+    fast = framework.autograd.grad(out, xs, upstream, retain_graph=True, allow_unused=True)
+    reference = framework.autograd.grad(out, xs, upstream, create_graph=True, allow_unused=True)
+    for f, r in zip(fast, reference):
+        assert (f is None) == (r is None)
+        if f is not None:
+            framework.testing.assert_close(f, r.detach(), rtol=1e-12, atol=1e-12)
+
+
+def test_bce_with_logits_fused_gradcheck():
+    rng = np.random.default_rng(0)
+    x = framework.tensor(rng.standard_normal((3, 2)), requires_grad=True)
+    t = framework.tensor(rng.uniform(0, 1, (3, 2)), requires_grad=True)
+    w = framework.tensor(rng.uniform(0.5, 2, (2,)), dtype=framework.float64)
+    pw = framework.tensor(rng.uniform(0.5, 2, (2,)), dtype=framework.float64)
+    F = framework.nn.functional
+    for reduction in ("mean", "sum", "none"):
+        assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, w, reduction, pw), [x, t])
+        assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction), [x, t])

@@ -16,6 +16,7 @@ from typing import Sequence
 
 from .. import diagnostics
 from .grad_mode import set_grad_enabled
+from ..tensor import Tensor
 from .node import AccumulateGrad
 
 
@@ -124,7 +125,13 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
                 if buf is None:
                     buf = buffers[nxt] = [None] * nxt._n_outputs
                 if g is not None:
-                    buf[nr] = g if buf[nr] is None else buf[nr] + g
+                    prev = buf[nr]
+                    if prev is None:
+                        buf[nr] = g
+                    elif create_graph:
+                        buf[nr] = prev + g  # a differentiable sum, for higher-order gradients
+                    else:
+                        buf[nr] = Tensor._make(prev._array + g._array)
                 deps[nxt] -= 1
                 if deps[nxt] == 0:
                     heapq.heappush(ready, (-nxt._seq, tie, nxt))

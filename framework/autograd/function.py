@@ -13,6 +13,7 @@ from .. import diagnostics
 from . import anomaly as _anomaly
 from .callsite import user_site
 from .copy_slices import CopySlices
+from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
 from .node import Node
 from .saved import SavedTensor
@@ -40,6 +41,15 @@ class FunctionCtx:
     def set_materialize_grads(self, value: bool) -> None:
         """With True (default) backward receives zeros instead of None for unused outputs."""
         self._materialize = value
+
+    @property
+    def saved_arrays(self) -> tuple:
+        """saved_tensors as raw arrays (for ``backward_arrays``); the same freed/version checks."""
+        saved = self._saved
+        if saved is None:
+            raise diagnostics.saved_tensor_freed(self)
+        return tuple(s.unpack_array(self) if isinstance(s, SavedTensor) else
+                     (s._array if isinstance(s, Tensor) else s) for s in saved)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -70,7 +80,13 @@ class BackwardNode(Node, FunctionCtx):
 
             grads = [zeros(shape, dtype=dt) if g is None else g
                      for g, (shape, dt) in zip(grads, self._out_meta)]
-        out = self._forward_cls.backward(self, *grads)
+        fwd = self._forward_cls
+        if fwd.backward_arrays is not None and not _grad_state.grad and len(grads) == 1:
+            # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
+            arrays = fwd.backward_arrays(self, grads[0]._array)
+            out = tuple(None if a is None else Tensor._make(a) for a in arrays)
+        else:
+            out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
         n = len(self.needs_input_grad)
@@ -112,6 +128,10 @@ class Function(metaclass=_FunctionMeta):
     inplace = False   # built-ins: forward modifies arg 0 in place and returns it
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
+    # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
+    # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
+    # what create_graph=True differentiates).
+    backward_arrays = None
 
     @staticmethod
     def forward(ctx, *args, **kwargs):  # pragma: no cover - abstract

@@ -44,6 +44,14 @@ class SavedTensor:
 
         return Tensor._from_saved_output(self.array, self.counter, owner, self.output_nr)
 
+    def unpack_array(self, owner):
+        """Like unpack(), but the raw array (the engine's fast path when no graph of backward is built)."""
+        if self.released:
+            raise diagnostics.saved_tensor_freed(owner)
+        if self.counter is not None and self.counter.value != self.version:
+            raise diagnostics.inplace_modified(self, owner)
+        return self.tensor._array if self.tensor is not None else self.array
+
     def release(self) -> None:
         self.tensor = None
         self.array = None

@@ -22,6 +22,19 @@ def sum_to(grad, shape: tuple):
     return grad
 
 
+def sum_to_array(g, shape: tuple, dtype=None):
+    """sum_to on a raw array (the engine's fast path), plus the cast back to the input's dtype."""
+    if g.shape != tuple(shape):
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        g = g.reshape(shape)
+    if dtype is not None and g.dtype != dtype:
+        g = g.astype(dtype)
+    return g
+
+
 def grad_for(grad, shape: tuple, dtype):
     """sum_to plus a cast back to the input's dtype (after type promotion in forward)."""
     grad = sum_to(grad, shape)

@@ -7,7 +7,7 @@ value of arg 0 they keep a copy, as torch's ``original_self``.
 from __future__ import annotations
 
 from ..autograd.function import Function
-from ._util import binary_dtype, broadcast_error, grad_for, shape_of
+from ._util import binary_dtype, broadcast_error, grad_for, shape_of, sum_to_array
 
 
 def _compute(fn, a, b, out_dtype):
@@ -57,6 +57,12 @@ class Add(Function):
             gb = grad_for(grad * ctx.alpha if ctx.alpha != 1 else grad, *ctx.b_meta)
         return ga, gb, None
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        ga = sum_to_array(g, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = sum_to_array(g * ctx.alpha if ctx.alpha != 1 else g, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb, None
+
 
 class Sub(Function):
     """out = a - alpha * b. Saves nothing."""
@@ -74,6 +80,12 @@ class Sub(Function):
         ga = grad_for(grad, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = grad_for(-grad * ctx.alpha if ctx.alpha != 1 else -grad, *ctx.b_meta) \
             if ctx.needs_input_grad[1] else None
+        return ga, gb, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        ga = sum_to_array(g, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = sum_to_array(-g * ctx.alpha if ctx.alpha != 1 else -g, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb, None
 
 
@@ -111,6 +123,13 @@ class Mul(Function):
         gb = grad_for(grad * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        a, b = ctx.saved_arrays
+        ga = sum_to_array(g * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = sum_to_array(g * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
 
 class Div(Function):
     """out = a / b (true division). Saves b if either needs grad, a if b needs grad."""
@@ -136,6 +155,13 @@ class Div(Function):
         gb = grad_for(-grad * a / (b * b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        a, b = ctx.saved_arrays
+        ga = sum_to_array(g / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = sum_to_array(-g * a / (b * b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
 
 class Neg(Function):
     """out = -a. Saves nothing."""
@@ -149,6 +175,10 @@ class Neg(Function):
     @staticmethod
     def backward(ctx, grad):
         return -grad
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return (-g,)
 
 
 class PowScalar(Function):

@@ -39,6 +39,11 @@ class Mm(Function):
         gb = a.t().mm(grad) if ctx.needs_input_grad[1] else None
         return ga, gb
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        a, b = ctx.saved_arrays
+        return (g @ b.T if ctx.needs_input_grad[0] else None, a.T @ g if ctx.needs_input_grad[1] else None)
+
 
 class Mv(Function):
     """out = a @ v for 2-D a and 1-D v. Saves a if v needs grad, v if a needs grad."""
@@ -190,4 +195,15 @@ class Linear(Function):
             gw = g2.t().mm(x.reshape(-1, x.shape[-1]))
         if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
             gb = sum_to(grad, (grad.shape[-1],))
+        return gx, gw, gb
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        x, w = ctx.saved_arrays
+        gx = g @ w if ctx.needs_input_grad[0] else None
+        gw = gb = None
+        if ctx.needs_input_grad[1]:
+            gw = g.reshape(-1, g.shape[-1]).T @ x.reshape(-1, x.shape[-1])
+        if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
+            gb = g.reshape(-1, g.shape[-1]).sum(axis=0)
         return gx, gw, gb

@@ -52,6 +52,21 @@ class BCEWithLogits(Function):
             gt = grad * (dt * weight if weight is not None else dt)
         return gx, gt, None, None, None
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        if ctx.needs_input_grad[1]:  # rare: the target needs a gradient; use the Tensor formulas
+            return tuple(None if t is None else t._array for t in BCEWithLogits.backward(ctx, Tensor._make(g)))
+        x, t, weight, pos_weight = ctx.saved_arrays
+        xp = get_array_module(x)
+        e = xp.exp(-xp.abs(x))
+        s = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
+        dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s) if pos_weight is not None else s - t
+        if weight is not None:
+            dx = dx * weight
+        if ctx.reduction == 1:
+            g = g / ctx.n
+        return g * dx if ctx.needs_input_grad[0] else None, None, None, None, None
+
 
 def binary_cross_entropy_with_logits(x: Tensor, t: Tensor, weight=None, pos_weight=None, reduction: str = "mean"):
     if reduction not in _REDUCTIONS:

@@ -36,6 +36,10 @@ class SumAll(Function):
     def backward(ctx, grad):
         return grad.expand(ctx.shape), None
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return get_array_module(g).broadcast_to(g, ctx.shape), None
+
 
 class Sum(Function):
     """out = sum over ``dim``. Saves nothing."""
@@ -74,6 +78,10 @@ class MeanAll(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.expand(ctx.shape) / ctx.n
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return (get_array_module(g).broadcast_to(g / ctx.n, ctx.shape),)
 
 
 class Mean(Function):

@@ -65,6 +65,11 @@ class Exp(Function):
         (out,) = ctx.saved_tensors
         return grad * out
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (out,) = ctx.saved_arrays
+        return (g * out,)
+
 
 class Log(Function):
     """out = ln(a). Saves a."""
@@ -149,6 +154,11 @@ class Tanh(Function):
         (out,) = ctx.saved_tensors
         return grad * (1 - out * out)
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (out,) = ctx.saved_arrays
+        return (g * (1 - out * out),)
+
 
 def _sigmoid(xp, a):
     # numerically stable on both tails: exp of a non-positive number only
@@ -173,6 +183,11 @@ class Sigmoid(Function):
         (out,) = ctx.saved_tensors
         return grad * out * (1 - out)
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (out,) = ctx.saved_arrays
+        return (g * out * (1 - out),)
+
 
 class Relu(Function):
     """out = max(a, 0). Saves out."""
@@ -189,6 +204,11 @@ class Relu(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad * (out > 0)
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (out,) = ctx.saved_arrays
+        return (g * (out > 0),)
 
 
 class LeakyRelu(Function):
@@ -211,6 +231,11 @@ class LeakyRelu(Function):
         xp = get_array_module(a._array)
         mask = xp.where(a._array > 0, 1.0, ctx.slope).astype(grad._array.dtype, copy=False)
         return grad * Tensor._make(mask), None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (a,) = ctx.saved_arrays
+        return g * get_array_module(a).where(a > 0, 1.0, ctx.slope).astype(g.dtype, copy=False), None
 
 
 class Clamp(Function):
