@@ -57,6 +57,9 @@ def to_device(array: Array, device: str) -> Array:
         return array
     if device == "cpu":
         return array.get()
+    if not cupy_available():
+        raise RuntimeError(f"cannot move a tensor to {device}: no CUDA device is available "
+                           "(framework needs cupy, e.g. pip install cupy-cuda12x, and an NVIDIA GPU)")
     cp = _import_cupy()
     with cp.cuda.Device(int(device.split(":")[1]) if ":" in device else 0):
         return cp.asarray(array)
