@@ -56,7 +56,7 @@ def main() -> None:
     median, trace = time_steps(step, 1 if args.quick else 2, 2 if args.quick else 10)
     gc.collect()
     after = rss_mb()
-    repeats = 3 if args.quick else 100
+    repeats = 3 if args.quick else 50
     for _ in range(repeats):
         step()
     gc.collect()

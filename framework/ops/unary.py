@@ -235,7 +235,7 @@ class LeakyRelu(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         (a,) = ctx.saved_arrays
-        return g * get_array_module(a).where(a > 0, 1.0, ctx.slope).astype(g.dtype, copy=False), None
+        return get_array_module(a).where(a > 0, g, g * ctx.slope), None
 
 
 class Clamp(Function):

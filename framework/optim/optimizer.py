@@ -142,7 +142,7 @@ def _step_tensor(state: dict) -> Tensor:
 
     if "step" not in state:
         state["step"] = tensor(0.0)
-    state["step"].add_(1)
+    state["step"]._array += 1  # the optimizer's own counter: no graph, no version to track
     return state["step"]
 
 
