@@ -59,8 +59,21 @@ def make_step(impl: str):
 def main() -> None:
     args = parse(__doc__)
     step = make_step(args.impl)
-    median, trace = time_steps(step, 3 if args.quick else 20, 3 if args.quick else 200)
-    report("small_ops", args.impl, median, trace, us_per_op=round(median / N_OPS * 1e6, 3))
+    warmup, steps = (3, 3) if args.quick else (20, 200)
+    extra = {}
+    if args.impl == "framework":
+        # the cost of the error-message bookkeeping (user source lines): the same chain with it off, interleaved
+        from framework.autograd.callsite import set_source_tracking
+
+        on, off = [], []
+        for _ in range(1 if args.quick else 5):
+            set_source_tracking(False)
+            off.append(time_steps(step, warmup, steps // 5 or 1)[0])
+            set_source_tracking(True)
+            on.append(time_steps(step, warmup, steps // 5 or 1)[0])
+        extra["sites_overhead_pct"] = round((sorted(on)[len(on) // 2] / sorted(off)[len(off) // 2] - 1) * 100, 1)
+    median, trace = time_steps(step, warmup, steps)
+    report("small_ops", args.impl, median, trace, us_per_op=round(median / N_OPS * 1e6, 3), **extra)
 
 
 if __name__ == "__main__":

@@ -40,3 +40,29 @@ def test_inplace_after_forward_matches_torch(case, target):
     run = _scenario(case, target)
     ours, theirs = outcome(run, framework), outcome(run, torch)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("case,target", CASES, ids=[f"{c.name}-{t}" for c, t in CASES])
+def test_explain_marks_stale_exactly_when_backward_rejects(case, target):
+    """explain(loss) shows a STALE saved tensor if and only if backward raises the version error."""
+    import framework
+
+    rng = np.random.default_rng(0)
+    lo, hi = case.domain
+    arrays = [rng.uniform(lo, hi, size=s) for s in case.shapes]
+    xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
+    out = case.fn(framework, *xs)
+    victim = out if target == "output" else xs[int(target[5:])]
+    try:
+        with framework.no_grad():
+            victim.mul_(1.0)
+    except RuntimeError:  # e.g. writing into an expand()ed view is refused outright
+        pytest.skip("the in-place change itself is refused for this op")
+    loss = out.sum()
+    stale = "STALE" in framework.autograd.explain(loss)
+    try:
+        loss.backward()
+        raised = False
+    except RuntimeError as e:
+        raised = "modified by an inplace operation" in str(e)
+    assert stale == raised

@@ -5,6 +5,7 @@ from typing import Sequence
 
 from .. import diagnostics
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
+from .callsite import set_source_tracking
 from .engine import run_backward
 from .function import BackwardNode, Function, FunctionCtx
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -14,7 +15,7 @@ from .version import bump_context
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "explain", "Node",
-           "AccumulateGrad", "BackwardNode", "bump_context", "is_inference_mode_enabled", "is_anomaly_enabled"]
+           "AccumulateGrad", "BackwardNode", "bump_context", "set_source_tracking", "is_inference_mode_enabled", "is_anomaly_enabled"]
 
 
 def _as_list(x) -> list:

@@ -8,10 +8,19 @@ _FRAMEWORK_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + o
 
 
 _inside: dict = {}  # code object -> is it framework code? (so the walk does no string work after warm-up)
+_enabled = True
+
+
+def set_source_tracking(enabled: bool) -> None:
+    """Turn the recording of user source lines (used in error explanations) on or off (it is on by default)."""
+    global _enabled
+    _enabled = bool(enabled)
 
 
 def user_site():
     """(filename, lineno, function) of the innermost frame outside ``framework/``, or None."""
+    if not _enabled:
+        return None
     f = sys._getframe(2)
     inside = _inside
     while f is not None:
