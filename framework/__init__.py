@@ -29,8 +29,8 @@ int = int32
 short = int16
 
 
-def is_floating_point(t: Tensor) -> bool:
-    return t.is_floating_point()
+def is_floating_point(input: Tensor) -> bool:
+    return input.is_floating_point()
 
 
 def get_default_dtype() -> dtype:

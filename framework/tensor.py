@@ -404,7 +404,7 @@ class Tensor:
 
     def __bool__(self) -> bool:
         if self._array.size != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __repr__(self) -> str:

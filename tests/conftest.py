@@ -1,10 +1,11 @@
 """Shared fixtures: plots go to files (Agg), a fixed seed per test, torch imported only when present."""
-import sys, os
-sys.path.insert(0, os.path.dirname(__file__))
 import os
+import sys
 
 import numpy as np
 import pytest
+
+sys.path.insert(0, os.path.dirname(__file__))  # op_table.py and scenario.py sit beside the tests
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 

@@ -1,8 +1,6 @@
 """framework.autograd: backward(), grad(), Function, grad modes, anomaly mode, explain()."""
 from __future__ import annotations
 
-from typing import Sequence
-
 from .. import diagnostics
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .callsite import set_source_tracking

@@ -8,13 +8,15 @@ from __future__ import annotations
 import collections
 
 from .. import backend as _backend
+from ..autograd.function import Function as _Function
+from ..tensor import Tensor
 
 import numpy as np
 
 from .. import dtypes
 from ..autograd.grad_mode import no_grad
-from . import activation, arithmetic as ar, combine, conversion, indexing, inplace, linalg, reduction as red, \
-    unary as un, views
+from . import activation, arithmetic as ar, combine, conversion, indexing, linalg, reduction as red, unary as un, \
+    views
 
 _Number = (int, float, bool, np.number)
 
@@ -104,9 +106,6 @@ def pow(a, b):
         return ar.PowTensor.apply(a, b)
     return ar.PowScalar.apply(a, b)
 
-
-from ..autograd.function import Function as _Function  # noqa: E402
-from ..tensor import Tensor
 
 
 class Reciprocal(_Function):

@@ -97,7 +97,7 @@ class Bmm(Function):
     @staticmethod
     def forward(ctx, a, b):
         if a.ndim != 3 or b.ndim != 3:
-            raise RuntimeError(f"batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
+            raise RuntimeError("batch1 must be a 3D tensor" if a.ndim != 3 else "batch2 must be a 3D tensor")
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
