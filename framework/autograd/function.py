@@ -194,7 +194,6 @@ def _apply_fast(cls, args, needs, record):
 
 
 def _dirty_tensors(ctx, args, cls) -> tuple:
-
     if cls.inplace:
         return (args[0],)
     if not ctx._dirty:
@@ -211,7 +210,6 @@ def _dirty_tensors(ctx, args, cls) -> tuple:
 
 def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
     """Turn forward's outputs into Tensors: dirty inputs come back as the same objects, views share."""
-
     non_diff = ctx._non_diff
     results = []
     for i, o in enumerate(outs):
@@ -285,7 +283,6 @@ def _record(cls, ctx, args, results, dirty) -> None:
 
 def _resolve_saved(s, args, results, ctx):
     """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
-
     if s is None:
         return None
     for t in results:

@@ -23,7 +23,6 @@ _Number = (int, float, bool, np.number)
 
 def _t(x):
     """Accept numpy arrays and lists where a tensor is expected."""
-
     if isinstance(x, Tensor) or isinstance(x, _Number):
         return x
     from ..creation import tensor
@@ -44,7 +43,6 @@ def _check_device(a, b) -> None:
 
 def add(a, b, *, alpha=1):
     """a + alpha * b."""
-
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
         a, b = b, a
@@ -54,7 +52,6 @@ def add(a, b, *, alpha=1):
 
 def sub(a, b, *, alpha=1):
     """a - alpha * b."""
-
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
         return ar.Rsub.apply(b * alpha if alpha != 1 else b, a)
@@ -63,7 +60,6 @@ def sub(a, b, *, alpha=1):
 
 
 def mul(a, b):
-
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
         a, b = b, a
@@ -72,7 +68,6 @@ def mul(a, b):
 
 
 def div(a, b, *, rounding_mode=None):
-
     a, b = _t(a), _t(b)
     if rounding_mode is not None:
         with no_grad():
@@ -97,7 +92,6 @@ negative = neg
 
 
 def pow(a, b):
-
     a, b = _t(a), _t(b)
     if not isinstance(a, Tensor):
         return ar.RPow.apply(b, a)
@@ -227,7 +221,6 @@ def log_softmax(a, dim: int, dtype=None):
 
 
 def where(cond, a=None, b=None):
-
     if a is None and b is None:
         return tuple(Tensor._make(i) for i in np.nonzero(cond._array))
     return combine.Where.apply(cond, _t(a), _t(b))
@@ -258,7 +251,6 @@ def mean(a, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
-
     if isinstance(dim, Tensor):
         other, dim = dim, None
     if other is not None:
@@ -312,14 +304,12 @@ def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
 
 
 def argmax(a, dim=None, keepdim: bool = False):
-
     if dim is None:
         return Tensor._make(np.asarray(a._array.argmax()))
     return max(a.detach(), dim, keepdim).indices
 
 
 def argmin(a, dim=None, keepdim: bool = False):
-
     if dim is None:
         return Tensor._make(np.asarray(a._array.argmin()))
     return min(a.detach(), dim, keepdim).indices
@@ -445,7 +435,6 @@ def contiguous(a):
 
 def _cmp(np_fn):
     def op(a, b):
-
         bb = b._array if isinstance(b, Tensor) else b
         with no_grad():
             return Tensor._make(np.asarray(np_fn(a._array, bb)) if not hasattr(a._array, "device")
@@ -463,7 +452,6 @@ greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 def _pred(fn):
     def op(a, *args, **kwargs):
-
         return Tensor._make(np.asarray(fn(a._array, *args, **kwargs)))
 
     return op
@@ -480,12 +468,10 @@ trunc = _pred(np.trunc)
 
 
 def any(a, dim=None, keepdim: bool = False):
-
     return Tensor._make(np.asarray(a._array.any(axis=dim, keepdims=keepdim)))
 
 
 def all(a, dim=None, keepdim: bool = False):
-
     return Tensor._make(np.asarray(a._array.all(axis=dim, keepdims=keepdim)))
 
 
@@ -502,5 +488,4 @@ def numel(a) -> int:
 
 
 def is_tensor(x) -> bool:
-
     return isinstance(x, Tensor)

@@ -84,7 +84,6 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, grad):
-
         cond = Tensor._make(ctx.cond)
         ga = grad_for(grad * cond, *ctx.a_meta) if ctx.needs_input_grad[1] else None
         gb = grad_for(grad * cond.logical_not(), *ctx.b_meta) if ctx.needs_input_grad[2] else None
@@ -105,5 +104,4 @@ class MaskedFill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-
         return grad * Tensor._make(~ctx.mask), None, None

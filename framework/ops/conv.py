@@ -87,7 +87,6 @@ class Conv2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-
         x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
         xp = get_array_module(grad._array)
@@ -133,7 +132,6 @@ class ConvTranspose2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-
         x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
         xp = get_array_module(grad._array)
@@ -171,7 +169,6 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-
         x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
         xp = get_array_module(grad._array)
         n, c = x_shape[:2]
@@ -195,7 +192,6 @@ class AvgPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-
         x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
         xp = get_array_module(grad._array)
         g = grad._array / (kh * kw)

@@ -16,12 +16,10 @@ from ..tensor import Tensor
 
 
 def _is_advanced(i) -> bool:
-
     return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
 
 
 def _to_array_index(i):
-
     if isinstance(i, Tensor):
         if i._array.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
@@ -136,7 +134,6 @@ def getitem(a, idx):
 
 
 def _is_int_scalar(i) -> bool:
-
     return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind in "iu"
 
 
@@ -174,7 +171,6 @@ class IndexPut(Function):
 
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
-
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_advanced(i) for i in key):
         index = tuple(_to_array_index(i) for i in key) if len(key) > 1 else _to_array_index(key[0])

@@ -170,7 +170,6 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-
         xp = get_array_module(ctx.indices)
         positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
         mask = Tensor._make(positions == ctx.indices)
