@@ -18,7 +18,7 @@ def set_source_tracking(enabled: bool) -> None:
 
 
 def user_site():
-    """(filename, lineno, function) of the innermost frame outside ``framework/``, or None."""
+    """(code object, lineno) of the innermost frame outside ``framework/``, or None."""
     if not _enabled:
         return None
     f = sys._getframe(2)
@@ -29,7 +29,7 @@ def user_site():
         if flag is None:
             flag = inside[code] = code.co_filename.startswith(_FRAMEWORK_DIR)
         if not flag:
-            return (code.co_filename, f.f_lineno, code.co_name)
+            return (code, f.f_lineno)  # formatted only if an error is ever explained
         f = f.f_back
     return None
 
@@ -40,7 +40,8 @@ def format_site(site) -> str:
         return "<unknown location>"
     import linecache
 
-    filename, lineno, func = site
+    code, lineno = site
+    filename, func = code.co_filename, code.co_name
     line = linecache.getline(filename, lineno).strip()
     text = f"{filename}:{lineno} in {func}"
     return f"{text}: {line}" if line else text
