@@ -74,6 +74,15 @@ def to_numpy(array: Array) -> np.ndarray:
     return np.asarray(array)
 
 
+def errstate(xp, **kwargs):
+    """numpy's errstate (silence 0/0, log(0) warnings inside an op); a no-op for cupy, which has none."""
+    if xp is np:
+        return np.errstate(**kwargs)
+    import contextlib
+
+    return contextlib.nullcontext()
+
+
 def scatter_add(target: Array, index, values: Array) -> None:
     """target[index] += values, accumulating repeated indices (np.add.at / cupyx.scatter_add)."""
     if get_array_module(target) is np:

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import ops
 from ..ops import conv as _conv, linalg as _linalg, unary as _un
+from ..backend import get_array_module
 from ..tensor import Tensor
 
 # ---- activations ----------------------------------------------------------------------------------
@@ -255,14 +256,15 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
                          f"({target.shape[0]}).")
     out_shape = tuple(target.shape)
     logp = _class_last(input) if input.ndim > 1 else input.unsqueeze(0)
+    xp = get_array_module(target._array)
     t = target._array.reshape(-1)
     valid = t != ignore_index
     n_classes = logp.shape[1]
     if bool(((t[valid] < 0) | (t[valid] >= n_classes)).any()):
         raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0])} is out of bounds.")
-    safe_t = np.where(valid, t, 0)
-    picked = logp[np.arange(len(t)), safe_t]  # advanced index: scatter-add gradient
-    w = Tensor._make(np.where(valid, 1.0, 0.0).astype(logp._array.dtype))
+    safe_t = xp.where(valid, t, 0)
+    picked = logp[xp.arange(len(t)), safe_t]  # advanced index: scatter-add gradient
+    w = Tensor._make(xp.where(valid, 1.0, 0.0).astype(logp._array.dtype))
     if weight is not None:
         w = w * weight[Tensor._make(safe_t)]
     loss = -picked * w
@@ -304,7 +306,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         if weight is None:
             smooth = smooth.sum() / valid.sum()
         else:
-            safe = np.where(t != ignore_index, t, 0)
+            safe = get_array_module(t).where(t != ignore_index, t, 0)
             smooth = smooth.sum() / (weight[Tensor._make(safe)] * valid).sum()
     elif reduction == "sum":
         smooth = smooth.sum()

@@ -111,7 +111,7 @@ class Reciprocal(_Function):
     def forward(ctx, a):
         from .unary import _float
 
-        with np.errstate(divide="ignore"):
+        with _backend.errstate(_backend.get_array_module(a), divide="ignore"):
             out = 1 / _float(a)
         ctx.save_for_backward(out)
         return out
@@ -305,13 +305,13 @@ def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
 
 def argmax(a, dim=None, keepdim: bool = False):
     if dim is None:
-        return Tensor._make(np.asarray(a._array.argmax()))
+        return Tensor._make(_backend.get_array_module(a._array).asarray(a._array.argmax()))
     return max(a.detach(), dim, keepdim).indices
 
 
 def argmin(a, dim=None, keepdim: bool = False):
     if dim is None:
-        return Tensor._make(np.asarray(a._array.argmin()))
+        return Tensor._make(_backend.get_array_module(a._array).asarray(a._array.argmin()))
     return min(a.detach(), dim, keepdim).indices
 
 
@@ -468,11 +468,11 @@ trunc = _pred(np.trunc)
 
 
 def any(a, dim=None, keepdim: bool = False):
-    return Tensor._make(np.asarray(a._array.any(axis=dim, keepdims=keepdim)))
+    return Tensor._make(_backend.get_array_module(a._array).asarray(a._array.any(axis=dim, keepdims=keepdim)))
 
 
 def all(a, dim=None, keepdim: bool = False):
-    return Tensor._make(np.asarray(a._array.all(axis=dim, keepdims=keepdim)))
+    return Tensor._make(_backend.get_array_module(a._array).asarray(a._array.all(axis=dim, keepdims=keepdim)))
 
 
 def equal(a, b) -> bool:

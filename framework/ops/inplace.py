@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import device_of, get_array_module, to_device
 from ._util import grad_for
 
 
@@ -78,7 +78,8 @@ class Uniform(Function):
     def forward(ctx, a, low, high, generator=None):
         from ..random import _gen
 
-        a[...] = _gen(generator).uniform(low, high, a.shape)
+        # drawn by the (seeded, host-side) generator, then placed on a's device
+        a[...] = to_device(_gen(generator).uniform(low, high, a.shape).astype(a.dtype), device_of(a))
         return a
 
     @staticmethod
@@ -95,7 +96,7 @@ class Normal(Function):
     def forward(ctx, a, mean, std, generator=None):
         from ..random import _gen
 
-        a[...] = _gen(generator).normal(mean, std, a.shape)
+        a[...] = to_device(_gen(generator).normal(mean, std, a.shape).astype(a.dtype), device_of(a))
         return a
 
     @staticmethod

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.function import Function
+from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ._util import normalize_dims
 from ..tensor import Tensor
@@ -241,7 +242,7 @@ class Var(Function):
         for d in ctx.dims:
             ctx.n *= a.shape[d]
         ctx.save_for_backward(a)
-        with get_array_module(a).errstate(divide="ignore", invalid="ignore"):
+        with _errstate(get_array_module(a), divide="ignore", invalid="ignore"):
             out = a.var(axis=ctx.dims, ddof=correction, keepdims=keepdim)
         return get_array_module(a).asarray(out, dtype=a.dtype)
 
@@ -268,7 +269,7 @@ class Std(Function):
         for d in ctx.dims:
             ctx.n *= a.shape[d]
         xp = get_array_module(a)
-        with xp.errstate(divide="ignore", invalid="ignore"):
+        with _errstate(xp, divide="ignore", invalid="ignore"):
             out = xp.asarray(a.std(axis=ctx.dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
         ctx.save_for_backward(a, out)
         return out

@@ -6,6 +6,7 @@ and relu keep their *output*; the others their input), so in-place changes raise
 from __future__ import annotations
 
 from ..autograd.function import Function
+from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
 
@@ -79,7 +80,7 @@ class Log(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        with get_array_module(a).errstate(divide="ignore", invalid="ignore"):
+        with _errstate(get_array_module(a), divide="ignore", invalid="ignore"):
             return get_array_module(a).log(_float(a))
 
     @staticmethod
@@ -95,7 +96,7 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx, a):
-        with get_array_module(a).errstate(invalid="ignore"):
+        with _errstate(get_array_module(a), invalid="ignore"):
             out = get_array_module(a).sqrt(_float(a))
         ctx.save_for_backward(out)
         return out
