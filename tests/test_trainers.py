@@ -178,3 +178,35 @@ def test_sigkill_five_times_then_resume_equals_uninterrupted(tmp_path):
     for net in ("G", "D"):
         for k, v in expected[net].items():
             assert np.array_equal(got[net][k].numpy(), v.numpy()), f"{net}.{k}"
+
+
+def test_cli_gan_digits_conv_models(tmp_path):
+    pytest.importorskip("sklearn")
+    assert main(["gan", "--data", "digits", "--steps", "6", "--batch-size", "16", "--out", str(tmp_path),
+                 "--no-progress"]) == 0
+    assert (tmp_path / "samples.png").stat().st_size > 1000
+
+
+def _tiny_mnist(directory, n=64):
+    from test_data import _write_idx
+
+    rng = np.random.default_rng(0)
+    _write_idx(directory / "train-images-idx3-ubyte", rng.integers(0, 256, (n, 28, 28)).astype(np.uint8))
+    _write_idx(directory / "train-labels-idx1-ubyte", rng.integers(0, 10, n).astype(np.uint8))
+
+
+def test_cli_mnist_files_classify_and_gan(tmp_path):
+    data = tmp_path / "mnist"
+    data.mkdir()
+    _tiny_mnist(data)
+    assert main(["classify", "--data", "mnist", "--data-dir", str(data), "--epochs", "1", "--out",
+                 str(tmp_path / "c"), "--no-progress"]) == 0
+    assert main(["gan", "--data", "mnist", "--data-dir", str(data), "--steps", "3", "--batch-size", "8", "--out",
+                 str(tmp_path / "g"), "--no-progress"]) == 0
+
+
+@pytest.mark.slow
+def test_cli_classify_digits_reaches_97_percent(tmp_path):
+    pytest.importorskip("sklearn")
+    assert main(["classify", "--data", "digits", "--out", str(tmp_path), "--no-progress"]) == 0
+    assert json.loads((tmp_path / "metrics.json").read_text())["test_accuracy"] >= 0.97
