@@ -210,3 +210,17 @@ def test_cli_classify_digits_reaches_97_percent(tmp_path):
     pytest.importorskip("sklearn")
     assert main(["classify", "--data", "digits", "--out", str(tmp_path), "--no-progress"]) == 0
     assert json.loads((tmp_path / "metrics.json").read_text())["test_accuracy"] >= 0.97
+
+
+def test_progress_bar_shows_losses_and_rate(capsys):
+    from models import Discriminator, Generator
+    from train.gan_trainer import GANTrainer
+
+    framework.manual_seed(0)
+    ring = datasets.ring()
+    G, D = Generator(2, 16), Discriminator(2, 16)
+    trainer = GANTrainer(G, D, optim.Adam(G.parameters()), optim.Adam(D.parameters()), ring.sample, latent_dim=2,
+                         batch_size=32, progress=True)
+    trainer.fit(20)
+    err = capsys.readouterr().err
+    assert "20/20" in err and "step/s" in err and "loss_d=" in err
