@@ -27,15 +27,14 @@ class Identity(Module):
         return x
 
 
-class Linear(Module):
-    """y = x @ W.T + b, with W of shape (out_features, in_features); torch's default init."""
+class _WeightBias(Module):
+    """Linear and the convolutions: a weight, an optional bias, and torch's default initialisation."""
 
-    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
-        super().__init__()
-        self.in_features, self.out_features = in_features, out_features
-        self.weight = _param(out_features, in_features, dtype=dtype, device=device)
-        self.bias = _param(out_features, dtype=dtype, device=device) if bias else None
-        if not bias:
+    def _make_parameters(self, weight_shape: tuple, bias_size: int | None, dtype, device) -> None:
+        self.weight = _param(*weight_shape, dtype=dtype, device=device)
+        if bias_size is not None:
+            self.bias = _param(bias_size, dtype=dtype, device=device)
+        else:
             self.register_parameter("bias", None)
         self.reset_parameters()
 
@@ -44,6 +43,15 @@ class Linear(Module):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
             _fan_in_bias_(self.bias, self.weight)
+
+
+class Linear(_WeightBias):
+    """y = x @ W.T + b, with W of shape (out_features, in_features); torch's default init."""
+
+    def __init__(self, in_features: int, out_features: int, bias: bool = True, device=None, dtype=None) -> None:
+        super().__init__()
+        self.in_features, self.out_features = in_features, out_features
+        self._make_parameters((out_features, in_features), out_features if bias else None, dtype, device)
 
     def forward(self, x):
         if x.shape[-1] != self.in_features:
@@ -59,7 +67,7 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
-class Conv2d(Module):
+class Conv2d(_WeightBias):
     """2-D cross-correlation over (N, C, H, W) inputs (groups=1)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
@@ -73,16 +81,8 @@ class Conv2d(Module):
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
         self.padding = padding if isinstance(padding, str) else _pair(padding)
         self.dilation, self.groups = _pair(dilation), groups
-        self.weight = _param(out_channels, in_channels, *self.kernel_size, dtype=dtype, device=device)
-        self.bias = _param(out_channels, dtype=dtype, device=device) if bias else None
-        if not bias:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            _fan_in_bias_(self.bias, self.weight)
+        self._make_parameters((out_channels, in_channels) + self.kernel_size, out_channels if bias else None, dtype,
+                              device)
 
     def forward(self, x):
         return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation)
@@ -98,7 +98,7 @@ class Conv2d(Module):
         return s
 
 
-class ConvTranspose2d(Module):
+class ConvTranspose2d(_WeightBias):
     """The transpose of Conv2d (a learned upsampling), weight of shape (in, out, kh, kw)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
@@ -109,16 +109,8 @@ class ConvTranspose2d(Module):
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = _pair(kernel_size), _pair(stride), _pair(padding)
         self.output_padding, self.dilation, self.groups = _pair(output_padding), _pair(dilation), groups
-        self.weight = _param(in_channels, out_channels, *self.kernel_size, dtype=dtype, device=device)
-        self.bias = _param(out_channels, dtype=dtype, device=device) if bias else None
-        if not bias:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
-
-    def reset_parameters(self) -> None:
-        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            _fan_in_bias_(self.bias, self.weight)
+        self._make_parameters((in_channels, out_channels) + self.kernel_size, out_channels if bias else None, dtype,
+                              device)
 
     def forward(self, x):
         return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding, 1,

@@ -204,14 +204,9 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for p in self.parameters():
-            if p._grad is None:
-                continue
-            if set_to_none:
-                p._grad = None
-            else:
-                p._grad = p._grad.detach()
-                p._grad.zero_()
+        from .utils import zero_grads_
+
+        zero_grads_(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
         for m in self.children():

@@ -13,6 +13,18 @@ def _grads(parameters) -> list[Tensor]:
     return [p.grad for p in parameters if p.grad is not None]
 
 
+def zero_grads_(parameters, set_to_none: bool = True) -> None:
+    """What Module.zero_grad and Optimizer.zero_grad do: drop each .grad, or zero it in place."""
+    for p in parameters:
+        if p._grad is None:
+            continue
+        if set_to_none:
+            p._grad = None
+        else:
+            p._grad = p._grad.detach()
+            p._grad.zero_()
+
+
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
     """Scale all gradients in place so their joint norm is at most max_norm; returns the norm before."""
     from ..creation import tensor

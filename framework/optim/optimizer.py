@@ -11,6 +11,7 @@ from typing import Any, Callable, Iterable
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.version import bump_context
+from ..nn.utils import zero_grads_
 from ..tensor import Tensor
 
 
@@ -59,15 +60,7 @@ class Optimizer:
         self.param_groups.append(param_group)
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        for group in self.param_groups:
-            for p in group["params"]:
-                if p._grad is None:
-                    continue
-                if set_to_none:
-                    p._grad = None
-                else:
-                    p._grad = p._grad.detach()
-                    p._grad.zero_()
+        zero_grads_((p for g in self.param_groups for p in g["params"]), set_to_none)
 
     def step(self, closure: Callable | None = None):
         """Update every parameter that has a gradient, in place, under no_grad."""
