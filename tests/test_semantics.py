@@ -346,3 +346,37 @@ def test_long_chain_is_iterative():
         y = y * 1.0001
     y.sum().backward()
     assert abs(x.grad.item() - 1.0001 ** 10_000) < 1e-2
+
+
+def test_custom_function_wrong_gradient_shape():
+    def run(m):
+        class Bad(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.sum()
+
+        Bad.apply(m.ones(3, requires_grad=True)).sum().backward()
+
+    assert both(run)[0] == "error"
+
+
+def test_custom_function_broadcast_gradient_is_summed():
+    def run(m):
+        class Wide(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g.expand(4, 3) * 1.0
+
+        x = m.ones(3, requires_grad=True)
+        Wide.apply(x).sum().backward()
+        return x.grad.tolist()
+
+    assert both(run) == ("ok", [4.0, 4.0, 4.0])

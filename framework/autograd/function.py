@@ -95,7 +95,23 @@ class BackwardNode(Node, FunctionCtx):
                 raise RuntimeError(
                     f"function {self.name()} returned an incorrect number of gradients "
                     f"(expected {n}, got {len(out)})")
-        return [out[i] for i in self._edge_args]
+        result = [out[i] for i in self._edge_args]
+        if not fwd.array_forward:  # a user Function: check its gradients as torch's engine does
+            for k, (g, shape) in enumerate(zip(result, self._input_shapes)):
+                if g is None or tuple(g.shape) == shape:
+                    continue
+                try:  # torch sums a gradient that is a broadcast of the input's shape back down to it
+                    broadcastable = np.broadcast_shapes(shape, tuple(g.shape)) == tuple(g.shape)
+                except ValueError:
+                    broadcastable = False
+                if broadcastable:
+                    from ..ops._util import sum_to
+
+                    result[k] = sum_to(g, shape)
+                else:
+                    raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {k} - got "
+                                       f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+        return result
 
     def release(self) -> None:
         for s in self._saved or ():
@@ -254,6 +270,8 @@ def _record(cls, ctx, args, results, dirty) -> None:
             edges.append((None, 0))
     ctx._edge_args = tuple(edge_args)
     ctx.next_functions = tuple(edges)
+    if not cls.array_forward:
+        ctx._input_shapes = tuple(tuple(args[i].shape) if isinstance(args[i], Tensor) else () for i in edge_args)
     ctx._site = user_site()
     if _anomaly._state.enabled:
         ctx._anomaly_stack = _anomaly.record_stack()
