@@ -100,7 +100,16 @@ def make_dot(t: Tensor, params=None, show_saved: bool = True):
     except ImportError:
         raise ImportError("make_dot needs the graphviz Python package: pip install graphviz "
                           "(to_dot() returns the DOT text without it)") from None
-    return graphviz.Source(to_dot(t, params, show_saved))
+    class _Graph(graphviz.Source):
+        def render(self, *args, **kwargs):
+            try:
+                return super().render(*args, **kwargs)
+            except graphviz.ExecutableNotFound:
+                raise RuntimeError("rendering needs Graphviz's `dot` program: apt-get install graphviz (Debian/"
+                                   "Ubuntu), brew install graphviz (macOS), or conda install graphviz; "
+                                   "framework.viz.to_dot() gives the DOT text without it") from None
+
+    return _Graph(to_dot(t, params, show_saved))
 
 
 def save_graph(t: Tensor, path_without_ext: str, params=None, show_saved: bool = True) -> str:

@@ -66,11 +66,14 @@ def test_to_dot_parses_and_labels_parameters():
     assert "STALE" in stale and "#ff9999" in stale and "#ff9999" not in dot
 
 
-def test_make_dot_returns_graphviz_object():
+def test_make_dot_returns_graphviz_object(tmp_path):
     pytest.importorskip("graphviz")
     out = (framework.ones(2, requires_grad=True) * 2).sum()
     g = viz.make_dot(out)
     assert "MulBackward0" in g.source
+    if not shutil.which("dot"):
+        with pytest.raises(RuntimeError, match="apt-get install graphviz"):
+            g.render(str(tmp_path / "g"), format="png")
 
 
 def test_save_graph_writes_dot_and_png_when_dot_exists(tmp_path):
