@@ -124,6 +124,10 @@ def test_cli_user_errors_exit_nonzero_without_traceback(tmp_path, capsys):
     with pytest.raises(SystemExit) as info:
         main(["gan", "--data", "cifar"])
     assert info.value.code == 2
+    if not framework.cuda.is_available():
+        with pytest.raises(SystemExit) as info:
+            main(["gan", "--device", "cuda"])
+        assert info.value.code == 2 and "no CUDA device" in capsys.readouterr().err
 
 
 def test_cli_nan_loss_exit_code(tmp_path, capsys):

@@ -207,6 +207,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     _positive(parser, args, ["steps", "batch_size", "epochs", "checkpoint_every", "eval_every", "lr", "latent_dim"])
+    device = getattr(args, "device", "cpu")
+    if device != "cpu":
+        import framework
+
+        try:
+            framework.device(device)
+        except RuntimeError as e:
+            parser.error(f"--device {device}: {e}")
+        if not framework.cuda.is_available():
+            parser.error(f"--device {device}: no CUDA device is available (framework needs cupy, e.g. "
+                         "pip install -e '.[cuda]', and an NVIDIA GPU)")
     from framework.serialization import CheckpointError
 
     from .datasets import DataError
