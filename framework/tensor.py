@@ -173,9 +173,9 @@ class Tensor:
 
     def _edge(self) -> tuple:
         """(node, input_nr) that gradients for this tensor flow into; (None, 0) if it needs none."""
-        if not self.requires_grad:
+        if not self._rg and not self.requires_grad:
             return (None, 0)
-        fn = self.grad_fn
+        fn = self._grad_fn if self._base is None else self.grad_fn
         if fn is not None:
             return (fn, self._output_nr)
         acc = self._acc_ref() if self._acc_ref is not None else None

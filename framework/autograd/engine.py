@@ -92,7 +92,8 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
         while ready:
             _, _, node = heapq.heappop(ready)
             grads = buffers.pop(node)
-            _run_tensor_hooks(node, grads)
+            if node._tensor_pre_hooks or node._retain_grad_hooks:
+                _run_tensor_hooks(node, grads)
             if capture is not None:
                 for nr in range(len(grads)):
                     slot = capture.get((node, nr))
@@ -100,13 +101,13 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
                         capture["out"][slot] = grads[nr]
             if needed is not None and node not in needed:
                 continue
-            if isinstance(node, AccumulateGrad) and not accumulate:
+            if not accumulate and isinstance(node, AccumulateGrad):
                 continue
             for hook in node._pre_hooks:
                 new = hook(tuple(grads))
                 if new is not None:
                     grads = list(new)
-            if all(g is None for g in grads):
+            if (grads[0] is None) if len(grads) == 1 else all(g is None for g in grads):
                 outs = [None] * len(node.next_functions)
             else:
                 outs = node.apply(grads)

@@ -48,8 +48,8 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             raise diagnostics.saved_tensor_freed(self)
-        return tuple(s.unpack_array(self) if isinstance(s, SavedTensor) else
-                     (s._array if isinstance(s, Tensor) else s) for s in saved)
+        return tuple([s.unpack_array(self) if isinstance(s, SavedTensor) else
+                      (s._array if isinstance(s, Tensor) else s) for s in saved])
 
     @property
     def saved_tensors(self) -> tuple:
@@ -84,7 +84,7 @@ class BackwardNode(Node, FunctionCtx):
         if fwd.backward_arrays is not None and not _grad_state.grad and len(grads) == 1:
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
             arrays = fwd.backward_arrays(self, grads[0]._array)
-            out = tuple(None if a is None else Tensor._make(a) for a in arrays)
+            out = tuple([None if a is None else Tensor._make(a) for a in arrays])
         else:
             out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
@@ -261,10 +261,11 @@ def _record(cls, ctx, args, results, dirty) -> None:
     """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices."""
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
+    needs = ctx.needs_input_grad
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             edge_args.append(i)
-            edges.append(a._edge())
+            edges.append(a._edge() if needs[i] else (None, 0))
         elif scalar_edges and isinstance(a, (int, float)):
             edge_args.append(i)
             edges.append((None, 0))
