@@ -92,8 +92,11 @@ def main(argv=None) -> int:
     if args.markdown:
         print("\n| threads | workload | unit | framework | numpy | torch | fw/numpy | fw/torch |")
         print("|---|---|---|---|---|---|---|---|")
+        def fmt(v, digits=3):
+            return "n/a" if v is None or v != v else f"{v:.{digits}f}"
+
         for t, w, u, f, n, tt, rn, rt, _, _ in lines:
-            print(f"| {t} | {w} | {u} | {f:.3f} | {n:.3f} | {tt:.3f} | {rn:.2f} | {rt:.2f} |")
+            print(f"| {t} | {w} | {u} | {fmt(f)} | {fmt(n)} | {fmt(tt)} | {fmt(rn, 2)} | {fmt(rt, 2)} |")
     return 0
 
 
