@@ -275,3 +275,10 @@ def test_layer_bad_input_errors():
         nn.BatchNorm2d(3)(framework.ones(2, 3))
     with pytest.raises(ValueError, match="is not a valid value for reduction"):
         nn.MSELoss(reduction="avg")
+
+
+def test_buffer_marker_registers_a_buffer():
+    m = nn.Module()
+    m.stats = nn.Buffer(framework.zeros(2))
+    m.tmp = nn.Buffer(framework.ones(1), persistent=False)
+    assert [n for n, _ in m.named_buffers()] == ["stats", "tmp"] and list(m.state_dict()) == ["stats"]

@@ -40,7 +40,9 @@ class Module:
                     and not (d is params and (isinstance(value, Parameter) or value is None)) \
                     and not (d is modules and (isinstance(value, Module) or value is None)):
                 del d[name]
-        if isinstance(value, Parameter):
+        if isinstance(value, Tensor) and "_buffer_persistent" in getattr(value, "__dict__", {}):  # nn.Buffer(...)
+            self.register_buffer(name, value, persistent=value.__dict__.pop("_buffer_persistent"))
+        elif isinstance(value, Parameter):
             self.__dict__.pop(name, None)
             params[name] = value
         elif name in params:

@@ -47,10 +47,6 @@ def shape_of(x) -> tuple:
     return x.shape if hasattr(x, "shape") else ()
 
 
-def dtype_of(x):
-    return x.dtype if hasattr(x, "dtype") else None
-
-
 def binary_dtype(a, b) -> np.dtype:
     """torch's result dtype for ``a op b`` (arrays or Python scalars), with a fast path for equal dtypes."""
     da = getattr(a, "dtype", None)

@@ -7,7 +7,7 @@ Subclasses implement ``_step_group(group)`` by calling a short plain function th
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, Callable, Iterable
+from typing import Callable, Iterable
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.version import bump_context
@@ -138,6 +138,3 @@ def _step_tensor(state: dict) -> Tensor:
     state["step"]._array += 1  # the optimizer's own counter: no graph, no version to track
     return state["step"]
 
-
-def _any(x: Any) -> Any:
-    return x
