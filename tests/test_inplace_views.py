@@ -182,3 +182,23 @@ def test_explain_graph_marks_stale_saved_tensor():
     assert framework.autograd.explain(loss).count("STALE") == 1
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         loss.backward()
+
+
+def test_leaky_relu_inplace_saves_output_like_torch(torch):
+    def run(m):
+        x = m.tensor([[-1.0, 2.0], [3.0, -4.0]], requires_grad=True)
+        h = x * 1
+        m.nn.functional.leaky_relu(h, 0.1, inplace=True)
+        name = type(h.grad_fn).__name__
+        (h * h).sum().backward(retain_graph=True)
+        grads = x.grad.tolist()
+        with m.no_grad():
+            h.mul_(1.0)  # the saved output changed: backward must refuse, as torch's does
+        try:
+            h.sum().backward()
+            refused = False
+        except RuntimeError:
+            refused = True
+        return name, grads, refused
+
+    assert outcome(run, framework) == outcome(run, torch)

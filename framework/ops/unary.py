@@ -294,5 +294,18 @@ AbsInplace = _inplace(Abs, "AbsInplace", save_input_copy=True)
 LogInplace = _inplace(Log, "LogInplace", save_input_copy=True)
 SinInplace = _inplace(Sin, "SinInplace", save_input_copy=True)
 CosInplace = _inplace(Cos, "CosInplace", save_input_copy=True)
-LeakyReluInplace = _inplace(LeakyRelu, "LeakyReluInplace", save_input_copy=True)
+class LeakyReluInplace(LeakyRelu):
+    """In-place leaky_relu_: saves its *output* (torch's LeakyReluBackward1), whose sign is the input's."""
+
+    node_name, inplace = "LeakyReluBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, slope=0.01):
+        if slope < 0:
+            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is "
+                               "not supported. This is caused by calling in-place forward function with a negative "
+                               "slope, please call out-of-place version instead.")
+        a[...] = LeakyRelu.forward(ctx, a, slope)
+        ctx.save_for_backward(a)
+        return a
 ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True)
