@@ -262,8 +262,7 @@ class Tensor:
     def detach_(self) -> "Tensor":
         """Cut this tensor from its history in place."""
         if self._base is not None and self._view_fn is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
-                               "DistributedDataParallel (DDP) for training, ...")
+            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn, self._rg, self._output_nr = None, False, 0
         return self
 
@@ -378,8 +377,7 @@ class Tensor:
                                "instead.")
         if self.device != "cpu":
             if not force:
-                raise TypeError(f"can't convert {self.device.split(':')[0]}:{self.device.split(':')[-1]} device "
-                                "type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
+                raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
             return backend.to_numpy(self._array)
         return self._array
 
