@@ -7,7 +7,9 @@ import sys
 _FRAMEWORK_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 
 
-_inside: dict = {}  # code object -> is it framework code? (so the walk does no string work after warm-up)
+# id(code object) -> (code object, is it framework code?). Keyed by id because hashing a code object hashes
+# its whole contents; the code object is kept in the value so its id cannot be reused by another one.
+_inside: dict = {}
 _enabled = True
 
 
@@ -17,18 +19,25 @@ def set_source_tracking(enabled: bool) -> None:
     _enabled = bool(enabled)
 
 
-def user_site():
-    """(code object, lineno) of the innermost frame outside ``framework/``, or None."""
+def user_site(depth: int = 2):
+    """(code object, lineno) of the innermost frame outside ``framework/``, or None.
+
+    ``depth`` frames are skipped first (callers pass how many framework frames they know sit above them):
+    since Python 3.11 every frame object the walk touches has to be created, and that is the cost here.
+    """
     if not _enabled:
         return None
-    f = sys._getframe(2)
+    try:
+        f = sys._getframe(depth)
+    except ValueError:  # a shallower stack than expected: start from the caller instead
+        f = sys._getframe(1)
     inside = _inside
     while f is not None:
         code = f.f_code
-        flag = inside.get(code)
-        if flag is None:
-            flag = inside[code] = code.co_filename.startswith(_FRAMEWORK_DIR)
-        if not flag:
+        entry = inside.get(id(code))
+        if entry is None:
+            entry = inside[id(code)] = (code, code.co_filename.startswith(_FRAMEWORK_DIR))
+        if not entry[1]:
             return (code, f.f_lineno)  # formatted only if an error is ever explained
         f = f.f_back
     return None

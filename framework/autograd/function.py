@@ -186,7 +186,7 @@ class Function(metaclass=_FunctionMeta):
                     t._version_counter.bump(cls._node_cls.__name__ if cls.array_forward else cls.__name__)
         results = _wrap_outputs(cls, ctx, args, outs, dirty, record)
         if record:
-            _record(cls, ctx, args, results, dirty)
+            _record(cls, ctx, args, results, dirty, 3)
         return results[0] if single else tuple(results)
 
 
@@ -198,14 +198,14 @@ def _apply_fast(cls, args, needs, record):
     if type(out) is tuple or ctx._non_diff:
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
         if record:
-            _record(cls, ctx, args, results, ())
+            _record(cls, ctx, args, results, (), 4)
         return tuple(results) if type(out) is tuple else results[0]
     if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot and full reductions
         out = np.asarray(out)
     t = Tensor._make(out)
     if record and out.dtype.kind == "f":
         t._pending_diff = True
-        _record(cls, ctx, args, (t,), ())
+        _record(cls, ctx, args, (t,), (), 4)
     return t
 
 
@@ -257,8 +257,12 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
     return results
 
 
-def _record(cls, ctx, args, results, dirty) -> None:
-    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices."""
+def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
+    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices.
+
+    site_depth: frames between user_site() and the caller of Function.apply (user_site, _record,
+    [_apply_fast,] apply), so the call-site walk starts at the first frame that may be the user's.
+    """
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
     needs = ctx.needs_input_grad
@@ -273,7 +277,7 @@ def _record(cls, ctx, args, results, dirty) -> None:
     ctx.next_functions = tuple(edges)
     if not cls.array_forward:
         ctx._input_shapes = tuple(tuple(args[i].shape) if isinstance(args[i], Tensor) else () for i in edge_args)
-    ctx._site = user_site()
+    ctx._site = user_site(site_depth)
     if _anomaly._state.enabled:
         ctx._anomaly_stack = _anomaly.record_stack()
     if len(results) > 1:

@@ -26,7 +26,7 @@ class VersionCounter:
         self.value += 1
         self.last_op = op_name
         # one frame walk, formatted only if an error is ever raised
-        self.last_site = user_site()
+        self.last_site = user_site(3)  # skip user_site, bump and Function.apply
         self.last_context = _context[-1] if _context else None
 
 
