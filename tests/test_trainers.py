@@ -154,8 +154,14 @@ def test_pitfalls_error_classes():
 
 def _cli(out, *extra):
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return [sys.executable, "-m", "train", "gan", "--steps", "150", "--batch-size", "64", "--checkpoint-every", "10",
-            "--eval-every", "50", "--seed", "3", "--out", str(out), "--no-progress", *extra], env
+    return [sys.executable, "-m", "train", "gan", "--steps", "600", "--batch-size", "64", "--checkpoint-every", "10",
+            "--eval-every", "200", "--seed", "3", "--out", str(out), "--no-progress", *extra], env
+
+
+def _newest_checkpoint(out) -> int:
+    ck = out / "checkpoints"
+    steps = [int(p.name[5:13]) for p in ck.glob("ckpt-*.safetensors")] if ck.exists() else []
+    return max(steps, default=0)
 
 
 @pytest.mark.slow
@@ -168,14 +174,20 @@ def test_sigkill_five_times_then_resume_equals_uninterrupted(tmp_path):
     rng = random.Random(0)
     kills = 0
     for _ in range(5):
+        before = _newest_checkpoint(out)
         cmd, env = _cli(out, "--resume")
         proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(1.0, 3.0))
+        deadline = time.time() + 120
+        # wait until this run has made progress (a newer checkpoint), then kill it at a random moment soon after,
+        # which may well be in the middle of writing the next checkpoint
+        while proc.poll() is None and _newest_checkpoint(out) <= before and time.time() < deadline:
+            time.sleep(0.02)
+        time.sleep(rng.uniform(0.0, 0.25))
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             kills += 1
         proc.wait()
-    assert kills >= 3  # the run was really interrupted (it takes longer than the waits)
+    assert kills == 5 and _newest_checkpoint(out) < 600
     cmd, env = _cli(out, "--resume")
     subprocess.run(cmd, env=env, check=True, capture_output=True, cwd=ROOT)
     got = framework.load(out / "final.safetensors")
