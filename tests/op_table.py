@@ -105,5 +105,27 @@ OPS = [
     OpCase("getitem_adv_2d", lambda m, a: a[[0, 1, 1], [2, 3, 3]], [(3, 4)]),
     OpCase("clone", lambda m, a: a.clone(), [(3,)]),
     OpCase("narrow", lambda m, a: a.narrow(1, 1, 2), [(3, 4)]),
+    OpCase("sign", lambda m, a: a.sign() * a, [(5,)]),
+    OpCase("rsqrt", lambda m, a: m.rsqrt(a), [(4,)], domain=_pos()),
+    OpCase("masked_fill", lambda m, a: a.masked_fill(a > 0.5, 0.0), [(3, 4)]),
+    OpCase("amin", lambda m, a: a.amin(dim=0), [(3, 4)]),
+    OpCase("maximum", lambda m, a, b: m.maximum(a, b), [(3, 4), (3, 4)]),
+    OpCase("select", lambda m, a: a.select(1, 2), [(3, 4)]),
+    OpCase("gelu", lambda m, a: m.nn.functional.gelu(a), [(3, 4)]),
+    OpCase("conv2d", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=1, padding=1),
+           [(2, 2, 5, 4), (3, 2, 3, 3), (3,)]),
+    OpCase("conv_transpose2d", lambda m, x, w: m.nn.functional.conv_transpose2d(x, w, stride=2, padding=1),
+           [(1, 2, 3, 3), (2, 3, 3, 3)]),
+    OpCase("max_pool2d", lambda m, x: m.nn.functional.max_pool2d(x, 2), [(1, 2, 4, 4)]),
+    OpCase("avg_pool2d", lambda m, x: m.nn.functional.avg_pool2d(x, 2), [(1, 2, 4, 4)]),
     OpCase("chain", lambda m, a, b: ((a * b).exp() + a.sin()).sum(dim=0), [(3, 2), (3, 2)]),
+]
+
+# Known deviation: torch's unbind/split/chunk return several views from one node (UnbindBackward0,
+# SplitBackward0) and forbid in-place changes to them; ours are separate select/narrow views. Values and
+# gradients are the same, so these rows get the float64 gradcheck only.
+MULTI_VIEW_OPS = [
+    OpCase("unbind", lambda m, a: a.unbind(1)[1], [(3, 4)]),
+    OpCase("split", lambda m, a: a.split(2, dim=1)[1], [(3, 5)]),
+    OpCase("chunk", lambda m, a: a.chunk(2, dim=0)[0], [(3, 5)]),
 ]

@@ -46,6 +46,11 @@ def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
     return ops.log_softmax(x, dim, dtype)
 
 
+def _erf_array(a):
+    """erf elementwise (numpy has none; math.erf is exact and this is not a hot path)."""
+    return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+
+
 class _Erf(ops._Function):
     """out = erf(a). Saves a."""
 
@@ -54,7 +59,7 @@ class _Erf(ops._Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+        return _erf_array(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -62,11 +67,39 @@ class _Erf(ops._Function):
         return grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp()
 
 
+class _Gelu(ops._Function):
+    """out = x * Phi(x) (exact, or torch's tanh approximation). Saves x."""
+
+    node_name, array_forward = "GeluBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, approximate):
+        ctx.save_for_backward(x)
+        ctx.approximate = approximate
+        xp = np
+        if approximate == "tanh":
+            return (0.5 * x * (1 + xp.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))).astype(x.dtype)
+        return (0.5 * x * (1 + _erf_array(x / math.sqrt(2.0)))).astype(x.dtype)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        if ctx.approximate == "tanh":
+            k = math.sqrt(2 / math.pi)
+            inner = k * (x + 0.044715 * x ** 3)
+            t = ops.tanh(inner)
+            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+        else:
+            cdf = 0.5 * (1 + _Erf.apply(x / math.sqrt(2.0)))
+            d = cdf + x * (-(x * x) / 2).exp() / math.sqrt(2 * math.pi)
+        return grad * d, None
+
+
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
     """x * Phi(x); approximate='tanh' uses torch's tanh formula."""
-    if approximate == "tanh":
-        return 0.5 * x * (1 + ops.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _Erf.apply(x / math.sqrt(2.0)))
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    return _Gelu.apply(x, approximate)
 
 
 # ---- layers -------------------------------------------------------------------------------------

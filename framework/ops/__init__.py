@@ -173,8 +173,28 @@ def sqrt(a):
     return un.Sqrt.apply(a)
 
 
+class Rsqrt(_Function):
+    """out = 1 / sqrt(a). Saves out."""
+
+    node_name, array_forward = "RsqrtBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        from .unary import _float
+
+        with _backend.errstate(_backend.get_array_module(a), divide="ignore", invalid="ignore"):
+            out = 1 / _backend.get_array_module(a).sqrt(_float(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * out * out * -0.5
+
+
 def rsqrt(a):
-    return reciprocal(sqrt(a))
+    return Rsqrt.apply(a)
 
 
 def sin(a):
@@ -269,12 +289,41 @@ def min(a, dim=None, keepdim: bool = False, other=None):
     return _max_min(a, dim, keepdim, other, red.MinAll, red.MinDim, "min")
 
 
+class Maximum(_Function):
+    """out = elementwise max(a, b); ties split the gradient in half, as torch. Saves a and b."""
+
+    node_name, array_forward, _pick = "MaximumBackward0", True, "maximum"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
+        return getattr(_backend.get_array_module(a), ctx._forward_cls._pick)(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        from ._util import grad_for
+
+        a, b = ctx.saved_tensors
+        a_wins = (a > b) if ctx._forward_cls._pick == "maximum" else (a < b)
+        share = a_wins.float().to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+        ga = grad_for(grad * share, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad * (1 - share), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Minimum(Maximum):
+    """out = elementwise min(a, b); ties split the gradient in half, as torch. Saves a and b."""
+
+    node_name, _pick = "MinimumBackward0", "minimum"
+
+
 def maximum(a, b):
-    return where(a >= b, a, b)
+    return Maximum.apply(a, b)
 
 
 def minimum(a, b):
-    return where(a <= b, a, b)
+    return Minimum.apply(a, b)
 
 
 def amax(a, dim=(), keepdim: bool = False):

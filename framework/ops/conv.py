@@ -150,7 +150,7 @@ class ConvTranspose2d(Function):
 
 
 class MaxPool2d(Function):
-    """out = max over each window. Saves the argmax positions (not a tensor)."""
+    """out = max over each window. Saves x and the argmax positions."""
 
     node_name, array_forward = "MaxPool2DWithIndicesBackward0", True
 
@@ -165,10 +165,12 @@ class MaxPool2d(Function):
         flat = cols.reshape(n, c, oh, ow, kh * kw)
         idx = flat.argmax(axis=-1)
         ctx.idx, ctx.conf = idx, (x.shape, kernel, stride, padding, (oh, ow))
+        ctx.save_for_backward(x)  # torch's max_pool2d backward keeps its input (and the indices)
         return xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_arrays  # the version check on the saved input
         x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
         xp = get_array_module(grad._array)
         n, c = x_shape[:2]
@@ -179,7 +181,7 @@ class MaxPool2d(Function):
 
 
 class AvgPool2d(Function):
-    """out = mean over each window (zero padding counted, as torch's default). Saves nothing."""
+    """out = mean over each window (zero padding counted, as torch's default). Saves x, as torch's."""
 
     node_name, array_forward = "AvgPool2DBackward0", True
 
@@ -188,10 +190,12 @@ class AvgPool2d(Function):
         kh, kw = kernel
         cols = _windows(_pad(x, padding), kh, kw, stride, (1, 1))
         ctx.conf = (x.shape, kernel, stride, padding, cols.shape[2:4])
+        ctx.save_for_backward(x)
         return cols.mean(axis=(4, 5)).astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_arrays  # the version check on the saved input
         x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
         xp = get_array_module(grad._array)
         g = grad._array / (kh * kw)
