@@ -12,9 +12,11 @@ import time
 
 def parse(description: str) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=description)
-    p.add_argument("--impl", choices=["framework", "numpy", "torch"], required=True)
+    p.add_argument("--impl", choices=["framework", "framework-compiled", "numpy", "torch"], required=True)
     p.add_argument("--threads", type=int, default=None, help="BLAS/torch threads (default: library default)")
     p.add_argument("--quick", action="store_true", help="few steps: a correctness smoke run, not a timing")
+    p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                   help="cuda: framework on CuPy against torch on CUDA (each timed step ends in .item(), a sync)")
     args = p.parse_args()
     if args.threads:
         for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
@@ -29,11 +31,34 @@ def parse(description: str) -> argparse.Namespace:
         try:
             import torch
         except ImportError:
-            print(json.dumps({"impl": "torch", "skipped": "torch is not installed"}))
-            sys.exit(0)
+            skip("torch", "torch is not installed")
         if args.threads:
             torch.set_num_threads(args.threads)
+        if args.device == "cuda" and not torch.cuda.is_available():
+            skip("torch", "torch has no CUDA device")
+    if args.device == "cuda" and args.impl == "numpy":
+        skip("numpy", "numpy has no GPU")
+    if args.device == "cuda" and args.impl == "framework" and not gpu_available():
+        skip("framework", "no CUDA device (framework needs cupy and an NVIDIA GPU)")
     return args
+
+
+def skip(impl: str, why: str) -> None:
+    """The one JSON line of a contender that cannot run here, then exit (bench.compare leaves it out)."""
+    print(json.dumps({"impl": impl, "skipped": why}))
+    sys.exit(0)
+
+
+def gpu_available() -> bool:
+    import framework  # imported late: the numpy contender never loads it
+
+    return framework.cuda.is_available()
+
+
+def library(impl: str):
+    """(the module to import, whether the step is compiled): "framework-compiled" is framework + framework.compile."""
+    compiled = impl == "framework-compiled"
+    return __import__("framework" if compiled else impl), compiled
 
 
 def peak_rss_mb() -> float:
@@ -49,16 +74,49 @@ def rss_mb() -> float:
         return float("nan")
 
 
-def time_steps(step, warmup: int, steps: int) -> tuple[float, list[float]]:
+class OptimizerTimer:
+    """Times the optimizers' ``step()`` calls inside a training step: ``optimizer_us_per_param`` is the median,
+    over training steps, of the time spent in step() divided by the number of parameter tensors stepped."""
+
+    def __init__(self) -> None:
+        self.n_params = 0
+        self.current = 0.0
+        self.per_step: list[float] = []
+
+    def wrap(self, step_fn, n_params: int):
+        """``step_fn`` (an optimizer's step), timed; it updates ``n_params`` tensors."""
+        self.n_params += n_params
+
+        def timed():
+            t = time.perf_counter()
+            out = step_fn()
+            self.current += time.perf_counter() - t
+            return out
+        return timed
+
+    def end_step(self, keep: bool) -> None:
+        if keep:
+            self.per_step.append(self.current)
+        self.current = 0.0
+
+    def us_per_param(self) -> float:
+        return round(statistics.median(self.per_step) * 1e6 / self.n_params, 3)
+
+
+def time_steps(step, warmup: int, steps: int, timer: OptimizerTimer | None = None) -> tuple[float, list[float]]:
     """Median seconds per call of ``step()`` (which returns the loss) and the loss trace."""
     trace = []
     for _ in range(warmup):
         trace.append(float(step()))
+        if timer is not None:
+            timer.end_step(keep=False)
     times = []
     for _ in range(steps):
         t = time.perf_counter()
         trace.append(float(step()))
         times.append(time.perf_counter() - t)
+        if timer is not None:
+            timer.end_step(keep=True)
     return statistics.median(times), trace
 
 

@@ -7,7 +7,7 @@ import gc
 import numpy as np
 
 from . import npnets
-from .common import parse, report, rss_mb, time_steps
+from .common import library, parse, report, rss_mb, time_steps
 from .data import linear_weights
 
 
@@ -29,7 +29,7 @@ def make_step(impl: str, depth: int, width: int):
                 layer.__dict__.pop("mask", None)
             return float(out.sum())
         return step
-    m = __import__(impl)
+    m, compiled = library(impl)
     mods = []
     for w, b in weights:
         lin = m.nn.Linear(width, width)
@@ -39,11 +39,15 @@ def make_step(impl: str, depth: int, width: int):
     net = m.nn.Sequential(*mods)
     x = m.from_numpy(x0)
 
-    def step():
+    def body():
         net.zero_grad()
         out = net(x)
         out.sum().backward()
-        return out.sum().item()
+        return out.detach().sum()
+    body = m.compile(body) if compiled else body
+
+    def step():
+        return body().item()
     return step
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import npnets
-from .common import parse, report, time_steps
+from .common import OptimizerTimer, library, parse, report, time_steps
 from .data import linear_weights, load_into
 
 LATENT, HIDDEN, BATCH = 2, 128, 256
@@ -20,7 +20,7 @@ def _data():
     return real.astype(np.float32), z.astype(np.float32)
 
 
-def make_step(impl: str):
+def make_step(impl: str, timer: OptimizerTimer | None = None):
     gw = linear_weights([LATENT, HIDDEN, HIDDEN, 2], seed=10)
     dw = linear_weights([2, HIDDEN, HIDDEN, 1], seed=11)
     reals, zs = _data()
@@ -32,6 +32,9 @@ def make_step(impl: str):
         D = npnets.Sequential([npnets.Linear(*dw[0]), npnets.LeakyReLU(), npnets.Linear(*dw[1]), npnets.LeakyReLU(),
                                npnets.Linear(*dw[2])])
         oG, oD = npnets.Adam(G.params(), betas=(0.5, 0.999)), npnets.Adam(D.params(), betas=(0.5, 0.999))
+        step_g, step_d = oG.step, oD.step
+        if timer is not None:
+            step_g, step_d = timer.wrap(oG.step, len(G.params())), timer.wrap(oD.step, len(D.params()))
 
         def step():
             i = state["i"] = (state["i"] + 1) % len(zs)
@@ -41,14 +44,14 @@ def make_step(impl: str):
             D.backward(g_real)
             l_fake, g_fake = npnets.bce_with_logits(D.forward(fake), zeros)
             D.backward(g_fake)
-            oD.step()
+            step_d()
             G.zero_grad()
             l_g, g_g = npnets.bce_with_logits(D.forward(fake), ones)
             G.backward(D.backward(g_g))  # D's grads from this pass are discarded (zeroed next step)
-            oG.step()
+            step_g()
             return l_real + l_fake + l_g
         return step
-    m = __import__(impl)
+    m, compiled = library(impl)
     F = m.nn.functional
 
     def mlp(sizes, act):
@@ -65,30 +68,40 @@ def make_step(impl: str):
     load_into([D[0], D[2], D[4]], dw, m.from_numpy)
     oG = m.optim.Adam(G.parameters(), lr=1e-3, betas=(0.5, 0.999))
     oD = m.optim.Adam(D.parameters(), lr=1e-3, betas=(0.5, 0.999))
+    step_g, step_d = oG.step, oD.step
+    if timer is not None:
+        step_g, step_d = timer.wrap(oG.step, len(list(G.parameters()))), timer.wrap(oD.step, len(list(D.parameters())))
     data = [(m.from_numpy(r), m.from_numpy(z)) for r, z in zip(reals, zs)]
     t_ones, t_zeros = m.from_numpy(ones), m.from_numpy(zeros)
 
-    def step():
-        i = state["i"] = (state["i"] + 1) % len(data)
-        real, z = data[i]
+    def body(real, z):
         fake = G(z)
         l_real = F.binary_cross_entropy_with_logits(D(real), t_ones)
         l_fake = F.binary_cross_entropy_with_logits(D(fake.detach()), t_zeros)
         oD.zero_grad()
         (l_real + l_fake).backward()
-        oD.step()
+        step_d()
         l_g = F.binary_cross_entropy_with_logits(D(fake), t_ones)
         oG.zero_grad()
         l_g.backward()
-        oG.step()
-        return l_real.item() + l_fake.item() + l_g.item()
+        step_g()
+        return l_real.detach(), l_fake.detach(), l_g.detach()
+    body = m.compile(body) if compiled else body
+
+    def step():
+        i = state["i"] = (state["i"] + 1) % len(data)
+        l_real, l_fake, l_g = body(*data[i])
+        return l_real.item() + l_fake.item() + l_g.item()  # read outside the (compiled) step
     return step
 
 
 def main() -> None:
     args = parse(__doc__)
-    median, trace = time_steps(make_step(args.impl), 2 if args.quick else 10, 3 if args.quick else 100)
-    report("gan", args.impl, median, trace)
+    # a compiled step runs the optimizers' Python only at capture: step() time per parameter is not measurable
+    timer = None if args.impl == "framework-compiled" else OptimizerTimer()
+    median, trace = time_steps(make_step(args.impl, timer), 2 if args.quick else 10, 3 if args.quick else 100, timer)
+    extra = {} if timer is None else {"optimizer_us_per_param": timer.us_per_param()}
+    report("gan", args.impl, median, trace, **extra)
 
 
 if __name__ == "__main__":

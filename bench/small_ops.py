@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .common import parse, report, time_steps
+from .common import library, parse, report, time_steps
 
 N_OPS = 200
 
@@ -40,11 +40,11 @@ def make_step(impl: str):
                     g = g * (1 - t * t)
             return loss
         return step
-    m = __import__(impl)
+    m, compiled = library(impl)
     x = m.tensor(x0, requires_grad=True)
     consts = [float(c) for c in cs]
 
-    def step():
+    def body():
         x.grad = None
         h = x
         for i in range(N_OPS):
@@ -52,7 +52,11 @@ def make_step(impl: str):
             h = h + consts[i] if k == 0 else (h * consts[i] if k == 1 else h.tanh())
         loss = h.sum()
         loss.backward()
-        return loss.item()
+        return loss.detach()
+    body = m.compile(body) if compiled else body
+
+    def step():
+        return body().item()  # read outside the (compiled) step
     return step
 
 

@@ -4,8 +4,14 @@
 """
 from __future__ import annotations
 
-from . import _tensor_methods  # noqa: F401  (installs Tensor methods and operators)
+import importlib
+
+from . import backend, dtypes
+# autograd before tensor: tensor.py's `from .autograd.grad_mode import ...` runs the autograd package's
+# __init__, whose engine needs a finished Tensor, so the autograd package is the way in (it loads tensor)
 from . import autograd
+from . import _tensor_methods  # noqa: F401  (floor 4: installs Tensor methods and operators)
+from . import _more_methods  # noqa: F401  (floor 4: gather, topk, cumsum, new_zeros... methods)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, empty,
@@ -18,6 +24,8 @@ from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm,
                   mul, mv, narrow, ne, neg, numel, permute, pow, reciprocal, relu, reshape, rsqrt, select, sigmoid,
                   sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, transpose, unbind,
                   unsqueeze, var, where)
+from .ops import (argsort, baddbmm, cumprod, cumsum, einsum, gather, index_select, logsumexp, multinomial,
+                  norm, scatter, scatter_add, sort, topk, tril, triu)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -34,38 +42,39 @@ def is_floating_point(input: Tensor) -> bool:
 
 
 def get_default_dtype() -> dtype:
-    from . import dtypes
-
     return dtypes.default_float
 
 
 def set_default_dtype(d: dtype) -> None:
     """Make factories and Python floats use ``d`` (float32 or float64)."""
-    from . import dtypes
-
     if d not in (float32, float64):
         raise TypeError("only floating-point types are supported as the default type")
     dtypes.default_float = d
 
 
 def promote_types(a: dtype, b: dtype) -> dtype:
-    from . import dtypes
-
     return dtypes.from_numpy_dtype(dtypes.promote_types(a.np, b.np))
 
 
 def device(spec: str = "cpu") -> str:
     """A device name: 'cpu', 'cuda' (-> 'cuda:0') or 'cuda:N'."""
-    from .tensor import _norm_device
+    return backend.norm_device(spec)
 
-    return _norm_device(spec)
+
+def set_default_device(device) -> None:
+    """Factories and new layers' parameters go to ``device`` when none is given (torch.set_default_device)."""
+    backend.set_default_device("cpu" if device is None else backend.norm_device(device))
+
+
+def get_default_device() -> str:
+    return backend.get_default_device()
 
 
 def __getattr__(name: str):
-    # lazy submodules keep `import framework` light (nn/optim/viz import what they need on first use)
-    import importlib
-
-    if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization"):
+    # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
+    if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
+                "accelerator", "backends", "onnx", "distributed",
+                "compile"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)

@@ -1,13 +1,36 @@
 """Attach the functional ops to Tensor as methods and operators (``x.exp()``, ``a @ b``, ``x += 1``).
 
-Kept apart from tensor.py so that file stays about autograd state; every method here is a one-liner
-onto ``framework.ops`` (out-of-place) or an in-place op class (``*_`` methods).
+Floor 4, the one place that binds methods onto Tensor (as torch/_tensor.py does for its Python methods):
+tensor.py (floor 2) stays the data object and never imports an op or the engine.  Every method here is a
+one-liner onto ``framework.ops`` (out-of-place), an in-place op class (``*_`` methods) or
+``framework.autograd`` (``backward``).
 """
 from __future__ import annotations
 
-from . import ops
-from .ops import arithmetic as ar, indexing, inplace, unary as un
+import numpy as np
+
+from . import dtypes, ops
+from .autograd import backward as _autograd_backward
+from .ops import arithmetic_inplace as ar, conversion, indexing, inplace, unary_inplace as un
 from .tensor import Tensor
+
+
+def _to(self, *args, dtype=None, device=None, copy: bool = False) -> Tensor:
+    """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``."""
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (dtypes.dtype, type, np.dtype)) and not isinstance(a, str):
+            dtype = a
+        else:
+            device = a
+    return conversion.to(self, dtype=dtype, device=device, copy=copy)
+
+
+def _backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
+              inputs=None) -> None:
+    """Accumulate the gradient of this tensor into the leaves' ``.grad`` (see autograd.backward)."""
+    _autograd_backward(self, gradient, retain_graph, create_graph, inputs)
 
 
 def _swap(fn):
@@ -113,6 +136,8 @@ def _size_method(self, dim=None):
 
 
 METHODS = {
+    # autograd and conversion
+    "backward": _backward, "to": _to,
     # arithmetic and operators
     "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "pow": ops.pow, "neg": ops.neg,
     "subtract": ops.sub, "multiply": ops.mul, "divide": ops.div, "true_divide": ops.div, "negative": ops.neg,

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from . import dtypes
+
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
 
 
@@ -88,8 +90,6 @@ def _array_str(a, indent, summarize, fmt) -> str:
 
 def tensor_str(t, prefix: str = "tensor(") -> str:
     """torch-style repr: ``tensor([[1., 2.]], requires_grad=True)``."""
-    from . import dtypes
-
     a = t._numpy_view()
     indent = len(prefix)
     if a.size == 0:

@@ -5,6 +5,10 @@ so one op body serves both devices.  cupy is imported lazily, only when a CUDA d
 """
 from __future__ import annotations
 
+import contextlib
+import importlib
+import math
+import os
 from typing import Any
 
 import numpy as np
@@ -12,15 +16,44 @@ import numpy as np
 Array = Any  # a numpy.ndarray or a cupy.ndarray
 
 _cupy = None
+_cupyx = None
+_default_device = "cpu"
+
+# While framework.compile captures a step, its recorder (framework/compile/_record.py) sits here: get_array_module
+# then hands out its recording stand-in for numpy, and the random generator and host reads report to it.
+_recorder = None
 
 
 def _import_cupy():
     global _cupy
     if _cupy is None:
-        import cupy  # noqa: F401  (only here, and only on demand)
-
-        _cupy = cupy
+        # FRAMEWORK_CUPY names a module to use in cupy's place (tests' strict CPU stand-in); import on demand only
+        use_cupy(importlib.import_module(os.environ.get("FRAMEWORK_CUPY", "cupy")))
     return _cupy
+
+
+def use_cupy(module) -> None:
+    """Hand out ``module`` as the GPU array module (for tests: a CuPy stand-in with a ``cupyx`` attribute)."""
+    global _cupy, _cupyx
+    _cupy = module
+    _cupyx = getattr(module, "cupyx", None)
+
+
+def _import_cupyx():
+    global _cupyx
+    if _cupyx is None:
+        _cupyx = importlib.import_module("cupyx")  # cupy's companion package, imported with cupy on demand
+    return _cupyx
+
+
+def set_default_device(device: str) -> None:
+    """The device factories (zeros, tensor, randn, layers' parameters) use when none is given."""
+    global _default_device
+    _default_device = device
+
+
+def get_default_device() -> str:
+    return _default_device
 
 
 def cupy_available() -> bool:
@@ -36,7 +69,47 @@ def get_array_module(array: Array):
     """numpy for numpy arrays and scalars, cupy for cupy arrays."""
     if _cupy is not None and isinstance(array, _cupy.ndarray):
         return _cupy
-    return np
+    return np if _recorder is None else _recorder.xp
+
+
+def host_array_module():
+    """numpy, for arrays made on the host (factories); while framework.compile captures, its recording stand-in."""
+    return np if _recorder is None else _recorder.xp
+
+
+@contextlib.contextmanager
+def input_check():
+    """Around a check of the inputs' values that only raises (a target out of range): while framework.compile
+    captures, its host reads are no graph break; the check runs at capture, not at every replay."""
+    rec = _recorder
+    if rec is not None:
+        rec.suppress += 1
+    try:
+        yield
+    finally:
+        if rec is not None:
+            rec.suppress -= 1
+
+
+def hook_called(fn) -> None:
+    """Just before a user hook runs: while framework.compile captures, a hook is a graph break (its Python side
+    effects would happen at capture only) unless ``framework.compile.array_only`` marked it as array work only."""
+    if _recorder is not None and not getattr(fn, "_array_only", False):
+        _recorder.host_read(None, f"the hook {getattr(fn, '__qualname__', fn)!s} (its Python side effects would run "
+                                  "at capture only; mark it with framework.compile.array_only if it only does array "
+                                  "work)")
+
+
+def dynamic_scalar(compute, dtype):
+    """A per-step scalar (lr, Adam's bias corrections): ``compute()`` as a Python float when running eagerly.
+
+    While a step is captured it is a 0-d array of ``dtype`` (the dtype a Python float operand is cast to, so the
+    arithmetic is bit-for-bit the same) that the recording refills with ``compute()`` at every replay: such values
+    are inputs of the recording, never constants in it (torch's capturable optimizers keep them on the device).
+    """
+    if _recorder is None:
+        return compute()
+    return _recorder.scalar_slot(compute, dtype)
 
 
 def device_of(array: Array) -> str:
@@ -67,6 +140,8 @@ def to_device(array: Array, device: str) -> Array:
 
 def to_numpy(array: Array) -> np.ndarray:
     """A numpy array with the same values (a copy when the array lives on a GPU)."""
+    if _recorder is not None:
+        _recorder.host_read(array, "numpy()")
     if isinstance(array, np.ndarray):
         return array
     if _cupy is not None and isinstance(array, _cupy.ndarray):
@@ -76,18 +151,44 @@ def to_numpy(array: Array) -> np.ndarray:
 
 def errstate(xp, **kwargs):
     """numpy's errstate (silence 0/0, log(0) warnings inside an op); a no-op for cupy, which has none."""
-    if xp is np:
+    if _cupy is None or xp is not _cupy:  # numpy, or framework.compile's recording stand-in for it
         return np.errstate(**kwargs)
-    import contextlib
-
     return contextlib.nullcontext()
 
 
 def scatter_add(target: Array, index, values: Array) -> None:
     """target[index] += values, accumulating repeated indices (np.add.at / cupyx.scatter_add)."""
-    if get_array_module(target) is np:
+    if _cupy is None or not isinstance(target, _cupy.ndarray):
         np.add.at(target, index, values)
     else:
-        import cupyx
+        _import_cupyx().scatter_add(target, index, values)
 
-        cupyx.scatter_add(target, index, values)
+
+def norm_device(device) -> str:
+    """'cpu', 'cuda' -> 'cuda:0', 'cuda:1', framework.device objects."""
+    d = str(device)
+    if d == "cuda":
+        return "cuda:0"
+    if d == "cpu" or d.startswith("cuda:"):
+        return d
+    raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {d}")
+
+
+_kernels: dict = {}
+
+
+def elementwise_kernel(in_params: str, out_params: str, operation: str, name: str, options: tuple = ()):
+    """A cupy.ElementwiseKernel (one fused GPU kernel over arrays of any shape), built once per source and kept."""
+    key = (in_params, out_params, operation, name, options)
+    kernel = _kernels.get(key)
+    if kernel is None:
+        kernel = _kernels[key] = _import_cupy().ElementwiseKernel(in_params, out_params, operation, name,
+                                                                 options=options)
+    return kernel
+
+
+def erf(array: Array) -> Array:
+    """erf elementwise: math.erf per element on the CPU (exact; NumPy has no erf), cupyx's kernel on the GPU."""
+    if get_array_module(array) is np:
+        return np.vectorize(math.erf, otypes=[array.dtype])(array) if array.size else array.copy()
+    return _import_cupyx().scipy.special.erf(array)

@@ -5,7 +5,7 @@ import numpy as np
 
 from . import backend, dtypes
 from .random import _gen
-from .tensor import Tensor, _norm_device
+from .tensor import Tensor
 
 
 def _finish(arr, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -13,8 +13,10 @@ def _finish(arr, dtype=None, device=None, requires_grad: bool = False) -> Tensor
         np_dt = dtypes.to_numpy_dtype(dtype)
         if arr.dtype != np_dt:
             arr = arr.astype(np_dt)
-    if device is not None and _norm_device(device) != "cpu":
-        arr = backend.to_device(arr, _norm_device(device))
+    if device is None:
+        device = backend.get_default_device()
+    if backend.norm_device(device) != "cpu":
+        arr = backend.to_device(arr, backend.norm_device(device))
     t = Tensor._make(arr)
     if requires_grad:
         if arr.dtype.kind != "f":
@@ -74,7 +76,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy_dtype(dtype) == data.dtype) and \
-            (device is None or str(device) == "cpu"):
+            str(device if device is not None else backend.get_default_device()) == "cpu":
         return Tensor._make(data)
     return tensor(data, dtype=dtype, device=device)
 
@@ -103,27 +105,27 @@ def _float_dt(dtype):
 
 
 def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.zeros(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+    return _finish(backend.host_array_module().zeros(_shape(size), _float_dt(dtype)), None, device, requires_grad)
 
 
 def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.ones(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+    return _finish(backend.host_array_module().ones(_shape(size), _float_dt(dtype)), None, device, requires_grad)
 
 
 def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.empty(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+    return _finish(backend.host_array_module().empty(_shape(size), _float_dt(dtype)), None, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
     if dtype is None:
         dtype = dtypes.bool_ if isinstance(fill_value, bool) else (
             dtypes.int64 if isinstance(fill_value, int) else dtypes.default_float)
-    return _finish(np.full(_shape((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
+    return _finish(backend.host_array_module().full(_shape((size,) if isinstance(size, int) else (tuple(size),)), fill_value,
                            dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
 
 
 def eye(n: int, m: int | None = None, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.eye(n, m, dtype=_float_dt(dtype)), None, device, requires_grad)
+    return _finish(backend.host_array_module().eye(n, m, dtype=_float_dt(dtype)), None, device, requires_grad)
 
 
 def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -132,11 +134,11 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad: b
     if dtype is None:
         is_int = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = dtypes.int64 if is_int else dtypes.default_float
-    return _finish(np.arange(start, end, step).astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
+    return _finish(backend.host_array_module().arange(start, end, step).astype(dtypes.to_numpy_dtype(dtype)), None, device, requires_grad)
 
 
 def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(np.linspace(start, end, steps).astype(_float_dt(dtype)), None, device, requires_grad)
+    return _finish(backend.host_array_module().linspace(start, end, steps).astype(_float_dt(dtype)), None, device, requires_grad)
 
 
 def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:

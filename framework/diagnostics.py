@@ -6,9 +6,10 @@ returns it for notebooks.
 """
 from __future__ import annotations
 
+import re
 import sys
 
-from .autograd.callsite import format_site, user_site
+from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with framework.autograd.set_detect_anomaly(True).")
@@ -32,8 +33,6 @@ def _fixes(*lines: str) -> str:
 
 def op_name(node_name: str | None) -> str:
     """'AddBackward0' -> 'add_', 'LeakyReluBackward0' -> 'leaky_relu_': the in-place method a user called."""
-    import re
-
     if not node_name:
         return "an in-place op"
     base = re.sub(r"Backwards?\d*$", "", node_name)
@@ -146,14 +145,12 @@ def inplace_modified(saved, node) -> AutogradError:
 
 
 def _tensor_name(counter) -> str | None:
-    """The qualified name of a module parameter sharing this version counter, found in user frames."""
-    try:
-        from .nn.module import Module
-    except ImportError:  # nn not imported yet: no modules to look in
-        return None
-    f = sys._getframe(1)
-    from .autograd.callsite import _FRAMEWORK_DIR
+    """The qualified name of a module parameter sharing this version counter, found in user frames.
 
+    Modules are recognised by what they do (``named_parameters``), not by importing nn: diagnostics sits on
+    the autograd floor, below nn, and nn.Module is the only framework class that answers it.
+    """
+    f = sys._getframe(1)
     seen = set()
     while f is not None:
         if not f.f_code.co_filename.startswith(_FRAMEWORK_DIR):
@@ -162,13 +159,19 @@ def _tensor_name(counter) -> str | None:
             if self_obj is not None and hasattr(self_obj, "__dict__"):
                 candidates += list(vars(self_obj).items())
             for var, obj in candidates:
-                if isinstance(obj, Module) and id(obj) not in seen:
+                if _is_module(obj) and id(obj) not in seen:
                     seen.add(id(obj))
                     for pname, p in obj.named_parameters():
                         if p._version_counter is counter:
                             return f"{var}.{pname}"
         f = f.f_back
     return None
+
+
+def _is_module(obj) -> bool:
+    """An nn.Module (or anything shaped like one): its class has named_parameters() and _parameters."""
+    cls = type(obj)
+    return callable(getattr(cls, "named_parameters", None)) and hasattr(obj, "_parameters")
 
 
 def _param_suffix(t) -> str:
@@ -195,11 +198,3 @@ def implicit_grad_nonscalar(shape) -> AutogradError:
         + _fixes("reduce to a scalar first (`y.sum().backward()` or `y.mean().backward()`);",
                  "or pass the vector: `y.backward(gradient=framework.ones_like(y))`."))
 
-
-def explain(obj) -> str:
-    """The explanation of an autograd error, or the graph behind a tensor (a text tree)."""
-    if isinstance(obj, BaseException):
-        return str(obj)
-    from .autograd.graph_text import explain_graph
-
-    return explain_graph(obj)

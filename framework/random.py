@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import backend
+
 
 class Generator:
     """A seeded source of random numbers, like torch.Generator."""
@@ -32,8 +34,6 @@ default_generator = Generator(0)
 def manual_seed(seed: int) -> Generator:
     """Seed the default generator (and, when cupy is in use, its generator too)."""
     default_generator.manual_seed(seed)
-    from . import backend
-
     if backend._cupy is not None:
         backend._cupy.random.seed(seed)
     return default_generator
@@ -58,4 +58,6 @@ def set_rng_state(state: dict) -> None:
 
 
 def _gen(generator) -> np.random.Generator:
-    return (generator or default_generator).np
+    """The numpy Generator to draw from (while a step is captured: the recorder's stand-in, which logs each draw)."""
+    gen = generator or default_generator
+    return gen.np if backend._recorder is None else backend._recorder.generator(gen)

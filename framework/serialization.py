@@ -1,22 +1,34 @@
 """framework.save / framework.load: tensors and nested state dicts in safetensors, written atomically.
 
+PyTorch checkpoints (torch.save's zip and legacy formats) load through a restricted unpickler of our own
+(framework/torch_format: tensor rebuilds, dtypes and plain containers only, other globals only once allowed
+with ``add_safe_globals`` / ``safe_globals``), and ``save(obj, f, format="torch")`` writes torch's zip format.
+
 Tensors go into the safetensors body under generated keys; the structure around them (dicts with any
-keys, lists, tuples, numbers, strings, None) goes into the header's JSON metadata.  Loading parses JSON
-and raw arrays only: a file can never run code (no pickle anywhere).  The write goes to a temporary
-file in the same directory, is fsync'ed, then renamed over the target, so a crash mid-write leaves the
-previous file intact.
+keys, lists, tuples, numbers, strings, None) goes into the header's JSON metadata.  Loading that format
+parses JSON and raw arrays only; a torch file's pickle can call only allowlisted globals.  The write goes to a
+temporary file in the same directory, is fsync'ed, then renamed over the target, so a crash mid-write leaves
+the previous file intact.
 """
 from __future__ import annotations
 
 import json
 import os
+import pickle
 import tempfile
+import zipfile
 from typing import Any
 
 import numpy as np
+from safetensors import SafetensorError
+from safetensors.numpy import save as st_save
+from safetensors.numpy import load as st_load
 
-from . import backend
+from . import backend, torch_format
+from .nn.module import Module
+from .nn.parameter import Parameter
 from .tensor import Tensor
+from .torch_format import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401
 
 _FORMAT = "framework/1"
 
@@ -25,14 +37,16 @@ class CheckpointError(RuntimeError):
     """A file that framework.load cannot read: missing, truncated, corrupted, or not ours."""
 
 
+class UnsafeGlobalError(CheckpointError, pickle.UnpicklingError):
+    """A PyTorch checkpoint names a global that is not allowed; nothing it names was imported or run."""
+
+
 def _encode(obj: Any, tensors: dict, path: str):
     if isinstance(obj, Tensor):
         key = f"t{len(tensors)}"
         tensors[key] = np.ascontiguousarray(backend.to_numpy(obj._array))
         # the shape is kept here too: safetensors' numpy layer turns 0-d arrays into 1-d ones
         out = {"__tensor__": key, "shape": list(obj.shape), "requires_grad": bool(obj.requires_grad)}
-        from .nn.parameter import Parameter
-
         if isinstance(obj, Parameter):
             out["parameter"] = True
         return out
@@ -71,8 +85,6 @@ def _decode(obj: Any, arrays: dict, path: str):
                                       f"expected shape {obj['shape']}")
             arr = arr.reshape(obj["shape"])
         if obj.get("parameter"):
-            from .nn.parameter import Parameter
-
             return Parameter(Tensor._make(arr), requires_grad=obj.get("requires_grad", True))
         t = Tensor._make(arr)
         if obj.get("requires_grad"):
@@ -93,13 +105,24 @@ def _freeze(k):
     return tuple(k) if isinstance(k, list) else k
 
 
-def save(obj: Any, f, _fsync: bool = True) -> None:
-    """Write ``obj`` (a tensor or nested dict/list of tensors and plain values) to ``f`` atomically."""
-    from safetensors.numpy import save as st_save
-
-    tensors: dict = {}
-    structure = _encode(obj, tensors, str(f))
-    data = st_save(tensors, metadata={"format": _FORMAT, "structure": json.dumps(structure)})
+def save(obj: Any, f, _fsync: bool = True, format: str | None = None) -> None:
+    """Write ``obj`` to ``f`` atomically: safetensors (tensors, nested dicts/lists of tensors and plain values),
+    or with ``format="torch"`` torch.save's zip format (any picklable object; torch.load reads state dicts).
+    The default is safetensors, except for a whole Module (``save(model, f)``), which only torch's format holds."""
+    if format is None:
+        format = "torch" if isinstance(obj, Module) else "safetensors"
+    if format == "torch":
+        name = os.path.splitext(os.path.basename(os.fspath(f)))[0] if isinstance(f, (str, os.PathLike)) else ""
+        data = torch_format.to_bytes(obj, name or "archive")
+    elif format == "safetensors":
+        tensors: dict = {}
+        structure = _encode(obj, tensors, str(f))
+        data = st_save(tensors, metadata={"format": _FORMAT, "structure": json.dumps(structure)})
+    else:
+        raise ValueError(f"format must be 'safetensors' or 'torch', got {format!r}")
+    if hasattr(f, "write"):  # an open file (torch.save accepts them): the caller owns it, so no atomic rename
+        f.write(data)
+        return
     path = os.fspath(f)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=".tmp-" + os.path.basename(path) + "-", dir=directory)
@@ -122,11 +145,16 @@ def save(obj: Any, f, _fsync: bool = True) -> None:
         raise
 
 
-def load(f, map_location=None, weights_only: bool = True) -> Any:
-    """Read what save() wrote; a clear CheckpointError (naming the file) for anything else."""
-    from safetensors import SafetensorError
-    from safetensors.numpy import load as st_load
+def load(f, map_location=None, pickle_module=None, *, weights_only: bool = True, mmap=None, **pickle_load_args) -> Any:
+    """Read what save() wrote, or a torch.save file; a clear CheckpointError (naming the file) for anything else.
 
+    ``map_location`` may be a device string; torch's callables and dicts leave tensors on the CPU, where loading
+    puts them.  ``pickle_module``/``mmap`` are accepted for torch's signature; the allowlist always applies."""
+    if not isinstance(map_location, str):
+        map_location = None  # a callable or {old: new} dict: everything is loaded on the CPU already
+    if hasattr(f, "read"):  # a file object (torch.load accepts them too)
+        path, data = getattr(f, "name", "<file object>"), f.read()
+        return _load_bytes(data, str(path), map_location)
     path = os.fspath(f)
     try:
         with open(path, "rb") as fh:
@@ -135,10 +163,15 @@ def load(f, map_location=None, weights_only: bool = True) -> Any:
         raise CheckpointError(f"{path}: no such file") from None
     except IsADirectoryError:
         raise CheckpointError(f"{path}: is a directory, not a checkpoint file") from None
-    if data[:2] in (b"\x80\x02", b"\x80\x03", b"\x80\x04", b"\x80\x05") or data[:4] == b"PK\x03\x04":
-        raise CheckpointError(f"{path}: this is a pickle (or a torch.save zip) file; framework.load never unpickles "
-                              "(it could run arbitrary code). Convert it with torch: load it there and save the "
-                              "state dict's tensors with safetensors.")
+    return _load_bytes(data, path, map_location)
+
+
+def _load_bytes(data: bytes, path: str, map_location: str | None) -> Any:
+    # a safetensors file starts with an 8-byte header length and then its JSON header's "{"; a length of 640-1535
+    # bytes also begins with 0x80 like a pickle, so only a file without that "{" is read as torch's legacy pickle
+    if data[:4] == b"PK\x03\x04" or (data[:1] == b"\x80" and data[8:9] != b"{"):
+        out = _load_torch(data, path)
+        return _move(out, str(map_location)) if map_location is not None and str(map_location) != "cpu" else out
     if len(data) < 8:
         raise CheckpointError(f"{path}: truncated file ({len(data)} bytes): not a framework checkpoint")
     header_len = int.from_bytes(data[:8], "little")
@@ -163,6 +196,19 @@ def load(f, map_location=None, weights_only: bool = True) -> Any:
     if map_location is not None and str(map_location) != "cpu":
         out = _move(out, str(map_location))
     return out
+
+
+def _load_torch(data: bytes, path: str) -> Any:
+    """A torch.save file (zip or legacy pickle), through the restricted unpickler."""
+    zip_format = data[:4] == b"PK\x03\x04"
+    try:
+        return torch_format.load_zip(data) if zip_format else torch_format.load_legacy(data)
+    except torch_format.RefusedGlobal as e:
+        raise UnsafeGlobalError(f"{path}: {e}") from None
+    except (pickle.UnpicklingError, zipfile.BadZipFile, EOFError, ValueError, KeyError, IndexError,
+            TypeError, AttributeError) as e:
+        kind = "torch.save (a zip holding a pickle)" if zip_format else "legacy torch.save (pickle)"
+        raise CheckpointError(f"{path}: truncated or corrupted {kind} file: {type(e).__name__}: {e}") from None
 
 
 def _move(obj, device):

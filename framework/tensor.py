@@ -1,7 +1,9 @@
 """Tensor: an array plus autograd state (requires_grad, grad, grad_fn, version counter, view base).
 
-Mirrors torch/_tensor.py plus the autograd meta torch keeps in C++.  The math lives in ``framework.ops``;
-methods here are thin wrappers so ``x.exp()`` and ``framework.exp(x)`` are the same op.
+Mirrors torch/_tensor.py plus the autograd meta torch keeps in C++.  Floor 2: this file knows arrays
+(backend, dtypes) and the autograd state a tensor carries (grad_mode, node, version) and nothing above.
+The op methods (``x.exp()``, ``a @ b``, ``x.to(...)``, ``x.backward()``) are bound onto Tensor in one place,
+``framework/_tensor_methods.py``, when the package initialises.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ import weakref
 import numpy as np
 
 from . import backend, dtypes
+from ._tensor_str import tensor_str
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.grad_mode import enable_grad, is_grad_enabled, is_inference_mode_enabled
 from .autograd.node import AccumulateGrad, RemovableHandle
@@ -55,6 +58,7 @@ class Tensor:
     _view_version = 0
     _retains_grad = False
     _hooks = None
+    _post_accumulate_grad_hooks = None
     _acc_ref = None
     _pending_diff = False
 
@@ -69,8 +73,10 @@ class Tensor:
             arr = np.empty(tuple(shape), dtype=dtypes.default_float.np)
         if dtype is not None:
             arr = arr.astype(dtypes.to_numpy_dtype(dtype))
-        if device is not None and str(device) != "cpu":
-            arr = backend.to_device(arr, _norm_device(device))
+        if device is None:
+            device = backend.get_default_device()
+        if str(device) != "cpu":
+            arr = backend.to_device(arr, backend.norm_device(device))
         Tensor._init(self, arr)
         if requires_grad:
             self.requires_grad_(True)
@@ -248,12 +254,16 @@ class Tensor:
             return RemovableHandle(self._hooks, hook)
         return fn._add_tensor_pre_hook(self._output_nr, hook)
 
-    def backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
-                 inputs=None) -> None:
-        """Accumulate the gradient of this tensor into the leaves' ``.grad`` (see autograd.backward)."""
-        from .autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs)
+    def register_post_accumulate_grad_hook(self, hook) -> RemovableHandle:
+        """hook(tensor) runs after backward has accumulated into this leaf's ``.grad`` (DDP's trigger)."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        self._post_accumulate_grad_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
 
     def detach(self) -> "Tensor":
         """Same storage and version counter, no history, requires_grad=False."""
@@ -330,7 +340,7 @@ class Tensor:
 
     def data_ptr(self) -> int:
         return backend.get_array_module(self._array).asarray(self._array).__array_interface__["data"][0] \
-            if backend.get_array_module(self._array) is np else self._array.data.ptr
+            if backend.device_of(self._array) == "cpu" else self._array.data.ptr
 
     def stride(self, dim: int | None = None):
         st = tuple(s // self._array.itemsize for s in self._array.strides)
@@ -379,6 +389,8 @@ class Tensor:
             if not force:
                 raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.")
             return backend.to_numpy(self._array)
+        if backend._recorder is not None:  # framework.compile: the caller holds the buffer from here on
+            backend._recorder.host_read(self._array, "numpy()")
         return self._array
 
     def item(self):
@@ -387,6 +399,8 @@ class Tensor:
         return self._array.reshape(()).item()
 
     def tolist(self):
+        if backend._recorder is not None:  # framework.compile: a graph break, named as the user wrote it
+            backend._recorder.host_read(self._array, ".tolist()")
         return backend.to_numpy(self._array).tolist()
 
     def __float__(self) -> float:
@@ -403,11 +417,13 @@ class Tensor:
     def __bool__(self) -> bool:
         if self._array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        if backend._recorder is not None:  # framework.compile: Python control flow on a tensor's value
+            backend._recorder.host_read(self._array, "bool(tensor)")
         return bool(self.item())
 
     def __repr__(self) -> str:
-        from ._tensor_str import tensor_str
-
+        if backend._recorder is not None:  # framework.compile: printing reads the values
+            backend._recorder.host_read(self._array, "printing a tensor")
         return tensor_str(self)
 
     def __format__(self, spec: str) -> str:
@@ -415,20 +431,7 @@ class Tensor:
             return self.item().__format__(spec)
         return repr(self)
 
-    # ---- dtype / device -------------------------------------------------------------------------
-    def to(self, *args, dtype=None, device=None, copy: bool = False) -> "Tensor":
-        """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``."""
-        for a in args:
-            if isinstance(a, Tensor):
-                dtype, device = a.dtype, a.device
-            elif isinstance(a, (dtypes.dtype, type, np.dtype)) and not isinstance(a, str):
-                dtype = a
-            else:
-                device = a
-        from .ops import conversion
-
-        return conversion.to(self, dtype=dtype, device=device, copy=copy)
-
+    # ---- dtype / device (``to`` itself is an op: _tensor_methods binds it) -----------------------
     def type(self, dtype=None):
         """Without argument: the legacy type name ('framework.FloatTensor'); with one: a cast."""
         if dtype is None:
@@ -471,11 +474,4 @@ class Tensor:
         return self.to(device="cuda" if device is None else (f"cuda:{device}" if isinstance(device, int) else device))
 
 
-def _norm_device(device) -> str:
-    """'cpu', 'cuda' -> 'cuda:0', 'cuda:1', framework.device objects."""
-    d = str(device)
-    if d == "cuda":
-        return "cuda:0"
-    if d == "cpu" or d.startswith("cuda:"):
-        return d
-    raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {d}")
+_norm_device = backend.norm_device  # the old name, for code that still imports it from here

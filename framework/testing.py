@@ -6,6 +6,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from . import backend
+from .autograd import grad as autograd_grad
 from .tensor import Tensor
 
 
@@ -36,12 +37,10 @@ def gradcheck(fn: Callable, inputs: Sequence, eps: float = 1e-6, atol: float = 1
         n_out = out.numel()
         # analytical Jacobian, one row per output element
         analytical = [np.zeros((n_out, t.numel())) for t in diff_inputs]
-        from .autograd import grad as autograd_grad
-
         for k in range(n_out):
             seed = np.zeros(n_out)
             seed[k] = 1.0
-            g = Tensor._make(seed.reshape(out.shape).astype(out._array.dtype))
+            g = Tensor._make(backend.to_device(seed.reshape(out.shape).astype(out._array.dtype), out.device))
             out_k = _outputs(fn, inputs)[oi]
             grads = autograd_grad(out_k, diff_inputs, g, allow_unused=True)
             for j, gr in enumerate(grads):

@@ -96,7 +96,7 @@ def to_dot(t: Tensor, params=None, show_saved: bool = True) -> str:
 def make_dot(t: Tensor, params=None, show_saved: bool = True):
     """A ``graphviz.Digraph`` of the graph (pip install graphviz); ``.render()`` needs the ``dot`` program."""
     try:
-        import graphviz
+        import graphviz  # optional dependency (pip install graphviz): only make_dot needs it
     except ImportError:
         raise ImportError("make_dot needs the graphviz Python package: pip install graphviz "
                           "(to_dot() returns the DOT text without it)") from None

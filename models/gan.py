@@ -15,6 +15,20 @@ class Generator(MLP):
         self.latent_dim = latent_dim
 
 
+class BNGenerator(nn.Sequential):
+    """z -> a 2-D point: (Linear, BatchNorm1d, ReLU) x depth, then Linear.  Batch norm keeps each layer's
+    pre-activations at unit scale, so G can grow the steep transitions between modes that leave few samples
+    stranded between them (the 'sharp' recipe's generator)."""
+
+    def __init__(self, latent_dim: int = 2, hidden: int = 128, depth: int = 4, out_dim: int = 2) -> None:
+        layers, width = [], latent_dim
+        for _ in range(depth):
+            layers += [nn.Linear(width, hidden), nn.BatchNorm1d(hidden), nn.ReLU()]
+            width = hidden
+        super().__init__(*layers, nn.Linear(width, out_dim))
+        self.latent_dim = latent_dim
+
+
 class Discriminator(MLP):
     """A 2-D point -> one logit (real vs fake)."""
 

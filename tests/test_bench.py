@@ -20,6 +20,8 @@ def test_workload_quick_and_traces_agree(workload):
         if "skipped" in row:
             continue
         assert row["median_s"] > 0 and row["peak_rss_mb"] > 0
+        if workload in ("gan", "mlp"):  # step() time per parameter tensor, for every contender
+            assert row["optimizer_us_per_param"] > 0
         traces[impl] = row["loss_trace"]
     for impl, trace in traces.items():
         assert trace == pytest.approx(traces["numpy"], rel=1e-4, abs=1e-4), impl
@@ -29,3 +31,39 @@ def test_compare_quick_runs():
     out = subprocess.run([sys.executable, "-m", "bench.compare", "--quick", "--threads", "1", "--only", "matmul",
                           "--markdown"], capture_output=True, text=True, cwd=ROOT, check=True)
     assert "fw/numpy" in out.stdout and "traces ok" in out.stdout
+
+
+def test_optim_step_micro_benchmark_runs():
+    out = subprocess.run([sys.executable, "-m", "bench.optim_step", "--steps", "3"], capture_output=True, text=True,
+                         cwd=ROOT, check=True)
+    rows = {r["impl"]: r for r in map(json.loads, out.stdout.strip().splitlines())}
+    assert rows["numpy_flat"]["vs_numpy_flat"] == 1.0 and rows["numpy_flat"]["params"] == 12
+    for impl in ("framework_foreach_fresh_grads", "framework_foreach_kept_grads", "framework_single_fresh_grads"):
+        assert rows[impl]["optimizer_us_per_param"] > 0 and rows[impl]["elements"] == rows["numpy_flat"]["elements"]
+
+
+def _cupy_importable() -> bool:
+    try:
+        import cupy  # noqa: F401  (optional: only to know whether a real GPU stack is here)
+    except ImportError:
+        return False
+    return True
+
+
+def test_compare_cuda_skips_cleanly_without_a_gpu():
+    if _cupy_importable():
+        pytest.skip("cupy is installed: --device cuda would run for real")
+    env = {k: v for k, v in os.environ.items() if k != "FRAMEWORK_CUPY"}
+    out = subprocess.run([sys.executable, "-m", "bench.compare", "--device", "cuda"], capture_output=True, text=True,
+                         cwd=ROOT, check=True, env=env)
+    assert "skipped, no CUDA device here" in out.stdout and "nothing was measured" in out.stdout
+
+
+def test_compare_cuda_runs_on_the_strict_stand_in():
+    """The GPU path of the workloads (gpu_mlp, matmul) runs through the stand-in: no NumPy-ism on the way."""
+    env = dict(os.environ, FRAMEWORK_CUPY="strict_cupy",
+               PYTHONPATH=os.pathsep.join([ROOT, os.path.join(ROOT, "tests")]))
+    out = subprocess.run([sys.executable, "-m", "bench.compare", "--device", "cuda", "--quick", "--threads", "1"],
+                         capture_output=True, text=True, cwd=ROOT, check=True, env=env)
+    assert "device: strict CuPy stand-in (CPU)" in out.stdout
+    assert "gpu_mlp    framework" in out.stdout and "matmul     framework" in out.stdout

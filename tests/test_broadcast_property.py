@@ -34,5 +34,7 @@ def test_broadcast_gradients(shapes, op):
                 x = x.sum(i, keepdims=True)
         return x
 
-    np.testing.assert_allclose(a.grad.numpy(), reduce_to(np.broadcast_to(ga, out_shape), sa), rtol=1e-10, atol=1e-12)
-    np.testing.assert_allclose(b.grad.numpy(), reduce_to(np.broadcast_to(gb, out_shape), sb), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(a.grad.cpu().numpy(), reduce_to(np.broadcast_to(ga, out_shape), sa),
+                               rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(b.grad.cpu().numpy(), reduce_to(np.broadcast_to(gb, out_shape), sb),
+                               rtol=1e-10, atol=1e-12)

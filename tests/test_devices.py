@@ -6,6 +6,8 @@ import pytest
 import framework
 from framework import nn, optim
 
+pytestmark = pytest.mark.explicit_device  # these tests name their devices (both_devices)
+
 
 def test_device_names_and_cpu_moves():
     t = framework.ones(2)
@@ -25,7 +27,8 @@ def test_cuda_without_gpu_is_a_clear_error():
         nn.Linear(2, 2).to("cuda")
 
 
-def test_training_step_on_device(device):
+def test_training_step_on_device(both_devices):
+    device = both_devices
     framework.manual_seed(0)
     model = nn.Sequential(nn.Linear(3, 8), nn.ReLU(inplace=True), nn.Linear(8, 1)).to(device)
     w = model[0].weight
@@ -41,7 +44,8 @@ def test_training_step_on_device(device):
     assert opt.state[w]["exp_avg"].device == device and np.isfinite(loss.item())
 
 
-def test_mixing_devices_raises(device):
+def test_mixing_devices_raises(both_devices):
+    device = both_devices
     if device == "cpu":
         pytest.skip("needs a GPU to mix devices")
     with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
@@ -50,7 +54,8 @@ def test_mixing_devices_raises(device):
         framework.ones(2, device=device).numpy()
 
 
-def test_inplace_version_semantics_on_device(device):
+def test_inplace_version_semantics_on_device(both_devices):
+    device = both_devices
     a = framework.tensor([1.0, 3.0], device=device, requires_grad=True)
     b = a + 2
     loss = (b * b).mean()
@@ -60,7 +65,8 @@ def test_inplace_version_semantics_on_device(device):
         loss.backward()
 
 
-def test_checkpoint_from_device_loads_on_cpu(tmp_path, device):
+def test_checkpoint_from_device_loads_on_cpu(tmp_path, both_devices):
+    device = both_devices
     model = nn.Linear(2, 2).to(device)
     framework.save(model.state_dict(), tmp_path / "m")
     back = framework.load(tmp_path / "m", map_location="cpu")

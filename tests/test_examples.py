@@ -5,6 +5,9 @@ import os
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# examples are scripts run as a user runs them (on the CPU, the default device); the device path of what they
+# drive is tested in test_trainers.py
+pytestmark = pytest.mark.explicit_device
 EXAMPLES = sorted(f for f in os.listdir(os.path.join(ROOT, "examples")) if f.endswith(".py"))
 
 

@@ -40,7 +40,7 @@ LAYERS = [
 
 
 def _copy_from_torch(ours, theirs, dtype):
-    state = {k: v.detach().double().numpy() for k, v in theirs.state_dict().items()}
+    state = {k: v.detach().double().cpu().numpy() for k, v in theirs.state_dict().items()}
     ours.load_state_dict({k: framework.tensor(v, dtype=dtype if v.dtype.kind == "f" else None) for k, v in
                           state.items()})
 
@@ -63,14 +63,14 @@ def test_layer_matches_torch(name, build, shape, dtype, mode):
     t_out.backward(torch.tensor(up, dtype=t_out.dtype))
     f_out.backward(framework.tensor(up, dtype=f_out.dtype))
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-5, atol=1e-5)
-    framework.testing.assert_close(f_out.detach(), t_out.detach().numpy(), **tol)
-    framework.testing.assert_close(fx.grad, tx.grad.numpy(), **tol)
+    framework.testing.assert_close(f_out.detach(), t_out.detach().cpu().numpy(), **tol)
+    framework.testing.assert_close(fx.grad, tx.grad.cpu().numpy(), **tol)
     for (k, p), (tk, tp) in zip(ours.named_parameters(), theirs.named_parameters()):
         assert k == tk
-        framework.testing.assert_close(p.grad, tp.grad.numpy(), **tol)
+        framework.testing.assert_close(p.grad, tp.grad.cpu().numpy(), **tol)
     for (k, b), (tk, tb) in zip(ours.named_buffers(), theirs.named_buffers()):
         assert k == tk
-        framework.testing.assert_close(b, tb.numpy(), check_dtype=False, **tol)
+        framework.testing.assert_close(b, tb.cpu().numpy(), check_dtype=False, **tol)
 
 
 def _targets(m, kind, shape, dtype):
@@ -121,8 +121,8 @@ def test_loss_matches_torch(name, build, kind, shape, pre, dtype, reduction):
         loss.sum().backward()
         results.append((loss.detach(), inp.grad))
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-5, atol=1e-5)
-    framework.testing.assert_close(results[0][0], results[1][0].numpy(), **tol)
-    framework.testing.assert_close(results[0][1], results[1][1].numpy(), **tol)
+    framework.testing.assert_close(results[0][0], results[1][0].cpu().numpy(), **tol)
+    framework.testing.assert_close(results[0][1], results[1][1].cpu().numpy(), **tol)
 
 
 def test_bce_log_clamp_matches_torch():
@@ -155,11 +155,11 @@ def test_state_dict_keys_order_shapes_equal_torch():
     assert [tuple(v.shape) for v in ours_sd.values()] == [tuple(v.shape) for v in theirs_sd.values()]
     assert [k for k, _ in ours.named_parameters()] == [k for k, _ in theirs.named_parameters()]
     assert [k for k, _ in ours.named_modules()] == [k for k, _ in theirs.named_modules()]
-    ours.load_state_dict({k: v.numpy() for k, v in theirs_sd.items()})
+    ours.load_state_dict({k: v.cpu().numpy() for k, v in theirs_sd.items()})
     x = np.random.default_rng(0).standard_normal((2, 1, 8, 8)).astype(np.float32)
     ours.eval()
     theirs.eval()
-    framework.testing.assert_close(ours(framework.tensor(x)), theirs(torch.tensor(x)).detach().numpy(),
+    framework.testing.assert_close(ours(framework.tensor(x)), theirs(torch.tensor(x)).detach().cpu().numpy(),
                                    rtol=1e-5, atol=1e-5)
     assert repr(ours).replace("framework", "torch") == repr(theirs)
 

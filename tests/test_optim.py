@@ -48,13 +48,13 @@ def test_optimizer_matches_torch(name, cls_name, kwargs, dtype):
     theirs, theirs_opt = _run(torch, cls_name, kwargs, getattr(torch, dtype))
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-5, atol=1e-5)
     for p, tp in zip(ours, theirs):
-        framework.testing.assert_close(p.detach(), tp.detach().numpy(), **tol)
+        framework.testing.assert_close(p.detach(), tp.detach().cpu().numpy(), **tol)
     ours_state, theirs_state = ours_opt.state_dict(), theirs_opt.state_dict()
     assert sorted(ours_state["state"]) == sorted(theirs_state["state"])
     for i, st in theirs_state["state"].items():
         assert sorted(ours_state["state"][i]) == sorted(st)
         for k, v in st.items():
-            framework.testing.assert_close(ours_state["state"][i][k], v.numpy(), check_dtype=False, **tol)
+            framework.testing.assert_close(ours_state["state"][i][k], v.cpu().numpy(), check_dtype=False, **tol)
     for g, tg in zip(ours_state["param_groups"], theirs_state["param_groups"]):
         for k in g:
             assert g[k] == tg[k], k
@@ -171,7 +171,7 @@ def test_save_load_continue_is_bit_exact(tmp_path):
 
     model, opt, sched = fresh()
     _train(model, opt, sched, 20)
-    expected = {k: v.numpy().copy() for k, v in model.state_dict().items()}
+    expected = {k: v.cpu().numpy().copy() for k, v in model.state_dict().items()}
 
     model, opt, sched = fresh()
     gen = _train(model, opt, sched, 8)
@@ -192,7 +192,7 @@ def test_save_load_continue_is_bit_exact(tmp_path):
         opt.step()
         sched.step()
     for k, v in model.state_dict().items():
-        assert np.array_equal(v.numpy(), expected[k]), k
+        assert np.array_equal(v.cpu().numpy(), expected[k]), k
 
 
 # ---- seed 003: linear regression from scratch with the manual update under no_grad ------------------

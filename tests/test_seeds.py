@@ -8,6 +8,8 @@ import warnings
 
 import pytest
 
+from conftest import on_device
+
 import framework as torch  # the documents' code, unchanged, runs on framework
 
 SECOND_BACKWARD = r"^Trying to backward through the graph a second time \(or directly access saved tensors after they " \
@@ -42,8 +44,8 @@ def test_seed000_test02_grads_and_none_for_non_leaves():
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         grads = [a.grad, b.grad, c.grad, d.grad, e.grad, f.grad]
-    assert repr(grads[0]) == "tensor([[1.5000, 1.5000]])"
-    assert repr(grads[1]) == "tensor([[0.5000, 0.5000]])"
+    assert repr(grads[0]) == on_device("tensor([[1.5000, 1.5000]])")
+    assert repr(grads[1]) == on_device("tensor([[0.5000, 0.5000]])")
     assert grads[2:] == [None] * 4
     assert len(w) == 4 and all(issubclass(x.category, UserWarning) for x in w)
     assert str(w[0].message).startswith("The .grad attribute of a Tensor that is not a leaf Tensor is being accessed.")
@@ -55,8 +57,8 @@ def test_seed000_test02_retain_grad():
         t.retain_grad()
     f.backward()
     assert [repr(t.grad) for t in (a, b, c, d, e, f)] == [
-        "tensor([[1.5000, 1.5000]])", "tensor([[0.5000, 0.5000]])", "tensor([[0.5000, 0.5000]])",
-        "tensor([[0.5000, 0.5000]])", "tensor([[0.5000, 0.5000]])", "tensor(1.)"]
+        on_device(s) for s in ("tensor([[1.5000, 1.5000]])", "tensor([[0.5000, 0.5000]])", "tensor([[0.5000, 0.5000]])",
+                               "tensor([[0.5000, 0.5000]])", "tensor([[0.5000, 0.5000]])", "tensor(1.)")]
 
 
 def test_seed000_second_backward_raises():
@@ -101,18 +103,18 @@ def test_seed001_nonscalar_needs_gradient():
     with pytest.raises(RuntimeError, match="^grad can be implicitly created only for scalar outputs"):
         y.backward()
     y.backward(gradient=torch.ones_like(x))
-    assert repr(x.grad) == "tensor([[2., 2., 2., 2.],\n        [2., 2., 2., 2.]])"
+    assert repr(x.grad) == on_device("tensor([[2., 2., 2., 2.],\n        [2., 2., 2., 2.]])")
 
 
 def test_seed001_weighted_vjp():
     x = torch.tensor([2., 1.], requires_grad=True).view(1, 2)
     y = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
     z = torch.mm(x, y)
-    assert f"z:{z}" == "z:tensor([[5., 8.]], grad_fn=<MmBackward0>)"  # modern name (was MmBackward)
+    assert f"z:{z}" == on_device("z:tensor([[5., 8.]], grad_fn=<MmBackward0>)")  # modern name (was MmBackward)
     z.backward(torch.Tensor([[1., 0]]), retain_graph=True)
     with pytest.warns(UserWarning):
         assert x.grad is None  # x is the view, not a leaf
-    assert repr(y.grad) == "tensor([[2., 0.],\n        [1., 0.]])"
+    assert repr(y.grad) == on_device("tensor([[2., 0.],\n        [1., 0.]])")
 
 
 def test_seed001_int_to_float_then_grad():
@@ -151,9 +153,9 @@ def test_seed001_data_is_unsafe_detach_is_safe():
     out = a.sigmoid()
     c = out.data
     c.zero_()  # unnoticed: .data has its own version counter
-    assert repr(out) == "tensor([0., 0., 0.], grad_fn=<SigmoidBackward0>)"
+    assert repr(out) == on_device("tensor([0., 0., 0.], grad_fn=<SigmoidBackward0>)")
     out.sum().backward()
-    assert repr(a.grad) == "tensor([0., 0., 0.])"  # silently wrong (the true gradient is not zero)
+    assert repr(a.grad) == on_device("tensor([0., 0., 0.])")  # silently wrong (the true gradient is not zero)
 
     a = torch.tensor([1, 2, 3.], requires_grad=True)
     out = a.sigmoid()
@@ -179,7 +181,7 @@ def test_seed002_leaf_grads_and_warning():
     c = a * b
     loss = c.sum()
     loss.backward()
-    assert repr(a.grad) == "tensor([2., 3., 4.])"
+    assert repr(a.grad) == on_device("tensor([2., 3., 4.])")
     assert b.grad is None
     with pytest.warns(UserWarning, match="not a leaf Tensor is being accessed"):
         assert loss.grad is None
@@ -268,18 +270,18 @@ def _seed004_graph():
 
 def test_seed004_exp_repr():
     a = torch.tensor(2.0, requires_grad=True)
-    assert repr(a.exp()) == "tensor(7.3891, grad_fn=<ExpBackward0>)"  # modern name (was ExpBackward)
+    assert repr(a.exp()) == on_device("tensor(7.3891, grad_fn=<ExpBackward0>)")  # modern name (was ExpBackward)
 
 
 def test_seed004_data_grad_grad_fn():
     w1, w2, w3, l1, l2, l3, l4 = _seed004_graph()
     loss = l4.mean()
-    assert (repr(w1.data), w1.grad, w1.grad_fn) == ("tensor(2.)", None, None)
-    assert repr(l1.data) == "tensor([[2., 2.],\n        [2., 2.]])"
+    assert (repr(w1.data), w1.grad, w1.grad_fn) == (on_device("tensor(2.)"), None, None)
+    assert repr(l1.data) == on_device("tensor([[2., 2.],\n        [2., 2.]])")
     assert type(l1.grad_fn).__name__ == "MulBackward0" and repr(l1.grad_fn).startswith("<MulBackward0 object at 0x")
-    assert repr(loss.data) == "tensor(30.)" and type(loss.grad_fn).__name__ == "MeanBackward0"
+    assert repr(loss.data) == on_device("tensor(30.)") and type(loss.grad_fn).__name__ == "MeanBackward0"
     loss.backward()
-    assert repr(w1.grad) == "tensor(21.)"
+    assert repr(w1.grad) == on_device("tensor(21.)")
 
 
 def test_seed004_is_leaf():
@@ -296,9 +298,9 @@ def test_seed004_retain_grad():
     l4.retain_grad()
     loss.retain_grad()
     loss.backward()
-    assert repr(loss.grad) == "tensor(1.)"
-    assert repr(l4.grad) == "tensor([[0.2500, 0.2500],\n        [0.2500, 0.2500]])"
-    assert repr(l1.grad) == "tensor([[5.2500, 5.2500],\n        [5.2500, 5.2500]])"
+    assert repr(loss.grad) == on_device("tensor(1.)")
+    assert repr(l4.grad) == on_device("tensor([[0.2500, 0.2500],\n        [0.2500, 0.2500]])")
+    assert repr(l1.grad) == on_device("tensor([[5.2500, 5.2500],\n        [5.2500, 5.2500]])")
 
 
 def test_seed004_hooks_order_and_no_grad_kept(capsys):
@@ -311,10 +313,10 @@ def test_seed004_hooks_order_and_no_grad_kept(capsys):
     with pytest.warns(UserWarning):
         print(loss2.grad)
     assert capsys.readouterr().out == (
-        "loss grad: tensor(1.)\n"
-        "l4 grad tensor([[0.2500, 0.2500],\n        [0.2500, 0.2500]])\n"
-        "l1 grad: tensor([[5.2500, 5.2500],\n        [5.2500, 5.2500]])\n"
-        "None\n")
+        on_device("loss grad: tensor(1.)\n"
+                  "l4 grad tensor([[0.2500, 0.2500],\n        [0.2500, 0.2500]])\n"
+                  "l1 grad: tensor([[5.2500, 5.2500],\n        [5.2500, 5.2500]])\n"
+                  "None\n"))
 
 
 def test_seed004_version_counter_error():
@@ -333,13 +335,13 @@ def test_seed004_version_counter_error():
 
 def test_seed004_slice_assign_on_leaf():
     a = torch.tensor([10., 5., 2., 3.], requires_grad=True)
-    assert repr(a) == "tensor([10.,  5.,  2.,  3.], requires_grad=True)" and a.is_leaf
+    assert repr(a) == on_device("tensor([10.,  5.,  2.,  3.], requires_grad=True)") and a.is_leaf
     # modern torch refuses `a[:] = 0` on such a leaf under grad mode (the document's torch allowed it)
     with pytest.raises(RuntimeError, match=LEAF_INPLACE):
         a[:] = 0
     with torch.no_grad():
         a[:] = 0
-    assert repr(a) == "tensor([0., 0., 0., 0.], requires_grad=True)" and a.is_leaf and a._version == 1
+    assert repr(a) == on_device("tensor([0., 0., 0., 0.], requires_grad=True)") and a.is_leaf and a._version == 1
 
 
 def test_seed004_slice_assign_on_non_leaf_rebases_history():
@@ -347,6 +349,6 @@ def test_seed004_slice_assign_on_non_leaf_rebases_history():
     b = a * 1
     b[:] = 0
     b.add_(10.)
-    assert repr(b) == "tensor([10., 10., 10., 10.], grad_fn=<AddBackward0>)" and not b.is_leaf
+    assert repr(b) == on_device("tensor([10., 10., 10., 10.], grad_fn=<AddBackward0>)") and not b.is_leaf
     (b * b).mean().backward()
     assert a.grad.tolist() == [0.0, 0.0, 0.0, 0.0]  # b no longer depends on a

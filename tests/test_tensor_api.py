@@ -6,6 +6,7 @@ import framework
 from scenario import outcome
 
 
+@pytest.mark.explicit_device  # the CPU API: memory shared with NumPy, cpu as the default device
 def test_metadata_and_conversions():
     t = framework.tensor([[1.0, 2.0], [3.0, 4.0]])
     assert t.shape == (2, 2) and t.size() == (2, 2) and t.size(1) == 2 and t.dim() == 2 and t.ndim == 2
@@ -20,6 +21,7 @@ def test_metadata_and_conversions():
     assert isinstance(t.numpy(), np.ndarray) and t.numpy() is t._array  # shares memory, as torch's
 
 
+@pytest.mark.explicit_device  # the CPU API: memory shared with NumPy, cpu as the default device
 def test_factories():
     framework.manual_seed(3)
     a = framework.randn(2, 3)

@@ -17,6 +17,7 @@ class CheckpointManager:
 
     def __init__(self, directory: str, keep: int = 3) -> None:
         self.directory, self.keep = directory, keep
+        self.loaded_path: str | None = None  # the file load_latest() read
         os.makedirs(directory, exist_ok=True)
         for name in os.listdir(directory):  # half-written files of a run that was killed mid-save
             if name.startswith(".tmp-ckpt-"):
@@ -48,7 +49,9 @@ class CheckpointManager:
         """The newest checkpoint that loads, or None when there is none."""
         for step in reversed(self.steps()):
             try:
-                return framework.load(self.path(step))
+                state = framework.load(self.path(step))
+                self.loaded_path = self.path(step)
+                return state
             except CheckpointError as e:
                 warnings.warn(f"skipping unreadable checkpoint: {e}", RuntimeWarning, stacklevel=2)
         return None

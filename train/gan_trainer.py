@@ -6,6 +6,9 @@ before the step (they were changed in place, so that would be the version-counte
 ``mode="retain_graph"`` shows the other legal way: one D forward on ``fake`` for both losses, the first
 backward with ``retain_graph=True`` (the second one needs the same saved tensors) and both optimizer
 steps only after both backward passes.
+
+Options from ``gan_techniques``: ``r1`` adds an R1 gradient penalty to D's loss (a double backward through D),
+``pack`` makes D judge ``pack`` samples at a time (pass a ``Packed`` D), ``ema`` evaluates an average of G.
 """
 from __future__ import annotations
 
@@ -19,24 +22,29 @@ import framework.nn.functional as F
 from framework import nn
 
 from .callbacks import ProgressBar
+from .gan_techniques import r1_penalty
 from .trainer import Trainer, TrainingError
 
 
 class GANTrainer(Trainer):
     """Trains generator ``G`` against discriminator ``D`` for a number of steps on sampled real data."""
 
+    # Data parallel (--distributed): every rank draws the same global batch of world_size x batch_size
+    # (same seeds, same random state) and trains on its own slice of it.
+    rank, world_size = 0, 1
+
     def __init__(self, G: nn.Module, D: nn.Module, opt_g, opt_d, sample_real, *, latent_dim: int,
                  batch_size: int = 256, mode: str = "detach", schedulers: dict | None = None, device: str = "cpu",
                  callbacks=None, progress: bool | None = None, out_dir: str | None = None,
                  checkpoint_every: int | None = None, eval_every: int | None = None, evaluate_fn=None,
-                 data_seed: int = 0, keep_checkpoints: int = 3, ema: float | None = None) -> None:
+                 data_seed: int = 0, keep_checkpoints: int = 3, ema: float | None = None, r1: float = 0.0,
+                 pack: int = 1, compile: bool = False) -> None:
         if mode not in ("detach", "retain_graph"):
             raise ValueError(f"mode must be 'detach' or 'retain_graph', not {mode!r}")
         super().__init__(G, opt_g, None, device=device, callbacks=callbacks, progress=progress, out_dir=out_dir,
-                         checkpoint_every=checkpoint_every, keep_checkpoints=keep_checkpoints)
+                         checkpoint_every=checkpoint_every, keep_checkpoints=keep_checkpoints, compile=compile)
         self.G, self.D, self.opt_g, self.opt_d = G, D, opt_g, opt_d
-        if self.device != "cpu":
-            self.D.to(self.device)
+        self.D.to(self.device)  # also to the CPU: a model built on another (default) device follows the trainer
         self.sample_real, self.latent_dim, self.batch_size, self.mode = sample_real, latent_dim, batch_size, mode
         self.gan_schedulers = dict(schedulers or {})
         self.eval_every, self.evaluate_fn = eval_every, evaluate_fn
@@ -44,18 +52,32 @@ class GANTrainer(Trainer):
         self.snapshots: list = []  # (step, generated samples) for plots
         # an exponential moving average of G's weights (evaluated and saved instead of the raw G when set)
         self.ema = ema
-        self.G_ema = copy.deepcopy(G) if ema else None
+        self.G_ema = copy.deepcopy(getattr(G, "module", G)) if ema else None  # unwrapped from DDP
+        self.r1, self.pack = r1, pack
         self.seconds = 0.0
         self.ones = framework.ones(batch_size, 1, device=self.device)
         self.zeros = framework.zeros(batch_size, 1, device=self.device)
 
     # ---- one step ------------------------------------------------------------------------------
     def train_step(self, real) -> dict:
-        z = framework.randn(self.batch_size, self.latent_dim, device=self.device)
+        loss_d, loss_g = self._step(real)
+        if self.G_ema is not None:
+            self._update_ema()
+        return {"loss_d": loss_d.item(), "loss_g": loss_g.item()}  # read outside the (compiled) step
+
+    def _array_step(self, real):
+        """Both updates; the losses come back as tensors (no host reads: the step can be compiled)."""
+        z = self._shard(framework.randn(self.batch_size * self.pack * self.world_size, self.latent_dim,
+                                        device=self.device))
         fake = self.G(z)
+        if self.r1:
+            real.requires_grad_(True)  # the R1 penalty differentiates D with respect to its input
         if self.mode == "detach":
-            loss_d = F.binary_cross_entropy_with_logits(self.D(real), self.ones) + \
+            d_real = self.D(real)
+            loss_d = F.binary_cross_entropy_with_logits(d_real, self.ones) + \
                 F.binary_cross_entropy_with_logits(self.D(fake.detach()), self.zeros)
+            if self.r1:
+                loss_d = loss_d + r1_penalty(d_real, real, self.r1)
             self.opt_d.zero_grad()
             loss_d.backward()
             self.opt_d.step()
@@ -64,19 +86,24 @@ class GANTrainer(Trainer):
             loss_g.backward()
             self.opt_g.step()
         else:
-            d_fake = self.D(fake)
+            d_fake, d_real = self.D(fake), self.D(real)
             loss_g = F.binary_cross_entropy_with_logits(d_fake, self.ones)
-            loss_d = F.binary_cross_entropy_with_logits(self.D(real), self.ones) + \
+            loss_d = F.binary_cross_entropy_with_logits(d_real, self.ones) + \
                 F.binary_cross_entropy_with_logits(d_fake, self.zeros)
+            if self.r1:
+                loss_d = loss_d + r1_penalty(d_real, real, self.r1)
             self.opt_g.zero_grad()
             loss_g.backward(retain_graph=True, inputs=list(self.G.parameters()))  # loss_d needs d_fake's graph too
             self.opt_d.zero_grad()
             loss_d.backward(inputs=list(self.D.parameters()))
             self.opt_d.step()  # steps only now: no backward left that would see the old parameters
             self.opt_g.step()
-        if self.G_ema is not None:
-            self._update_ema()
-        return {"loss_d": loss_d.item(), "loss_g": loss_g.item()}
+        return loss_d.detach(), loss_g.detach()
+
+    def _shard(self, batch):
+        """This rank's rows of a global batch (all of it in a single process); with packing, pack x the rows."""
+        n = self.batch_size * self.pack
+        return batch[self.rank * n:(self.rank + 1) * n]
 
     @framework.no_grad()
     def _update_ema(self) -> None:
@@ -115,7 +142,8 @@ class GANTrainer(Trainer):
         self._notify("on_train_begin")
         try:
             while self.step < steps:
-                real = framework.from_numpy(self.sample_real(self.batch_size, self.data_rng)).to(device=self.device)
+                real = self.sample_real(self.batch_size * self.pack * self.world_size, self.data_rng)
+                real = framework.from_numpy(self._shard(real)).to(device=self.device)
                 logs = self.train_step(real)
                 self.step += 1
                 self._check_finite(logs)

@@ -35,8 +35,11 @@ class Trainer:
 
     def __init__(self, model: nn.Module, optimizer, loss_fn, *, scheduler=None, device: str = "cpu",
                  callbacks: list[Callback] | None = None, progress: bool | None = None, out_dir: str | None = None,
-                 checkpoint_every: int | None = None, keep_checkpoints: int = 3) -> None:
+                 checkpoint_every: int | None = None, keep_checkpoints: int = 3, compile: bool = False) -> None:
         self.model, self.optimizer, self.loss_fn, self.scheduler = model, optimizer, loss_fn, scheduler
+        # compile=True: the step's array work is captured once and replayed (framework.compile); the loss is
+        # read on the host outside the compiled step, so reading it is no graph break
+        self._step = framework.compile(self._array_step) if compile else self._array_step
         self.device = framework.device(device)
         self.callbacks = list(callbacks or [])
         self.progress, self.out_dir = progress, out_dir
@@ -47,21 +50,27 @@ class Trainer:
         self.step = 0
         self.epoch = 0
         self.started = None
-        if self.device != "cpu":
-            self.model.to(self.device)
+        self.model.to(self.device)  # also to the CPU: a model built on another (default) device follows the trainer
 
     # ---- what one step does --------------------------------------------------------------------
     def train_step(self, batch) -> dict:
-        x, y = batch
+        loss, acc = self._step(*batch)
+        logs = {"loss": loss.item()}
+        if acc is not None:
+            logs["acc"] = acc.item()
+        return logs
+
+    def _array_step(self, x, y):
+        """zero_grad, forward, backward, optimizer step: (loss, accuracy or None) as tensors (no host reads)."""
         self.optimizer.zero_grad()
         out = self.model(x)
         loss = self.loss_fn(out, y)
         loss.backward()
         self.optimizer.step()
-        logs = {"loss": loss.item()}
+        acc = None
         if not y.is_floating_point() and out.ndim == 2:
-            logs["acc"] = (out.detach().argmax(dim=1) == y).float().mean().item()
-        return logs
+            acc = (out.detach().argmax(dim=1) == y).float().mean()
+        return loss.detach(), acc
 
     @framework.no_grad()
     def evaluate(self, loader) -> dict:
@@ -106,6 +115,8 @@ class Trainer:
         try:
             while self.epoch < epochs:
                 self._notify("on_epoch_begin", self.epoch)
+                if hasattr(getattr(train_loader, "sampler", None), "set_epoch"):
+                    train_loader.sampler.set_epoch(self.epoch)  # a DistributedSampler reshuffles per epoch
                 sums: dict = {}
                 for batch in train_loader:
                     logs = self.train_step(_to_device(batch, self.device))

@@ -2,10 +2,13 @@
 from __future__ import annotations
 
 from .. import diagnostics
+from ..creation import ones_like, tensor as _make_tensor, zeros_like
+from ..tensor import Tensor
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .callsite import set_source_tracking
 from .engine import run_backward
 from .function import BackwardNode, Function, FunctionCtx
+from .graph_text import explain_graph
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .node import AccumulateGrad, Node
@@ -17,8 +20,6 @@ __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_gra
 
 
 def _as_list(x) -> list:
-    from ..tensor import Tensor
-
     if x is None:
         return []
     if isinstance(x, Tensor):
@@ -27,9 +28,6 @@ def _as_list(x) -> list:
 
 
 def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad: bool) -> list:
-    from ..creation import ones_like
-    from ..tensor import Tensor
-
     if not grad_outputs:
         grad_outputs = [None] * len(outputs)
     if len(grad_outputs) != len(outputs):
@@ -47,9 +45,7 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
                 raise diagnostics.implicit_grad_nonscalar(t.shape)
             g = ones_like(t)
         elif not isinstance(g, Tensor):
-            from ..creation import tensor as make
-
-            g = make(g, dtype=t.dtype)
+            g = _make_tensor(g, dtype=t.dtype)
         if tuple(g.shape) != tuple(t.shape):
             raise RuntimeError(
                 f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
@@ -107,8 +103,6 @@ def _run_captured(edges, grads, inputs, retain_graph, create_graph) -> list:
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
          allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
     """Return d(outputs)/d(inputs) (vector-Jacobian products) without touching any ``.grad``."""
-    from ..creation import zeros_like
-
     outs = _as_list(outputs)
     ins = _as_list(inputs)
     grads = _root_grads(outs, _as_list(grad_outputs), create_graph, for_grad=True)
@@ -133,5 +127,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
 
 
 def explain(obj) -> str:
-    """Explain an autograd error (its full text) or the graph behind a tensor."""
-    return diagnostics.explain(obj)
+    """Explain an autograd error (its full text) or the graph behind a tensor (a text tree)."""
+    if isinstance(obj, BaseException):
+        return str(obj)
+    return explain_graph(obj)

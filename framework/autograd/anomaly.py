@@ -1,8 +1,11 @@
 """detect_anomaly / set_detect_anomaly: record forward stacks on nodes, check backward for NaN."""
 from __future__ import annotations
 
+import functools
 import threading
 import traceback
+
+from .callsite import _FRAMEWORK_DIR
 
 class _State(threading.local):
     enabled = False
@@ -22,8 +25,6 @@ def is_anomaly_check_nan_enabled() -> bool:
 
 def record_stack() -> list[str]:
     """The forward stack, formatted, without the framework's own frames at the end."""
-    from .callsite import _FRAMEWORK_DIR
-
     frames = [f for f in traceback.extract_stack()[:-1] if not f.filename.startswith(_FRAMEWORK_DIR)]
     return traceback.format_list(frames)
 
@@ -56,8 +57,6 @@ class detect_anomaly:
         _state.enabled, _state.check_nan = self.prev
 
     def __call__(self, func):
-        import functools
-
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
             with self.__class__(self.check_nan):

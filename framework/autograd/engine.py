@@ -14,7 +14,8 @@ from __future__ import annotations
 import heapq
 from typing import Sequence
 
-from .. import diagnostics
+from .. import backend, diagnostics
+from .anomaly import is_anomaly_enabled
 from .grad_mode import set_grad_enabled
 from ..tensor import Tensor
 from .node import AccumulateGrad
@@ -23,17 +24,19 @@ from .node import AccumulateGrad
 def _dependencies(roots) -> dict:
     """node -> number of edges pointing at it, over everything reachable from ``roots``."""
     deps: dict = {}
-    stack = [r for r in roots if r is not None]
-    seen = set(stack)
+    stack = list({r: None for r in roots if r is not None})  # each root once, in order
+    pushed = set(stack)  # roots are already on the stack; any other node is pushed when first counted
     while stack:
-        node = stack.pop()
-        for nxt, _ in node.next_functions:
+        for nxt, _ in stack.pop().next_functions:
             if nxt is None:
                 continue
-            deps[nxt] = deps.get(nxt, 0) + 1
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
+            count = deps.get(nxt)
+            if count is None:  # first edge into nxt: the dict doubles as the "seen" set
+                deps[nxt] = 1
+                if nxt not in pushed:
+                    stack.append(nxt)
+            else:
+                deps[nxt] = count + 1
     return deps
 
 
@@ -59,8 +62,35 @@ def _needed(roots, targets) -> set:
     return needed
 
 
+# One list per running backward (a backward started inside a hook nests): callbacks queued during it.
+_final_callbacks: list[list] = []
+
+
+def queue_callback(fn) -> None:
+    """Run ``fn()`` once the running backward has finished (torch: Variable._execution_engine.queue_callback).
+
+    DistributedDataParallel uses it to wait for its gradient all-reduces before backward() returns.
+    """
+    if not _final_callbacks:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    _final_callbacks[-1].append(fn)
+
+
 def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, create_graph: bool,
                  capture: dict | None = None, accumulate: bool = True, targets: set | None = None) -> None:
+    """Propagate gradients through the graph (see _propagate), then run the callbacks queued meanwhile."""
+    callbacks: list = []
+    _final_callbacks.append(callbacks)
+    try:
+        _propagate(root_edges, root_grads, retain_graph, create_graph, capture, accumulate, targets)
+        for fn in callbacks:  # a callback may queue more; the loop picks them up
+            fn()
+    finally:
+        _final_callbacks.pop()
+
+
+def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, create_graph: bool,
+               capture: dict | None = None, accumulate: bool = True, targets: set | None = None) -> None:
     """Propagate ``root_grads`` from ``root_edges`` through the graph.
 
     capture: {(node, input_nr): slot} -> the gradient flowing into that spot is stored in capture_out.
@@ -85,28 +115,23 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
             heapq.heappush(ready, (-node._seq, tie, node))
             tie += 1
 
-    from .anomaly import is_anomaly_enabled
-
     anomaly = is_anomaly_enabled()
+    plain = capture is None and needed is None and accumulate  # a plain backward(): no per-node filters
+    heappop, heappush = heapq.heappop, heapq.heappush  # locals: no module lookup per node
     with set_grad_enabled(create_graph):
         while ready:
-            _, _, node = heapq.heappop(ready)
+            node = heappop(ready)[2]
             grads = buffers.pop(node)
             if node._tensor_pre_hooks or node._retain_grad_hooks:
                 _run_tensor_hooks(node, grads)
-            if capture is not None:
-                for nr in range(len(grads)):
-                    slot = capture.get((node, nr))
-                    if slot is not None:
-                        capture["out"][slot] = grads[nr]
-            if needed is not None and node not in needed:
+            if not plain and _skip(node, grads, capture, needed, accumulate):
                 continue
-            if not accumulate and isinstance(node, AccumulateGrad):
-                continue
-            for hook in node._pre_hooks:
-                new = hook(tuple(grads))
-                if new is not None:
-                    grads = list(new)
+            if node._pre_hooks:  # most nodes have none: no iterator made for an empty tuple
+                for hook in node._pre_hooks:
+                    backend.hook_called(hook)  # compile: a hook with Python side effects breaks the capture
+                    new = hook(tuple(grads))
+                    if new is not None:
+                        grads = list(new)
             if (grads[0] is None) if len(grads) == 1 else all(g is None for g in grads):
                 outs = [None] * len(node.next_functions)
             else:
@@ -115,10 +140,12 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
                     _check_nan(node, outs)
             if not retain_graph:
                 node.release()
-            for hook in node._post_hooks:
-                new = hook(tuple(outs), tuple(grads))
-                if new is not None:
-                    outs = list(new)
+            if node._post_hooks:  # likewise
+                for hook in node._post_hooks:
+                    backend.hook_called(hook)
+                    new = hook(tuple(outs), tuple(grads))
+                    if new is not None:
+                        outs = list(new)
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
@@ -133,10 +160,23 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
                         buf[nr] = prev + g  # a differentiable sum, for higher-order gradients
                     else:
                         buf[nr] = Tensor._make(prev._array + g._array)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt._seq, tie, nxt))
+                left = deps[nxt] - 1  # one dict read and one write per edge
+                deps[nxt] = left
+                if left == 0:
+                    heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
+
+
+def _skip(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool) -> bool:
+    """autograd.grad / inputs=: store captured gradients; True when the node itself must not run."""
+    if capture is not None:
+        for nr in range(len(grads)):
+            slot = capture.get((node, nr))
+            if slot is not None:
+                capture["out"][slot] = grads[nr]
+    if needed is not None and node not in needed:
+        return True
+    return not accumulate and isinstance(node, AccumulateGrad)
 
 
 def _run_tensor_hooks(node, grads: list) -> None:
@@ -147,6 +187,7 @@ def _run_tensor_hooks(node, grads: list) -> None:
             for fn in list(fns):
                 if grads[nr] is None:
                     continue
+                backend.hook_called(fn)
                 new = fn(grads[nr])
                 if new is not None:
                     grads[nr] = new

@@ -10,14 +10,19 @@ from __future__ import annotations
 import numpy as np
 
 from .. import diagnostics
+from ..creation import zeros
 from . import anomaly as _anomaly
+from .broadcast import sum_to
 from .callsite import user_site
 from .copy_slices import CopySlices
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
-from .node import Node
+from .node import Node, _sequence
 from .saved import SavedTensor
 from ..tensor import Tensor
+from .version import VersionCounter
+
+_new = object.__new__
 
 
 class FunctionCtx:
@@ -48,8 +53,16 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             raise diagnostics.saved_tensor_freed(self)
-        return tuple([s.unpack_array(self) if isinstance(s, SavedTensor) else
-                      (s._array if isinstance(s, Tensor) else s) for s in saved])
+        out = []
+        for s in saved:  # a loop, not a comprehension: no extra frame, no method call per value
+            if type(s) is SavedTensor:
+                counter = s[2]
+                if counter is not None and counter.value != s[3]:
+                    raise diagnostics.inplace_modified(s, self)
+                out.append(s[1] if s[0] is None else s[0]._array)
+            else:
+                out.append(s._array if isinstance(s, Tensor) else s)
+        return tuple(out)
 
     @property
     def saved_tensors(self) -> tuple:
@@ -71,31 +84,38 @@ class BackwardNode(Node, FunctionCtx):
     _non_diff: tuple = ()
     _materialize = True
     needs_input_grad: tuple = ()
-    _edge_args: tuple = ()  # positions of forward args that have an edge in next_functions
+    _edge_args: tuple | None = None  # positions of forward args that have an edge; None: all of them
     _out_meta: tuple = ()  # (shape, dtype) of each output, to materialize zero grads
 
     def apply(self, grads: list) -> list:
         if self._materialize and len(grads) > 1 and any(g is None for g in grads):
-            from ..creation import zeros
-
             grads = [zeros(shape, dtype=dt) if g is None else g
                      for g, (shape, dt) in zip(grads, self._out_meta)]
         fwd = self._forward_cls
-        if fwd.backward_arrays is not None and not _grad_state.grad and len(grads) == 1:
+        n = len(self.needs_input_grad)
+        edge_args = self._edge_args
+        if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad:
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
             arrays = fwd.backward_arrays(self, grads[0]._array)
-            out = tuple([None if a is None else Tensor._make(a) for a in arrays])
-        else:
-            out = fwd.backward(self, *grads)
+            if len(arrays) != n and (len(arrays) < n or arrays[n] is not None or len(arrays) > n + 1):
+                _check_count(self, arrays, n)  # only a call when the count looks wrong
+            inference = _grad_state.inference
+            result = []
+            for a in (arrays if edge_args is None else [arrays[i] for i in edge_args]):
+                if a is None:
+                    result.append(None)
+                else:  # Tensor._make inlined: one frame less per gradient
+                    t = _new(Tensor)
+                    t._array, t._rg = a, False
+                    t._version_counter = None if inference else VersionCounter()
+                    result.append(t)
+            return result
+        out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
             out = (out,)
-        n = len(self.needs_input_grad)
         if len(out) != n:
-            if len(out) < n or any(g is not None for g in out[n:]):
-                raise RuntimeError(
-                    f"function {self.name()} returned an incorrect number of gradients "
-                    f"(expected {n}, got {len(out)})")
-        result = [out[i] for i in self._edge_args]
+            _check_count(self, out, n)
+        result = list(out[:n]) if edge_args is None else [out[i] for i in edge_args]
         if not fwd.array_forward:  # a user Function: check its gradients as torch's engine does
             for k, (g, shape) in enumerate(zip(result, self._input_shapes)):
                 if g is None or tuple(g.shape) == shape:
@@ -105,8 +125,6 @@ class BackwardNode(Node, FunctionCtx):
                 except ValueError:
                     broadcastable = False
                 if broadcastable:
-                    from ..ops._util import sum_to
-
                     result[k] = sum_to(g, shape)
                 else:
                     raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {k} - got "
@@ -114,10 +132,14 @@ class BackwardNode(Node, FunctionCtx):
         return result
 
     def release(self) -> None:
-        for s in self._saved or ():
-            if isinstance(s, SavedTensor):
-                s.release()
-        self._saved = None
+        self._saved = None  # dropping the tuple frees every saved array it alone kept
+
+
+def _check_count(node, out, n: int) -> None:
+    """torch's error when backward returns too few gradients, or too many that are not None."""
+    if len(out) < n or any(g is not None for g in out[n:]):
+        raise RuntimeError(f"function {node.name()} returned an incorrect number of gradients "
+                           f"(expected {n}, got {len(out)})")
 
 
 class _FunctionMeta(type):
@@ -130,6 +152,10 @@ class _FunctionMeta(type):
                          and not getattr(cls, "is_view", False))
         node_name = attrs.get("node_name") or f"{name}Backward"
         cls._node_cls = type(node_name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__})
+        if cls._fast:  # Op.apply *is* the short path: one Python frame less on every op
+            cls.apply = classmethod(_apply_fast)
+        elif "apply" not in attrs:  # an in-place or view subclass of a fast op gets the general apply back
+            cls.apply = Function.__dict__["apply"]
 
 
 class Function(metaclass=_FunctionMeta):
@@ -159,11 +185,10 @@ class Function(metaclass=_FunctionMeta):
 
     @classmethod
     def apply(cls, *args):
+        """Run forward on ``args`` and, if any input requires grad, record the op (views, in-place)."""
         needs = tuple([isinstance(a, Tensor) and (a._rg or (a._base is not None and a.requires_grad))
                        for a in args])
         record = True in needs and is_grad_enabled()
-        if cls._fast:
-            return _apply_fast(cls, args, needs, record)
         if cls.inplace:
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0])
@@ -190,23 +215,72 @@ class Function(metaclass=_FunctionMeta):
         return results[0] if single else tuple(results)
 
 
-def _apply_fast(cls, args, needs, record):
-    """apply() for array ops that neither view nor modify their inputs (most ops)."""
-    ctx = cls._node_cls()
-    ctx.needs_input_grad = needs
-    out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
+_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
+_NUMBERS = (int, float)  # Python numbers that get a (None, 0) edge under scalar_edges
+
+
+def _apply_fast(cls, *args):
+    """Op.apply for array ops that neither view nor modify their inputs (most ops), in one pass over args."""
+    grad_mode = _grad_state.grad  # the op's one grad-mode read (a thread-local: read once, kept in a local)
+    ctx = _new(cls._node_cls)  # no __init__ frame: the node takes its sequence number only if recorded
+    arrays, needs, edges = [], [], []
+    all_edged = True  # every arg has an edge (the usual case): backward then needs no index list
+    for a in args:  # one loop for forward's arrays, needs_input_grad and the edges
+        if isinstance(a, Tensor):
+            arrays.append(a._array)
+            if a._rg or (a._base is not None and a.requires_grad):
+                needs.append(True)
+                if grad_mode:  # fast ops never change their inputs' history, so the edge can be taken now
+                    fn = a._grad_fn
+                    edges.append((fn, a._output_nr) if fn is not None and a._base is None else a._edge())
+            else:
+                needs.append(False)
+                edges.append(_NO_EDGE)
+        else:
+            arrays.append(a)
+            needs.append(False)
+            if cls.scalar_edges and isinstance(a, _NUMBERS):
+                edges.append(_NO_EDGE)
+            else:
+                all_edged = False
+    ctx.needs_input_grad = needs = tuple(needs)
+    record = grad_mode and True in needs
+    out = cls.forward(ctx, *arrays)
     if type(out) is tuple or ctx._non_diff:
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
         if record:
-            _record(cls, ctx, args, results, (), 4)
+            _record(cls, ctx, args, results, (), 3)
         return tuple(results) if type(out) is tuple else results[0]
     if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot and full reductions
         out = np.asarray(out)
-    t = Tensor._make(out)
+    t = _new(Tensor)  # Tensor._make inlined: one frame less on every op
+    t._array = out
+    t._rg = False
+    t._version_counter = None if _grad_state.inference else VersionCounter()
     if record and out.dtype.kind == "f":
-        t._pending_diff = True
-        _record(cls, ctx, args, (t,), (), 4)
+        ctx._seq = next(_sequence)
+        ctx.next_functions = tuple(edges)
+        if not all_edged:
+            ctx._edge_args = _edge_positions(cls, args)
+        ctx._site = user_site(2)  # frames to skip: user_site, _apply_fast (which is Op.apply)
+        if _anomaly._state.enabled:  # anomaly mode off: this one attribute read
+            ctx._anomaly_stack = _anomaly.record_stack()
+        t._grad_fn = ctx
+        t._rg = True
+        if ctx._to_save:
+            saved = []
+            for s in ctx._to_save:  # the output and None are resolved here, without a call
+                saved.append(None if s is None else SavedTensor.of_output(t) if s is out else
+                             _resolve_saved(s, args, (t,)))
+            ctx._saved = tuple(saved)
+            ctx._to_save = ()
     return t
+
+
+def _edge_positions(cls, args) -> tuple:
+    """Positions of the args that have an edge: tensors, and Python numbers when cls.scalar_edges."""
+    return tuple([i for i, a in enumerate(args)
+                  if isinstance(a, Tensor) or (cls.scalar_edges and isinstance(a, _NUMBERS))])
 
 
 def _dirty_tensors(ctx, args, cls) -> tuple:
@@ -260,19 +334,20 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
 def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
     """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices.
 
-    site_depth: frames between user_site() and the caller of Function.apply (user_site, _record,
-    [_apply_fast,] apply), so the call-site walk starts at the first frame that may be the user's.
+    site_depth: frames between user_site() and the caller of Op.apply (user_site, _record, apply), so the
+    call-site walk starts at the first frame that may be the user's.
     """
+    ctx._seq = next(_sequence)
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
     needs = ctx.needs_input_grad
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             edge_args.append(i)
-            edges.append(a._edge() if needs[i] else (None, 0))
+            edges.append(a._edge() if needs[i] else _NO_EDGE)
         elif scalar_edges and isinstance(a, (int, float)):
             edge_args.append(i)
-            edges.append((None, 0))
+            edges.append(_NO_EDGE)
     ctx._edge_args = tuple(edge_args)
     ctx.next_functions = tuple(edges)
     if not cls.array_forward:
@@ -300,20 +375,20 @@ def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
             t._set_history(ctx, t._output_nr)
 
     if ctx._to_save:
-        ctx._saved = tuple(_resolve_saved(s, args, results, ctx) for s in ctx._to_save)
+        ctx._saved = tuple([_resolve_saved(s, args, results) for s in ctx._to_save])
         ctx._to_save = ()
 
 
-def _resolve_saved(s, args, results, ctx):
+def _resolve_saved(s, args, results):
     """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
     if s is None:
         return None
     for t in results:
         if t is not None and (t is s or t._array is s):
-            return SavedTensor(t, True, ctx)
+            return SavedTensor.of_output(t)
     for a in args:
         if isinstance(a, Tensor) and (a is s or a._array is s):
-            return SavedTensor(a, False, ctx)
+            return SavedTensor.of_input(a)
     if isinstance(s, Tensor):  # an intermediate tensor a user Function made
-        return SavedTensor(s, False, ctx)
+        return SavedTensor.of_input(s)
     return Tensor._make(s) if hasattr(s, "shape") else s

@@ -9,6 +9,8 @@ from __future__ import annotations
 import itertools
 from typing import Callable
 
+from .grad_mode import is_grad_enabled
+
 _sequence = itertools.count()
 
 
@@ -103,7 +105,7 @@ class AccumulateGrad(Node):
         pass  # a leaf keeps its hooks on the tensor itself
 
     def apply(self, grads: list) -> list:
-        from .grad_mode import is_grad_enabled
-
         self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
+        for hook in self.variable._post_accumulate_grad_hooks or ():
+            hook(self.variable)
         return []

@@ -3,56 +3,56 @@
 Mirrors torch/csrc/autograd/saved_variable.cpp.  An input is kept as the Tensor itself; an output is
 kept as its array (keeping the Tensor would make a cycle tensor -> grad_fn -> saved -> tensor) and
 rebuilt on unpack.  Either way the version seen at save time is compared with the counter's value now.
+A SavedTensor is a plain tuple underneath (built in C, no __init__ frame: saving is on every op's path);
+the names below are read-only views of its fields, for unpacking and for the error messages.
 """
 from __future__ import annotations
 
-from .. import diagnostics
+from .. import diagnostics, dtypes
 from ..tensor import Tensor
 
+_tuple_new = tuple.__new__
 
-class SavedTensor:
-    """One saved value: tensor (or array), its version counter and the version it had when saved."""
 
-    __slots__ = ("tensor", "array", "counter", "version", "output_nr", "grad_fn", "released", "shape",
-                 "dtype")
+class SavedTensor(tuple):
+    """(tensor or None, array or None, version counter, version at save time, output_nr, grad_fn)."""
 
-    def __init__(self, tensor, is_output: bool, owner) -> None:
-        self.counter = tensor._version_counter
-        self.version = self.counter.value if self.counter is not None else 0
-        self.released = False
-        self.shape = tensor._array.shape
-        self.dtype = tensor.dtype
-        if is_output:
-            self.tensor = None
-            self.array = tensor._array
-            self.output_nr = tensor._output_nr
-            self.grad_fn = None  # it is the owner node; not stored (cycle)
-        else:
-            self.tensor = tensor
-            self.array = None
-            self.output_nr = tensor._output_nr
-            self.grad_fn = tensor._grad_fn
+    __slots__ = ()
+    released = False  # a node frees its saved values by dropping them all (node._saved = None)
+
+    @staticmethod
+    def of_input(t) -> "SavedTensor":
+        """Keep an input tensor itself (its grad_fn is another node: no cycle)."""
+        c = t._version_counter
+        return _tuple_new(SavedTensor, (t, None, c, c.value if c is not None else 0, t._output_nr, t._grad_fn))
+
+    @staticmethod
+    def of_output(t) -> "SavedTensor":
+        """Keep an output as its array: its grad_fn is the owner node (rebuilt on unpack, not stored)."""
+        c = t._version_counter
+        return _tuple_new(SavedTensor, (None, t._array, c, c.value if c is not None else 0, t._output_nr, None))
+
+    tensor = property(lambda self: self[0])
+    array = property(lambda self: self[1])
+    counter = property(lambda self: self[2])
+    version = property(lambda self: self[3])
+    output_nr = property(lambda self: self[4])
+    grad_fn = property(lambda self: self[5])
+    shape = property(lambda self: (self[1] if self[0] is None else self[0]._array).shape)
+    dtype = property(lambda self: dtypes.from_numpy_dtype((self[1] if self[0] is None else self[0]._array).dtype))
 
     def unpack(self, owner):
-        """The saved tensor, or torch's error when it was freed or modified in place since saving."""
-        if self.released:
-            raise diagnostics.saved_tensor_freed(owner)
-        if self.counter is not None and self.counter.value != self.version:
+        """The saved tensor, or torch's error when it was modified in place since saving."""
+        tensor, array, counter, version, output_nr, _ = self
+        if counter is not None and counter.value != version:
             raise diagnostics.inplace_modified(self, owner)
-        if self.tensor is not None:
-            return self.tensor
-
-        return Tensor._from_saved_output(self.array, self.counter, owner, self.output_nr)
+        if tensor is not None:
+            return tensor
+        return Tensor._from_saved_output(array, counter, owner, output_nr)
 
     def unpack_array(self, owner):
         """Like unpack(), but the raw array (the engine's fast path when no graph of backward is built)."""
-        if self.released:
-            raise diagnostics.saved_tensor_freed(owner)
-        if self.counter is not None and self.counter.value != self.version:
+        counter = self[2]
+        if counter is not None and counter.value != self[3]:
             raise diagnostics.inplace_modified(self, owner)
-        return self.tensor._array if self.tensor is not None else self.array
-
-    def release(self) -> None:
-        self.tensor = None
-        self.array = None
-        self.released = True
+        return self[1] if self[0] is None else self[0]._array

@@ -14,13 +14,12 @@ _context: list[str] = []
 class VersionCounter:
     """An integer that in-place ops increment; saved tensors remember the value they saw."""
 
-    # who bumped it last: class-level defaults until the first in-place op (creation stays cheap)
-    last_op: str | None = None
+    # Class-level defaults and no __init__: every tensor gets a counter, and a bare ``VersionCounter()``
+    # (no Python-level __init__ frame) is about three times cheaper than one that sets ``value = 0``.
+    value = 0
+    last_op: str | None = None  # who bumped it last, set on the first in-place op
     last_site = None
     last_context: str | None = None
-
-    def __init__(self) -> None:
-        self.value = 0
 
     def bump(self, op_name: str) -> None:
         self.value += 1

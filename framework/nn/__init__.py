@@ -1,5 +1,5 @@
 """framework.nn: modules, parameters, layers, losses, init (as torch.nn)."""
-from . import functional, init, utils  # noqa: F401
+from . import functional, init, parallel, utils  # noqa: F401
 from .activation import (GELU, AvgPool2d, Dropout, Flatten, LeakyReLU, LogSoftmax, MaxPool2d, ReLU, Sigmoid,
                          Softmax, Tanh)
 from .container import ModuleDict, ModuleList, Sequential
@@ -7,3 +7,12 @@ from .layers import (BatchNorm1d, BatchNorm2d, Conv2d, ConvTranspose2d, Embeddin
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .parameter import Buffer, Parameter
+# recurrent, attention and transformer layers, more losses (issue 16)
+from .attention import MultiheadAttention  # noqa: E402
+from .dropout import Dropout1d, Dropout2d  # noqa: E402
+from .losses_more import (CosineEmbeddingLoss, CosineSimilarity, HuberLoss, KLDivLoss, MarginRankingLoss,  # noqa: E402
+                          PairwiseDistance, SmoothL1Loss, TripletMarginLoss)
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402
+                          TransformerEncoderLayer)
+from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

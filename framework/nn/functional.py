@@ -7,12 +7,18 @@ use the numerically stable forms torch uses.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
-from .. import ops
-from ..ops import conv as _conv, linalg as _linalg, unary as _un
+from .. import backend, ops
+from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
+from ..ops import conv as _conv, unary_inplace as _un
+from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
+from ..ops.linalg import linear  # noqa: F401  (F.linear)
+from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
 
 # ---- activations ----------------------------------------------------------------------------------
@@ -47,11 +53,11 @@ def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
 
 
 def _erf_array(a):
-    """erf elementwise (numpy has none; math.erf is exact and this is not a hot path)."""
-    return np.vectorize(math.erf, otypes=[a.dtype])(a) if a.size else a.copy()
+    """erf elementwise, through the backend (NumPy has none; CuPy's is cupyx.scipy.special.erf)."""
+    return backend.erf(a)
 
 
-class _Erf(ops._Function):
+class _Erf(Function):
     """out = erf(a). Saves a."""
 
     node_name, array_forward = "ErfBackward0", True
@@ -67,7 +73,7 @@ class _Erf(ops._Function):
         return grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp()
 
 
-class _Gelu(ops._Function):
+class _Gelu(Function):
     """out = x * Phi(x) (exact, or torch's tanh approximation). Saves x."""
 
     node_name, array_forward = "GeluBackward0", True
@@ -76,7 +82,7 @@ class _Gelu(ops._Function):
     def forward(ctx, x, approximate):
         ctx.save_for_backward(x)
         ctx.approximate = approximate
-        xp = np
+        xp = get_array_module(x)
         if approximate == "tanh":
             return (0.5 * x * (1 + xp.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))).astype(x.dtype)
         return (0.5 * x * (1 + _erf_array(x / math.sqrt(2.0)))).astype(x.dtype)
@@ -103,17 +109,6 @@ def gelu(x: Tensor, approximate: str = "none") -> Tensor:
 
 
 # ---- layers -------------------------------------------------------------------------------------
-
-
-class _LinearNoBias(_linalg.Linear):
-    node_name = "MmBackward0"
-
-
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """x @ weight.T + bias, as one op (torch's addmm)."""
-    if bias is None:
-        return _LinearNoBias.apply(x, weight)
-    return _linalg.Linear.apply(x, weight, bias)
 
 
 def _pair(v):
@@ -148,32 +143,6 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0):
                                  _pair(padding))
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    if not 0 <= p <= 1:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0:
-        return x
-    from ..random import _gen
-
-    keep = (_gen(None).random(tuple(x.shape)) >= p).astype(x._array.dtype) / (1 - p) if p < 1 else \
-        np.zeros(tuple(x.shape), x._array.dtype)
-    mask = Tensor._make(_to_device_like(keep, x))
-    return x.mul_(mask) if inplace else x * mask
-
-
-def _to_device_like(arr, t: Tensor):
-    from .. import backend
-
-    return backend.to_device(arr, t.device)
-
-
-def embedding(idx: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
-    if idx._array.dtype.kind not in "iu":
-        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got {idx.type()} instead (while checking arguments for embedding)")
-    return weight[idx]
-
-
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
     """Normalise over every dim but the channel dim (1); in training, update running stats (unbiased var)."""
@@ -186,8 +155,6 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: b
         mean = x.mean(dim=dims)
         var = x.var(dim=dims, unbiased=False)
         if running_mean is not None:
-            from ..autograd.grad_mode import no_grad
-
             with no_grad():
                 running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
                 running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
@@ -236,8 +203,6 @@ def _check_same_size(input, target, name):
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     if tuple(input.shape) != tuple(target.shape):
-        import warnings
-
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", UserWarning, stacklevel=2)
@@ -265,10 +230,8 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     """Stable BCE on logits as one fused op: (1-t) x + (1 + (pw-1) t) * softplus(-x)."""
-    from ..ops.loss import binary_cross_entropy_with_logits as fused
-
     _check_same_size(input, target, "bce")
-    return fused(input, target, weight, pos_weight, reduction)
+    return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
 
 def _class_last(x: Tensor) -> Tensor:
@@ -293,8 +256,9 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     t = target._array.reshape(-1)
     valid = t != ignore_index
     n_classes = logp.shape[1]
-    if bool(((t[valid] < 0) | (t[valid] >= n_classes)).any()):
-        raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0])} is out of bounds.")
+    with backend.input_check():
+        if bool(((t[valid] < 0) | (t[valid] >= n_classes)).any()):
+            raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0])} is out of bounds.")
     safe_t = xp.where(valid, t, 0)
     picked = logp[xp.arange(len(t)), safe_t]  # advanced index: scatter-add gradient
     w = Tensor._make(xp.where(valid, 1.0, 0.0).astype(logp._array.dtype))
@@ -346,3 +310,13 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     else:
         smooth = smooth.reshape(tuple(target.shape))
     return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+
+
+# ---- added for real PyTorch scripts (issue 16): defined in their own modules (which do not import this one),
+# exported here as torch's F -------------------------------------------------------------------------------
+from ..ops.gather import embedding, one_hot  # noqa: E402
+from ..ops.resample import interpolate, pad  # noqa: E402
+from .functional_attention import multi_head_attention_forward  # noqa: E402
+from .functional_more import normalize, scaled_dot_product_attention  # noqa: E402
+from .losses_more import (cosine_embedding_loss, cosine_similarity, huber_loss, kl_div,  # noqa: E402
+                          margin_ranking_loss, pairwise_distance, smooth_l1_loss, triplet_margin_loss)

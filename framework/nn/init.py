@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.grad_mode import no_grad
+from ..creation import eye
 from ..tensor import Tensor
 
 
@@ -65,8 +66,6 @@ def ones_(t: Tensor) -> Tensor:
 
 
 def eye_(t: Tensor) -> Tensor:
-    from ..creation import eye
-
     with no_grad():
         return t.copy_(eye(t.shape[0], t.shape[1], dtype=t.dtype))
 

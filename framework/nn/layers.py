@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from .. import creation
+from ..autograd.grad_mode import no_grad
 from . import functional as F, init
 from .module import Module
 from .parameter import Parameter
@@ -151,8 +152,6 @@ class _BatchNorm(Module):
                              "input)")
         use_batch = self.training or not self.track_running_stats
         if self.training and self.track_running_stats:
-            from ..autograd.grad_mode import no_grad
-
             with no_grad():
                 self.num_batches_tracked.add_(1)
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
@@ -207,8 +206,6 @@ class Embedding(Module):
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.weight = Parameter(creation.randn(num_embeddings, embedding_dim, dtype=dtype, device=device))
         if padding_idx is not None:
-            from ..autograd.grad_mode import no_grad
-
             with no_grad():
                 self.weight[padding_idx].fill_(0)
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 from collections import OrderedDict, namedtuple
 from typing import Callable, Iterator
 
+from .. import backend, dtypes
 from ..autograd.grad_mode import no_grad
 from ..autograd.node import RemovableHandle
+from ..creation import as_tensor
 from ..tensor import Tensor
 from .parameter import Parameter
+from .utils import zero_grads_
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
@@ -118,11 +121,13 @@ class Module:
 
     def __call__(self, *args, **kwargs):
         for hook in self._forward_pre_hooks:
+            backend.hook_called(hook)
             res = hook(self, args)
             if res is not None:
                 args = res if isinstance(res, tuple) else (res,)
         out = self.forward(*args, **kwargs)
         for hook in self._forward_hooks:
+            backend.hook_called(hook)
             res = hook(self, args, out)
             if res is not None:
                 out = res
@@ -206,8 +211,6 @@ class Module:
         return self
 
     def zero_grad(self, set_to_none: bool = True) -> None:
-        from .utils import zero_grads_
-
         zero_grads_(self.parameters(), set_to_none)
 
     def apply(self, fn: Callable[["Module"], None]) -> "Module":
@@ -233,8 +236,6 @@ class Module:
 
     def to(self, *args, **kwargs) -> "Module":
         """Cast floating parameters/buffers to a dtype and/or move everything to a device."""
-        from .. import dtypes
-
         dtype = kwargs.get("dtype")
         device = kwargs.get("device")
         for a in args:
@@ -290,8 +291,6 @@ class Module:
                 continue
             value = state_dict[k]
             if not isinstance(value, Tensor):
-                from ..creation import as_tensor
-
                 value = as_tensor(value)
             if tuple(value.shape) != tuple(target.shape):
                 errors.append(f"size mismatch for {k}: copying a param with shape {value.shape} from checkpoint, "
@@ -333,6 +332,4 @@ def _indent(s: str) -> str:
 
 
 def _dt(name):
-    from .. import dtypes
-
     return dtypes._by_name(name)

@@ -1,6 +1,8 @@
 """Parameter: a leaf Tensor that a Module registers and an optimizer updates (torch.nn.Parameter)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..tensor import Tensor
 
 
@@ -8,8 +10,6 @@ class Parameter(Tensor):
     """A tensor that is a module parameter: a leaf with ``requires_grad=True`` by default."""
 
     def __new__(cls, data: Tensor | None = None, requires_grad: bool = True):
-        import numpy as np
-
         arr = np.empty(0, dtype=np.float32) if data is None else data._array
         p = object.__new__(cls)
         Tensor._init(p, arr)  # shares data's memory; a fresh leaf with its own history

@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 
 from ..autograd.grad_mode import no_grad
+from ..creation import tensor
+from ..ops import cat
 from ..tensor import Tensor
 
 
@@ -27,8 +29,6 @@ def zero_grads_(parameters, set_to_none: bool = True) -> None:
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
     """Scale all gradients in place so their joint norm is at most max_norm; returns the norm before."""
-    from ..creation import tensor
-
     grads = _grads(parameters)
     if not grads:
         return tensor(0.0)
@@ -55,8 +55,6 @@ def clip_grad_value_(parameters, clip_value: float) -> None:
 
 
 def parameters_to_vector(parameters) -> Tensor:
-    from ..ops import cat
-
     return cat([p.reshape(-1) for p in parameters])
 
 

@@ -1,38 +1,39 @@
-"""Helpers shared by ops: reduce a broadcast gradient back to an input's shape, dtype rules, axes."""
+"""Helpers shared by ops: operand conversion, device check, gradient shapes and dtypes, axes."""
 from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
+from ..creation import tensor as _make_tensor
+from ..tensor import Tensor
+from ..autograd.broadcast import sum_to, sum_to_array  # noqa: F401  (re-exported for the ops)
 
 
-def sum_to(grad, shape: tuple):
-    """Sum ``grad`` (a Tensor) down to ``shape``, undoing broadcasting (only when the shapes differ)."""
-    gshape = grad._array.shape
-    if gshape == tuple(shape):
-        return grad
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
-    if axes:
-        grad = grad.sum(dim=axes, keepdim=True)
-    if lead:
-        grad = grad.reshape(shape)
-    elif grad._array.shape != tuple(shape):
-        grad = grad.reshape(shape)
-    return grad
+NUMBER = (int, float, bool, np.number)
 
 
-def sum_to_array(g, shape: tuple, dtype=None):
-    """sum_to on a raw array (the engine's fast path), plus the cast back to the input's dtype."""
-    if g.shape != tuple(shape):
-        lead = g.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
-        if axes:
-            g = g.sum(axis=axes, keepdims=True)
-        g = g.reshape(shape)
-    if dtype is not None and g.dtype != dtype:
-        g = g.astype(dtype)
-    return g
+def as_operand(x):
+    """Accept numpy arrays and lists where a tensor is expected (numbers stay numbers)."""
+    if isinstance(x, Tensor) or isinstance(x, NUMBER):
+        return x
+    return _make_tensor(x)
+
+
+def check_device(a, b) -> None:
+    """torch's error for two tensors (not 0-d) on different devices."""
+    if backend._cupy is None:  # no GPU in use: everything is on the CPU
+        return
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and \
+            a.ndim and b.ndim and a.device != b.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{b.device} and {a.device}!")
+
+
+def shape_args(shape) -> tuple:
+    """``f(a, 2, 3)`` and ``f(a, (2, 3))`` both mean the shape (2, 3)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
 
 
 def grad_for(grad, shape: tuple, dtype):

@@ -1,4 +1,4 @@
-"""softmax and log_softmax along a dim (both save their output, as torch's)."""
+"""softmax and log_softmax along a dim (both save their output, as torch's): op classes, then the functional API."""
 from __future__ import annotations
 
 from ..autograd.function import Function
@@ -43,3 +43,15 @@ class LogSoftmax(Function):
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
         return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+
+
+def softmax(a, dim: int, dtype=None):
+    if dtype is not None:
+        a = a.to(dtype)
+    return Softmax.apply(a, dim)
+
+
+def log_softmax(a, dim: int, dtype=None):
+    if dtype is not None:
+        a = a.to(dtype)
+    return LogSoftmax.apply(a, dim)

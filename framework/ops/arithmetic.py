@@ -1,13 +1,16 @@
-"""add, sub, mul, div, neg, pow and their in-place twins (add_, mul_, ...), with broadcasting.
+"""add, sub, mul, div, neg, pow, reciprocal with broadcasting: the op classes, then their functional API.
 
 Each op saves what torch's saves, and only when the other input needs it: ``a * b`` keeps ``b`` only
-if ``a`` requires grad.  In-place twins compute into arg 0's array; where backward needs the *old*
-value of arg 0 they keep a copy, as torch's ``original_self``.
+if ``a`` requires grad.  The in-place twins (add_, mul_, ...) are in arithmetic_inplace.py.
 """
 from __future__ import annotations
 
+from .. import backend, dtypes
 from ..autograd.function import Function
-from ._util import binary_dtype, broadcast_error, grad_for, shape_of, sum_to_array
+from ..autograd.grad_mode import no_grad
+from ..tensor import Tensor
+from ._util import as_operand, binary_dtype, broadcast_error, check_device, grad_for, shape_of, sum_to_array
+from .unary import _float
 
 
 def _compute(fn, a, b, out_dtype):
@@ -18,15 +21,6 @@ def _compute(fn, a, b, out_dtype):
     if out.dtype is not out_dtype and out.dtype != out_dtype:
         out = out.astype(out_dtype)
     return out
-
-
-def _write(a, value):
-    """Store ``value`` into ``a`` in place (the in-place twins); broadcasting must not grow ``a``."""
-    if value.shape != a.shape:
-        raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape "
-                           f"{list(value.shape)}")
-    a[...] = value
-    return a
 
 
 _SCALARS = (int, float, bool)
@@ -143,8 +137,6 @@ class Div(Function):
         ctx.save_for_backward(a if need_b else None, b if (need_a or need_b) else None)
         dt = binary_dtype(a, b)
         if dt.kind != "f":
-            from .. import dtypes
-
             dt = dtypes.default_float.np
         return _compute(lambda x, y: x / y, a, b, dt)
 
@@ -242,59 +234,85 @@ class RPow(Function):
         return grad * out * ctx.log_s, None
 
 
-# ---- in-place twins: the same node names as the out-of-place ops, as in torch ----------------------
+class Reciprocal(Function):
+    """out = 1 / a. Saves out."""
 
-class AddInplace(Add):
-    node_name, inplace = "AddBackward0", True
-
-    @staticmethod
-    def forward(ctx, a, b, alpha=1):
-        return _write(a, Add.forward(ctx, a, b, alpha).astype(a.dtype, copy=False))
-
-
-class SubInplace(Sub):
-    node_name, inplace = "SubBackward0", True
-
-    @staticmethod
-    def forward(ctx, a, b, alpha=1):
-        return _write(a, Sub.forward(ctx, a, b, alpha).astype(a.dtype, copy=False))
-
-
-class MulInplace(Mul):
-    node_name, inplace = "MulBackward0", True
-
-    @staticmethod
-    def forward(ctx, a, b):
-        out = Mul.forward(ctx, a, b)
-        if ctx.needs_input_grad[1]:  # backward for b needs the old a: keep a copy (torch's original_self)
-            ctx.save_for_backward(a.copy(), ctx._to_save[1])
-        return _write(a, out.astype(a.dtype, copy=False))
-
-
-class DivInplace(Div):
-    node_name, inplace = "DivBackward0", True
-
-    @staticmethod
-    def forward(ctx, a, b):
-        out = Div.forward(ctx, a, b)
-        if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a.copy(), ctx._to_save[1])
-        return _write(a, out.astype(a.dtype, copy=False))
-
-
-class NegInplace(Neg):
-    node_name, inplace = "NegBackward0", True
+    node_name, array_forward = "ReciprocalBackward0", True
 
     @staticmethod
     def forward(ctx, a):
-        return _write(a, -a)
-
-
-class PowScalarInplace(PowScalar):
-    node_name, inplace = "PowBackward0", True
+        with backend.errstate(backend.get_array_module(a), divide="ignore"):
+            out = 1 / _float(a)
+        ctx.save_for_backward(out)
+        return out
 
     @staticmethod
-    def forward(ctx, a, p):
-        ctx.save_for_backward(a.copy())
-        ctx.p = p
-        return _write(a, (a ** p).astype(a.dtype, copy=False))
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return -grad * out * out
+
+
+# ---- functional API: scalars and keyword forms handled here, as torch's bindings do -----------------
+
+def add(a, b, *, alpha=1):
+    """a + alpha * b."""
+    a, b = as_operand(a), as_operand(b)
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    check_device(a, b)
+    return Add.apply(a, b, alpha) if alpha != 1 else Add.apply(a, b)
+
+
+def sub(a, b, *, alpha=1):
+    """a - alpha * b."""
+    a, b = as_operand(a), as_operand(b)
+    if not isinstance(a, Tensor):
+        return Rsub.apply(b * alpha if alpha != 1 else b, a)
+    check_device(a, b)
+    return Sub.apply(a, b, alpha) if alpha != 1 else Sub.apply(a, b)
+
+
+def mul(a, b):
+    a, b = as_operand(a), as_operand(b)
+    if not isinstance(a, Tensor):
+        a, b = b, a
+    check_device(a, b)
+    return Mul.apply(a, b)
+
+
+def div(a, b, *, rounding_mode=None):
+    a, b = as_operand(a), as_operand(b)
+    if rounding_mode is not None:
+        with no_grad():
+            q = Div.apply(a, b) if isinstance(a, Tensor) else Mul.apply(reciprocal(b), a)
+            return q.floor() if rounding_mode == "floor" else q.trunc()
+    if not isinstance(a, Tensor):  # scalar / tensor: torch computes reciprocal(b) * a
+        return Mul.apply(reciprocal(b), a)
+    check_device(a, b)
+    return Div.apply(a, b)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def neg(a):
+    return Neg.apply(a)
+
+
+negative = neg
+
+
+def pow(a, b):
+    a, b = as_operand(a), as_operand(b)
+    if not isinstance(a, Tensor):
+        return RPow.apply(b, a)
+    if isinstance(b, Tensor):
+        check_device(a, b)
+        return PowTensor.apply(a, b)
+    return PowScalar.apply(a, b)
+
+
+def reciprocal(a):
+    return Reciprocal.apply(a)

@@ -1,9 +1,11 @@
-"""Ops over several tensors: cat, stack, where, masked_fill."""
+"""Ops over several tensors: cat, stack, where, masked_fill, maximum, minimum (op classes, then the functional API)."""
 from __future__ import annotations
+
+import numpy as np
 
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import binary_dtype, grad_for, normalize_dims, shape_of
+from ._util import as_operand, binary_dtype, grad_for, normalize_dims, shape_of
 from ..tensor import Tensor
 
 
@@ -105,3 +107,63 @@ class MaskedFill(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * Tensor._make(~ctx.mask), None, None
+
+
+class Maximum(Function):
+    """out = elementwise max(a, b); ties split the gradient in half, as torch. Saves a and b."""
+
+    node_name, array_forward, _pick = "MaximumBackward0", True, "maximum"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
+        return getattr(get_array_module(a), ctx._forward_cls._pick)(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        a_wins = (a > b) if ctx._forward_cls._pick == "maximum" else (a < b)
+        share = a_wins.float().to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
+        ga = grad_for(grad * share, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad * (1 - share), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class Minimum(Maximum):
+    """out = elementwise min(a, b); ties split the gradient in half, as torch. Saves a and b."""
+
+    node_name, _pick = "MinimumBackward0", "minimum"
+
+
+# ---- functional API ---------------------------------------------------------------------------------
+
+def cat(tensors, dim: int = 0):
+    tensors = [as_operand(x) for x in tensors]
+    return Cat.apply(dim, *tensors)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors, dim: int = 0):
+    tensors = [as_operand(x) for x in tensors]
+    return Stack.apply(dim, *tensors)
+
+
+def where(cond, a=None, b=None):
+    if a is None and b is None:
+        return tuple(Tensor._make(i) for i in get_array_module(cond._array).nonzero(cond._array))
+    return Where.apply(cond, as_operand(a), as_operand(b))
+
+
+def masked_fill(a, mask, value):
+    return MaskedFill.apply(a, mask._array, value.item() if hasattr(value, "item") else value)
+
+
+def maximum(a, b):
+    return Maximum.apply(a, b)
+
+
+def minimum(a, b):
+    return Minimum.apply(a, b)

@@ -24,8 +24,9 @@ def _windows(x, kh, kw, stride, dilation):
     oh = (h - dh * (kh - 1) - 1) // sh + 1
     ow = (w - dw * (kw - 1) - 1) // sw + 1
     s = x.strides
+    # overlapping windows share memory, so this view is only ever read (CuPy's as_strided has no writeable=)
     return xp.lib.stride_tricks.as_strided(
-        x, (n, c, oh, ow, kh, kw), (s[0], s[1], s[2] * sh, s[3] * sw, s[2] * dh, s[3] * dw), writeable=False)
+        x, (n, c, oh, ow, kh, kw), (s[0], s[1], s[2] * sh, s[3] * sw, s[2] * dh, s[3] * dw))
 
 
 def _pad(x, padding):

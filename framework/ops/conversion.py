@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import backend, dtypes
 from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
 
 
 class Clone(Function):
@@ -43,17 +44,21 @@ class ToCopy(Function):
 
 def to(t, dtype=None, device=None, copy: bool = False):
     """Cast/move ``t``; returns ``t`` itself when nothing changes (as torch), unless copy=True."""
-    from ..tensor import _norm_device
-
     np_dtype = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
-    dev = _norm_device(device) if device is not None else None
+    dev = backend.norm_device(device) if device is not None else None
     same_dtype = np_dtype is None or np_dtype == t._array.dtype
     same_device = dev is None or dev == t.device
     if same_dtype and same_device and not copy:
         return t
     if np_dtype is not None and np_dtype.kind != "f" and t.requires_grad:
-        from ..autograd.grad_mode import no_grad
-
         with no_grad():
             return ToCopy.apply(t, np_dtype, dev)
     return ToCopy.apply(t, np_dtype, dev)
+
+
+def clone(a):
+    return Clone.apply(a)
+
+
+def contiguous(a):
+    return a if a._array.flags.c_contiguous else clone(a)

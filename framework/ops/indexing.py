@@ -11,6 +11,8 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
+from ._util import grad_for
+from .inplace import FillTensor
 from .views import Alias, Unsqueeze
 from ..tensor import Tensor
 
@@ -19,14 +21,52 @@ def _is_advanced(i) -> bool:
     return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
 
 
-def _to_array_index(i):
+def _to_array_index(i, a):
+    """An index as an array on ``a``'s device (lists and host arrays are copied there, as torch allows)."""
     if isinstance(i, Tensor):
         if i._array.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        return i._array
+        i = i._array
     if isinstance(i, list):
-        return np.asarray(i)
+        i = np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
+    if isinstance(i, np.ndarray) and get_array_module(a._array) is not np:
+        return backend.to_device(i, a.device)
     return i
+
+
+def _put(target, index, values, accumulate: bool) -> None:
+    """target[index] = values in place; with accumulate, repeated indices add up (index_put_/index backward)."""
+    if accumulate:
+        backend.scatter_add(target, index, values)
+    else:
+        target[index] = values
+
+
+def check_bounds(shape: tuple, index) -> None:
+    """torch's IndexError for an out-of-range integer-array index, raised before the array call: CuPy would
+    wrap such an index around and read another element instead of raising.  Like torch, the message counts
+    dimensions among the index arrays (``a[:, [7]]`` reports dimension 0)."""
+    parts = index if isinstance(index, tuple) else (index,)
+    consuming = sum(p.ndim if getattr(p, "dtype", None) is not None and p.dtype.kind == "b" else 1
+                    for p in parts if p is not None and p is not Ellipsis)
+    dim = ordinal = 0
+    for p in parts:
+        if p is Ellipsis:
+            dim += len(shape) - consuming
+        elif p is None:
+            continue
+        elif getattr(p, "dtype", None) is not None and p.dtype.kind == "b":
+            dim, ordinal = dim + p.ndim, ordinal + p.ndim
+        elif getattr(p, "dtype", None) is not None and p.dtype.kind in "iu" and getattr(p, "ndim", 0):
+            size = shape[dim] if dim < len(shape) else 0
+            bad = (p < -size) | (p >= size)
+            with backend.input_check():  # under framework.compile: checked at capture, no graph break
+                out_of_range = p.size and bool(bad.any())
+            if out_of_range:
+                raise IndexError(f"index {int(p[bad][0])} is out of bounds for dimension {ordinal} with size {size}")
+            dim, ordinal = dim + 1, ordinal + 1
+        else:
+            dim += 1
 
 
 class Select(Function):
@@ -73,6 +113,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, index):
         ctx.shape, ctx.index = a.shape, index
+        check_bounds(a.shape, index)
         try:
             return a[index]
         except IndexError as e:
@@ -92,10 +133,7 @@ class IndexGrad(Function):
     def forward(ctx, grad, shape, index, accumulate):
         ctx.index = index
         out = get_array_module(grad).zeros(shape, dtype=grad.dtype)
-        if accumulate:
-            backend.scatter_add(out, index, grad)
-        else:
-            out[index] = grad
+        _put(out, index, grad, accumulate)
         return out
 
     @staticmethod
@@ -110,7 +148,8 @@ def getitem(a, idx):
             return Slice.apply(a, 0, idx) if a.ndim else Index.apply(a, idx)
         idx = (idx,)
     if any(_is_advanced(i) for i in idx):
-        return Index.apply(a, tuple(_to_array_index(i) for i in idx) if len(idx) > 1 else _to_array_index(idx[0]))
+        index = tuple(_to_array_index(i, a) for i in idx) if len(idx) > 1 else _to_array_index(idx[0], a)
+        return Index.apply(a, index)
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
     if n_real > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
@@ -145,17 +184,13 @@ class IndexPut(Function):
     @staticmethod
     def forward(ctx, a, index, values, accumulate=False):
         ctx.index, ctx.accumulate = index, accumulate
-        ctx.v_meta = (np.shape(values), getattr(values, "dtype", None))
-        if accumulate:
-            backend.scatter_add(a, index, values)
-        else:
-            a[index] = values
+        ctx.v_meta = (tuple(getattr(values, "shape", ())), getattr(values, "dtype", None))
+        check_bounds(a.shape, index)
+        _put(a, index, values, accumulate)
         return a
 
     @staticmethod
     def backward(ctx, grad):
-        from ._util import grad_for
-
         ga = gv = None
         if ctx.needs_input_grad[0]:
             if ctx.accumulate:
@@ -173,11 +208,11 @@ def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_advanced(i) for i in key):
-        index = tuple(_to_array_index(i) for i in key) if len(key) > 1 else _to_array_index(key[0])
+        index = tuple(_to_array_index(i, a) for i in key) if len(key) > 1 else _to_array_index(key[0], a)
         if isinstance(value, Tensor):
             IndexPut.apply(a, index, value)
         else:
-            IndexPut.apply(a, index, np.asarray(value, dtype=a._array.dtype))
+            IndexPut.apply(a, index, get_array_module(a._array).asarray(value, dtype=a._array.dtype))
         return
     # torch skips full slices here too: `a[:] = 0` writes into `a` itself, not into a view of it
     if all(i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in key):
@@ -187,6 +222,34 @@ def setitem(a, idx, value) -> None:
     if isinstance(value, Tensor):
         target.copy_(value)
     else:
-        from .inplace import FillTensor
-
         FillTensor.apply(target, value)
+
+
+# ---- functional API: slicing and splitting ----------------------------------------------------------
+
+def narrow(a, dim: int, start: int, length: int):
+    return Slice.apply(a, dim % a.ndim, slice(start, start + length))
+
+
+def select(a, dim: int, index: int):
+    return Select.apply(a, dim % a.ndim, index)
+
+
+def unbind(a, dim: int = 0):
+    return tuple(select(a, dim, i) for i in range(a.shape[dim]))
+
+
+def split(a, split_size, dim: int = 0):
+    n = a.shape[dim]
+    sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
+        if isinstance(split_size, int) else list(split_size)
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(a, dim, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(a, chunks: int, dim: int = 0):
+    n = a.shape[dim]
+    return split(a, -(-n // chunks), dim)

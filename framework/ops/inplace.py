@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import device_of, get_array_module, to_device
+from ..random import _gen
 from ._util import grad_for
 
 
@@ -69,36 +70,31 @@ class Copy(Function):
         return ga, gs
 
 
-class Uniform(Function):
+class _Random(Function):
+    """a[...] ~ a distribution in place. Saves nothing; the gradient to a is zero."""
+
+    array_forward, inplace = True, True
+    _draw = None  # the numpy Generator method: "uniform" or "normal"
+
+    @staticmethod
+    def forward(ctx, a, p0, p1, generator=None):
+        # drawn by the (seeded, host-side) generator, then placed on a's device
+        draw = getattr(_gen(generator), ctx._forward_cls._draw)
+        a[...] = to_device(draw(p0, p1, a.shape).astype(a.dtype), device_of(a))
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * 0, None, None, None
+
+
+class Uniform(_Random):
     """a[...] ~ U(low, high) in place. Saves nothing; the gradient to a is zero."""
 
-    node_name, array_forward, inplace = "UniformBackward0", True, True
-
-    @staticmethod
-    def forward(ctx, a, low, high, generator=None):
-        from ..random import _gen
-
-        # drawn by the (seeded, host-side) generator, then placed on a's device
-        a[...] = to_device(_gen(generator).uniform(low, high, a.shape).astype(a.dtype), device_of(a))
-        return a
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * 0, None, None, None
+    node_name, _draw = "UniformBackward0", "uniform"
 
 
-class Normal(Function):
+class Normal(_Random):
     """a[...] ~ N(mean, std**2) in place. Saves nothing; the gradient to a is zero."""
 
-    node_name, array_forward, inplace = "NormalBackward0", True, True
-
-    @staticmethod
-    def forward(ctx, a, mean, std, generator=None):
-        from ..random import _gen
-
-        a[...] = to_device(_gen(generator).normal(mean, std, a.shape).astype(a.dtype), device_of(a))
-        return a
-
-    @staticmethod
-    def backward(ctx, grad):
-        return grad * 0, None, None, None
+    node_name, _draw = "NormalBackward0", "normal"

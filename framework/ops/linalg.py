@@ -3,7 +3,9 @@ from __future__ import annotations
 
 from .. import dtypes
 from ..autograd.function import Function
-from ._util import sum_to
+from ..tensor import Tensor
+from ._util import check_device, sum_to
+from .views import MatmulSqueeze
 
 
 def _check_dtypes(a, b, what="m1 and m2"):
@@ -139,6 +141,7 @@ class Matmul(Function):
 
 def matmul(a, b):
     """torch.matmul's dispatch: dot, mv, mm, bmm, or broadcasting batched matmul."""
+    check_device(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
     if a.ndim == 1 and b.ndim == 1:
@@ -146,8 +149,6 @@ def matmul(a, b):
     if a.ndim == 2 and b.ndim == 1:
         return Mv.apply(a, b)
     if a.ndim == 1 and b.ndim == 2:
-        from .views import MatmulSqueeze
-
         return MatmulSqueeze.apply(Mm.apply(a.unsqueeze(0), b), 0)
     if a.ndim == 2 and b.ndim == 2:
         return Mm.apply(a, b)
@@ -161,11 +162,27 @@ def matmul(a, b):
 
 
 def mm(a, b):
+    check_device(a, b)
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
     if b.ndim != 2:
         raise RuntimeError("mat2 must be a matrix")
     return Mm.apply(a, b)
+
+
+def bmm(a, b):
+    check_device(a, b)
+    return Bmm.apply(a, b)
+
+
+def mv(a, b):
+    return Mv.apply(a, b)
+
+
+def dot(a, b):
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    return Dot.apply(a, b)
 
 
 class Linear(Function):
@@ -207,3 +224,14 @@ class Linear(Function):
         if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
             gb = g.reshape(-1, g.shape[-1]).sum(axis=0)
         return gx, gw, gb
+
+
+class _LinearNoBias(Linear):
+    node_name = "MmBackward0"
+
+
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """x @ weight.T + bias, as one op (torch's addmm)."""
+    if bias is None:
+        return _LinearNoBias.apply(x, weight)
+    return Linear.apply(x, weight, bias)

@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, max/min (whole tensor or along a dim), amax/amin, var, std."""
+"""Reductions: sum, mean, var, std (op classes, then the functional API); max/min/amax/amin are in extrema.py."""
 from __future__ import annotations
 
 from .. import dtypes
@@ -6,7 +6,6 @@ from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ._util import normalize_dims
-from ..tensor import Tensor
 
 
 def _keep_shape(shape: tuple, dims: tuple) -> tuple:
@@ -104,128 +103,14 @@ class Mean(Function):
         return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n, None, None
 
 
-def _empty_check(a, name):
-    if a.size == 0:
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                           "Specify the reduction dim with the 'dim' argument.")
-
-
-class MaxAll(Function):
-    """out = max of all elements; ties share the gradient evenly. Saves a and out."""
-
-    node_name, array_forward = "MaxBackward1", True
-    _reduce = "max"
-
-    @classmethod
-    def _fwd(cls, ctx, a):
-        _empty_check(a, cls._reduce)
-        out = get_array_module(a).asarray(getattr(a, cls._reduce)())
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def forward(ctx, a):
-        return MaxAll._fwd(ctx, a)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, out = ctx.saved_tensors
-        mask = (a == out)
-        return grad * mask / mask.sum()
-
-
-class MinAll(MaxAll):
-    """out = min of all elements; ties share the gradient evenly. Saves a and out."""
-
-    node_name, _reduce = "MinBackward1", "min"
-
-    @staticmethod
-    def forward(ctx, a):
-        return MinAll._fwd(ctx, a)
-
-
-class MaxDim(Function):
-    """(values, indices) = max along ``dim``. Saves the indices."""
-
-    node_name, array_forward = "MaxBackward0", True
-    _arg = "argmax"
-
-    @classmethod
-    def _fwd(cls, ctx, a, dim, keepdim):
-        xp = get_array_module(a)
-        (d,) = normalize_dims(dim, a.ndim)
-        idx = getattr(xp, cls._arg)(a, axis=d)
-        idx = xp.expand_dims(idx, d)
-        values = xp.take_along_axis(a, idx, axis=d)
-        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-        ctx.indices = idx
-        if not keepdim:
-            values, idx = values.squeeze(d), idx.squeeze(d)
-        idx = idx.astype(dtypes.int64.np)
-        ctx.mark_non_differentiable(idx)
-        return values, idx
-
-    @staticmethod
-    def forward(ctx, a, dim, keepdim=False):
-        return MaxDim._fwd(ctx, a, dim, keepdim)
-
-    @staticmethod
-    def backward(ctx, grad, grad_indices):
-        xp = get_array_module(ctx.indices)
-        positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
-        mask = Tensor._make(positions == ctx.indices)
-        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return g.expand(ctx.shape) * mask, None, None
-
-
-class MinDim(MaxDim):
-    """(values, indices) = min along ``dim``. Saves the indices."""
-
-    node_name, _arg = "MinBackward0", "argmin"
-
-    @staticmethod
-    def forward(ctx, a, dim, keepdim=False):
-        return MinDim._fwd(ctx, a, dim, keepdim)
-
-
-class Amax(Function):
-    """out = max over ``dim`` (no indices); ties share the gradient. Saves a and out."""
-
-    node_name, array_forward = "AmaxBackward0", True
-    _reduce = "max"
-
-    @classmethod
-    def _fwd(cls, ctx, a, dim, keepdim):
-        ctx.dims = normalize_dims(dim if dim != () else None, a.ndim)
-        ctx.keepdim = keepdim
-        out = get_array_module(a).asarray(getattr(a, cls._reduce)(axis=ctx.dims, keepdims=keepdim))
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def forward(ctx, a, dim=(), keepdim=False):
-        return Amax._fwd(ctx, a, dim, keepdim)
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, out = ctx.saved_tensors
-        shape = a.shape
-        if not ctx.keepdim:
-            out = out.reshape(_keep_shape(shape, ctx.dims))
-            grad = grad.reshape(_keep_shape(shape, ctx.dims))
-        mask = (a == out)
-        count = mask.sum(dim=ctx.dims, keepdim=True)
-        return grad * mask / count, None, None
-
-
-class Amin(Amax):
-    """out = min over ``dim`` (no indices); ties share the gradient. Saves a and out."""
-
-    node_name, _reduce = "AminBackward0", "min"
-
-    @staticmethod
-    def forward(ctx, a, dim=(), keepdim=False):
-        return Amin._fwd(ctx, a, dim, keepdim)
+def _var_setup(ctx, a, dim, correction, keepdim) -> None:
+    """What var and std both remember: the reduced dims, their element count N, correction, keepdim."""
+    _mean_check(a)
+    ctx.dims = normalize_dims(dim, a.ndim)
+    ctx.keepdim, ctx.correction = keepdim, correction
+    ctx.n = 1
+    for d in ctx.dims:
+        ctx.n *= a.shape[d]
 
 
 class Var(Function):
@@ -235,12 +120,7 @@ class Var(Function):
 
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
-        _mean_check(a)
-        ctx.dims = normalize_dims(dim, a.ndim)
-        ctx.keepdim, ctx.correction = keepdim, correction
-        ctx.n = 1
-        for d in ctx.dims:
-            ctx.n *= a.shape[d]
+        _var_setup(ctx, a, dim, correction, keepdim)
         ctx.save_for_backward(a)
         with _errstate(get_array_module(a), divide="ignore", invalid="ignore"):
             out = a.var(axis=ctx.dims, ddof=correction, keepdims=keepdim)
@@ -262,12 +142,7 @@ class Std(Function):
 
     @staticmethod
     def forward(ctx, a, dim=None, correction=1, keepdim=False):
-        _mean_check(a)
-        ctx.dims = normalize_dims(dim, a.ndim)
-        ctx.keepdim, ctx.correction = keepdim, correction
-        ctx.n = 1
-        for d in ctx.dims:
-            ctx.n *= a.shape[d]
+        _var_setup(ctx, a, dim, correction, keepdim)
         xp = get_array_module(a)
         with _errstate(xp, divide="ignore", invalid="ignore"):
             out = xp.asarray(a.std(axis=ctx.dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
@@ -282,3 +157,38 @@ class Std(Function):
             out = out.reshape(_keep_shape(a.shape, ctx.dims))
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
         return grad * centered / (out * (ctx.n - ctx.correction)), None, None, None
+
+
+# ---- functional API ---------------------------------------------------------------------------------
+
+def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
+    np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
+    if dim is None:
+        return SumAll.apply(a, np_dt) if np_dt is not None else SumAll.apply(a)
+    return Sum.apply(a, dim, keepdim, np_dt)
+
+
+def mean(a, dim=None, keepdim: bool = False, *, dtype=None):
+    if dtype is not None:
+        a = a.to(dtype)
+    if dim is None:
+        return MeanAll.apply(a)
+    return Mean.apply(a, dim, keepdim)
+
+
+def _correction(unbiased, correction):
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    return Var.apply(a, dim, _correction(unbiased, correction), keepdim)
+
+
+def std(a, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):
+    if isinstance(dim, bool):
+        unbiased, dim = dim, None
+    return Std.apply(a, dim, _correction(unbiased, correction), keepdim)

@@ -1,10 +1,12 @@
-"""Elementwise functions: abs, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, leaky_relu, clamp.
+"""Elementwise functions: abs, sign, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu, leaky_relu, clamp.
 
 Each docstring says what the op saves, which is exactly what torch's saves (exp, sqrt, tanh, sigmoid
 and relu keep their *output*; the others their input), so in-place changes raise when torch's do.
+The op classes come first, then the functional API; the in-place twins are in unary_inplace.py.
 """
 from __future__ import annotations
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
@@ -14,8 +16,6 @@ from ..tensor import Tensor
 def _float(a):
     """Integer inputs to transcendental functions give float32, as in torch."""
     if a.dtype.kind != "f":
-        from .. import dtypes
-
         return a.astype(dtypes.default_float.np)
     return a
 
@@ -28,7 +28,7 @@ class Abs(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return abs(a)
+        return get_array_module(a).abs(a)
 
     @staticmethod
     def backward(ctx, grad):
@@ -48,28 +48,6 @@ class Sign(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0
-
-
-class Exp(Function):
-    """out = e**a. Saves out."""
-
-    node_name, array_forward = "ExpBackward0", True
-
-    @staticmethod
-    def forward(ctx, a):
-        out = get_array_module(a).exp(_float(a))
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return grad * out
-
-    @staticmethod
-    def backward_arrays(ctx, g):
-        (out,) = ctx.saved_arrays
-        return (g * out,)
 
 
 class Log(Function):
@@ -139,26 +117,43 @@ class Cos(Function):
         return -grad * a.sin()
 
 
-class Tanh(Function):
-    """out = tanh(a). Saves out."""
+class _SavesOutput(Function):
+    """out = f(a) where the derivative is a function of out alone: forward saves out, and one formula,
+    ``dout(grad, out)``, serves both backward (on tensors) and backward_arrays (on raw arrays)."""
 
-    node_name, array_forward = "TanhBackward0", True
+    array_forward = True
 
     @staticmethod
     def forward(ctx, a):
-        out = get_array_module(a).tanh(_float(a))
+        out = ctx._forward_cls.f(get_array_module(a), a)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * (1 - out * out)
+        return ctx._forward_cls.dout(grad, out)
 
     @staticmethod
     def backward_arrays(ctx, g):
         (out,) = ctx.saved_arrays
-        return (g * (1 - out * out),)
+        return (ctx._forward_cls.dout(g, out),)
+
+
+class Exp(_SavesOutput):
+    """out = e**a. Saves out."""
+
+    node_name = "ExpBackward0"
+    f = staticmethod(lambda xp, a: xp.exp(_float(a)))
+    dout = staticmethod(lambda grad, out: grad * out)
+
+
+class Tanh(_SavesOutput):
+    """out = tanh(a). Saves out."""
+
+    node_name = "TanhBackward0"
+    f = staticmethod(lambda xp, a: xp.tanh(_float(a)))
+    dout = staticmethod(lambda grad, out: grad * (1 - out * out))
 
 
 def _sigmoid(xp, a):
@@ -168,48 +163,20 @@ def _sigmoid(xp, a):
     return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
-class Sigmoid(Function):
+class Sigmoid(_SavesOutput):
     """out = 1 / (1 + e**-a). Saves out."""
 
-    node_name, array_forward = "SigmoidBackward0", True
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _sigmoid(get_array_module(a), a)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return grad * out * (1 - out)
-
-    @staticmethod
-    def backward_arrays(ctx, g):
-        (out,) = ctx.saved_arrays
-        return (g * out * (1 - out),)
+    node_name = "SigmoidBackward0"
+    f = staticmethod(_sigmoid)
+    dout = staticmethod(lambda grad, out: grad * out * (1 - out))
 
 
-class Relu(Function):
+class Relu(_SavesOutput):
     """out = max(a, 0). Saves out."""
 
-    node_name, array_forward = "ReluBackward0", True
-
-    @staticmethod
-    def forward(ctx, a):
-        out = get_array_module(a).maximum(a, 0).astype(a.dtype, copy=False)
-        ctx.save_for_backward(out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        (out,) = ctx.saved_tensors
-        return grad * (out > 0)
-
-    @staticmethod
-    def backward_arrays(ctx, g):
-        (out,) = ctx.saved_arrays
-        return (g * (out > 0),)
+    node_name = "ReluBackward0"
+    f = staticmethod(lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False))
+    dout = staticmethod(lambda grad, out: grad * (out > 0))
 
 
 class LeakyRelu(Function):
@@ -265,47 +232,77 @@ class Clamp(Function):
         return grad * mask, None, None
 
 
-# ---- in-place twins (same node names; they save their output where the out-of-place op does) -----
+class Rsqrt(Function):
+    """out = 1 / sqrt(a). Saves out."""
 
-def _inplace(base, name, save_input_copy=False):
-    """Make ``base``'s in-place twin: compute out-of-place, then write the result into arg 0."""
-
-    def forward(ctx, a, *args):
-        out = base.forward(ctx, a, *args)
-        if save_input_copy:  # backward needs the old input: keep a copy, as torch's original_self
-            ctx.save_for_backward(a.copy())
-            a[...] = out
-        else:
-            a[...] = out
-            if ctx._to_save and ctx._to_save[0] is out:
-                ctx.save_for_backward(a)  # the output now lives in a's array
-        return a
-
-    return type(name, (base,), {"node_name": base.node_name, "inplace": True,
-                                "forward": staticmethod(forward), "__doc__": f"In-place {base.__doc__}"})
-
-
-ExpInplace = _inplace(Exp, "ExpInplace")
-SqrtInplace = _inplace(Sqrt, "SqrtInplace")
-TanhInplace = _inplace(Tanh, "TanhInplace")
-SigmoidInplace = _inplace(Sigmoid, "SigmoidInplace")
-ReluInplace = _inplace(Relu, "ReluInplace")
-AbsInplace = _inplace(Abs, "AbsInplace", save_input_copy=True)
-LogInplace = _inplace(Log, "LogInplace", save_input_copy=True)
-SinInplace = _inplace(Sin, "SinInplace", save_input_copy=True)
-CosInplace = _inplace(Cos, "CosInplace", save_input_copy=True)
-class LeakyReluInplace(LeakyRelu):
-    """In-place leaky_relu_: saves its *output* (torch's LeakyReluBackward1), whose sign is the input's."""
-
-    node_name, inplace = "LeakyReluBackward1", True
+    node_name, array_forward = "RsqrtBackward0", True
 
     @staticmethod
-    def forward(ctx, a, slope=0.01):
-        if slope < 0:
-            raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is "
-                               "not supported. This is caused by calling in-place forward function with a negative "
-                               "slope, please call out-of-place version instead.")
-        a[...] = LeakyRelu.forward(ctx, a, slope)
-        ctx.save_for_backward(a)
-        return a
-ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True)
+    def forward(ctx, a):
+        xp = get_array_module(a)
+        with _errstate(xp, divide="ignore", invalid="ignore"):
+            out = 1 / xp.sqrt(_float(a))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        return grad * out * out * out * -0.5
+
+
+# ---- functional API ---------------------------------------------------------------------------------
+
+def abs(a):
+    return Abs.apply(a)
+
+
+def sign(a):
+    return Sign.apply(a)
+
+
+def exp(a):
+    return Exp.apply(a)
+
+
+def log(a):
+    return Log.apply(a)
+
+
+def sqrt(a):
+    return Sqrt.apply(a)
+
+
+def rsqrt(a):
+    return Rsqrt.apply(a)
+
+
+def sin(a):
+    return Sin.apply(a)
+
+
+def cos(a):
+    return Cos.apply(a)
+
+
+def tanh(a):
+    return Tanh.apply(a)
+
+
+def sigmoid(a):
+    return Sigmoid.apply(a)
+
+
+def relu(a):
+    return Relu.apply(a)
+
+
+def leaky_relu(a, negative_slope: float = 0.01):
+    return LeakyRelu.apply(a, negative_slope)
+
+
+def clamp(a, min=None, max=None):
+    return Clamp.apply(a, min, max)
+
+
+clip = clamp

@@ -1,15 +1,17 @@
 """View ops: the output shares the input's storage, base and version counter (torch's view semantics).
 
 view, reshape (a view when strides allow, else a copy), transpose, t, permute, squeeze, unsqueeze,
-expand, alias.  Backward of a view reshapes/sums the gradient back; none of them saves a tensor.
+expand, alias; op classes first, then the functional API.  Backward of a view reshapes/sums the gradient
+back; none of them saves a tensor.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import normalize_dims
+from ._util import normalize_dims, shape_args, sum_to
 
 
 def _infer_shape(shape, numel: int) -> tuple:
@@ -32,7 +34,7 @@ def _infer_shape(shape, numel: int) -> tuple:
 def _no_copy_reshape(a, shape):
     """a reshaped without copying, or None when the strides do not allow it."""
     xp = get_array_module(a)
-    if xp is np:
+    if not hasattr(xp, "cuda"):  # numpy, or framework.compile's recording stand-in for it
         try:
             return np.reshape(a, shape, copy=False)
         except ValueError:
@@ -74,14 +76,6 @@ class ReshapeCopy(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad.reshape(ctx.shape), None
-
-
-def reshape(a, shape):
-    """A view when the strides allow it (ViewBackward0), otherwise a copy, as torch.reshape."""
-    shape = tuple(shape)
-    if _no_copy_reshape(a._array, _infer_shape(shape, a._array.size)) is not None:
-        return View.apply(a, shape)
-    return ReshapeCopy.apply(a, shape)
 
 
 class Transpose(Function):
@@ -212,8 +206,6 @@ class Expand(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from ._util import sum_to
-
         return sum_to(grad, ctx.shape), None
 
 
@@ -232,8 +224,6 @@ class Alias(Function):
 
 
 def _legacy(a) -> str:
-    from .. import dtypes
-
     return dtypes.from_numpy_dtype(a.dtype).legacy
 
 
@@ -241,3 +231,68 @@ class MatmulSqueeze(Squeeze):
     """The squeeze torch.matmul applies to a (1, n) result of vector @ matrix (torch names it SqueezeBackward4)."""
 
     node_name = "SqueezeBackward4"
+
+
+# ---- functional API ---------------------------------------------------------------------------------
+
+def reshape(a, *shape):
+    """A view when the strides allow it (ViewBackward0), otherwise a copy, as torch.reshape."""
+    shape = shape_args(shape)
+    if _no_copy_reshape(a._array, _infer_shape(shape, a._array.size)) is not None:
+        return View.apply(a, shape)
+    return ReshapeCopy.apply(a, shape)
+
+
+def view(a, *shape):
+    if len(shape) == 1 and isinstance(shape[0], (dtypes.dtype,)):
+        raise NotImplementedError("view(dtype) is not supported")
+    return View.apply(a, shape_args(shape))
+
+
+def transpose(a, dim0: int, dim1: int):
+    nd = a.ndim
+    return Transpose.apply(a, dim0 % nd if nd else 0, dim1 % nd if nd else 0)
+
+
+swapaxes = transpose
+
+
+def t(a):
+    return T.apply(a)
+
+
+def permute(a, *dims):
+    return Permute.apply(a, shape_args(dims))
+
+
+def squeeze(a, dim=None):
+    if dim is None:
+        return SqueezeAll.apply(a)
+    return Squeeze.apply(a, dim)
+
+
+def unsqueeze(a, dim: int):
+    return Unsqueeze.apply(a, dim)
+
+
+def expand(a, *shape):
+    return Expand.apply(a, shape_args(shape))
+
+
+def expand_as(a, other):
+    return Expand.apply(a, tuple(other.shape))
+
+
+def flatten(a, start_dim: int = 0, end_dim: int = -1):
+    if a.ndim == 0:
+        return reshape(a, 1)
+    s, e = start_dim % a.ndim, end_dim % a.ndim
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return a
+    shape = a.shape
+    n = 1
+    for d in shape[s:e + 1]:
+        n *= d
+    return reshape(a, tuple(shape[:s]) + (n,) + tuple(shape[e + 1:]))

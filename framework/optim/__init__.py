@@ -1,6 +1,7 @@
 """framework.optim: optimizers that update parameters in place under no_grad, and LR schedulers."""
 from . import lr_scheduler  # noqa: F401
 from .adam import Adam, AdamW, adam_step
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import Adagrad, RMSprop, adagrad_step, rmsprop_step
 from .sgd import SGD, sgd_step

@@ -1,9 +1,11 @@
 """Adam and AdamW (torch.optim.Adam / AdamW): the same step, weight decay coupled or decoupled."""
 from __future__ import annotations
 
-from ..backend import get_array_module
+from .. import backend
+from ..backend import dynamic_scalar, get_array_module
 from ..creation import zeros_like
 from ..tensor import Tensor
+from ._fused import fused_adam_
 from .optimizer import Optimizer, _check, _step_tensor
 
 
@@ -50,29 +52,84 @@ def adam_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, beta1: flo
     param.add_(Tensor._make(exp_avg / denom), alpha=-step_size)  # torch: param.addcdiv_(exp_avg, denom, -step_size)
 
 
+def adam_foreach(bucket, *, lr: float, beta1: float, beta2: float, eps: float, weight_decay: float, amsgrad: bool,
+                 maximize: bool, decoupled: bool, group: dict | None = None) -> None:
+    """adam_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_adam).
+
+    The per-step scalars (lr, the bias corrections) go through ``dynamic_scalar``: Python floats when eager, inputs
+    refilled at every replay when the step is captured by framework.compile (``group`` is read then, for the lr a
+    scheduler set).
+    """
+    bucket.count_step()
+    p, st = bucket.param, bucket.state
+    rate = (lambda: group["lr"]) if group is not None else (lambda: lr)
+    if bucket.on_gpu and _recorder_absent():
+        step = bucket.step_value()
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        step_size = lr / (1 - beta1 ** step)
+        if fused_adam_(bucket, step_size, bias_correction2_sqrt, lr=lr, beta1=beta1, beta2=beta2, eps=eps,
+                       weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize, decoupled=decoupled):
+            return  # one fused GPU kernel did it all (and bumped the versions)
+    xp, dt = bucket.xp, p.dtype
+    g = -bucket.grad if maximize else bucket.grad
+    if weight_decay != 0:
+        if decoupled:
+            p *= dynamic_scalar(lambda: 1 - rate() * weight_decay, dt)
+            bucket.bump("MulBackward0")  # adam_step's param.mul_
+        else:
+            g = g + p * weight_decay
+    exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
+    _lerp(exp_avg, g, 1 - beta1)
+    exp_avg_sq *= beta2
+    exp_avg_sq += (1 - beta2) * g * g
+    second = exp_avg_sq
+    if amsgrad:
+        xp.maximum(st["max_exp_avg_sq"], exp_avg_sq, out=st["max_exp_avg_sq"])
+        second = st["max_exp_avg_sq"]
+    denom = xp.sqrt(second)
+    denom /= dynamic_scalar(lambda: (1 - beta2 ** bucket.step_value()) ** 0.5, dt)
+    denom += eps
+    update = xp.divide(exp_avg, denom, out=denom)
+    update *= dynamic_scalar(lambda: -(rate() / (1 - beta1 ** bucket.step_value())), dt)
+    p += update
+    bucket.bump("AddBackward0")  # adam_step's param.add_
+
+
+def _recorder_absent() -> bool:
+    """True unless framework.compile is capturing (the fused GPU kernel reads the step on the host)."""
+    return backend._recorder is None
+
+
 class Adam(Optimizer):
     """Adam: per-parameter steps from running averages of the gradient and its square."""
 
     _decoupled = False
 
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 0.0, amsgrad: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         _check(0.0 <= betas[0] < 1.0, f"Invalid beta parameter at index 0: {betas[0]}")
         _check(0.0 <= betas[1] < 1.0, f"Invalid beta parameter at index 1: {betas[1]}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         super().__init__(params, dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay,
-                                      amsgrad=amsgrad, maximize=maximize))
+                                      amsgrad=amsgrad, foreach=foreach, maximize=maximize))
 
-    def _step_group(self, group: dict) -> None:
+    def _state_names(self, group: dict) -> tuple:
+        return ("exp_avg", "exp_avg_sq", "max_exp_avg_sq") if group["amsgrad"] else ("exp_avg", "exp_avg_sq")
+
+    def _single_step(self, p: Tensor, state: dict, group: dict) -> None:
         beta1, beta2 = group["betas"]
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            adam_step(p, p.grad, self.state[p], lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
-                      weight_decay=group["weight_decay"], amsgrad=group["amsgrad"], maximize=group["maximize"],
-                      decoupled=self._decoupled)
+        adam_step(p, p.grad, state, lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
+                  weight_decay=group["weight_decay"], amsgrad=group["amsgrad"], maximize=group["maximize"],
+                  decoupled=self._decoupled)
+
+    def _foreach_step(self, bucket, group: dict) -> None:
+        beta1, beta2 = group["betas"]
+        adam_foreach(bucket, lr=group["lr"], beta1=beta1, beta2=beta2, eps=group["eps"],
+                     weight_decay=group["weight_decay"], amsgrad=group["amsgrad"], maximize=group["maximize"],
+                     decoupled=self._decoupled, group=group)
 
 
 class AdamW(Adam):
@@ -81,5 +138,6 @@ class AdamW(Adam):
     _decoupled = True
 
     def __init__(self, params, lr: float = 1e-3, betas: tuple = (0.9, 0.999), eps: float = 1e-8,
-                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False) -> None:
-        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, maximize=maximize)
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize)

@@ -3,6 +3,7 @@ sequences match torch's to the last bit."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from typing import Callable
 
 from .optimizer import Optimizer
@@ -85,8 +86,6 @@ class MultiStepLR(LRScheduler):
     """Multiply lr by gamma at each milestone epoch."""
 
     def __init__(self, optimizer, milestones, gamma: float = 0.1, last_epoch: int = -1) -> None:
-        from collections import Counter
-
         self.milestones = Counter(milestones)
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)

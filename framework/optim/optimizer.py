@@ -1,8 +1,10 @@
 """Optimizer: param_groups, per-parameter state, zero_grad, state_dict (torch/optim/optimizer.py).
 
-Subclasses implement ``_step_group(group)`` by calling a short plain function that holds the maths
-(torch's single-tensor path).  ``step()`` runs it under no_grad and labels the in-place updates as
-``"<Name>.step()"`` so a version error can say the optimizer changed a saved parameter.
+Subclasses hold the maths twice, as torch does: a short plain function per parameter (torch's single-tensor
+path, the readable reference, ``foreach=False``) and the same formulas on a group's flat buffers
+(``foreach=True``, the default: a fixed number of array calls per group, see ``_flat.py``).  ``step()`` runs
+them under no_grad and labels the in-place updates as ``"<Name>.step()"`` so a version error can say the
+optimizer changed a saved parameter.
 """
 from __future__ import annotations
 
@@ -11,8 +13,10 @@ from typing import Callable, Iterable
 
 from ..autograd.grad_mode import enable_grad, no_grad
 from ..autograd.version import bump_context
+from ..creation import tensor
 from ..nn.utils import zero_grads_
 from ..tensor import Tensor
+from ._flat import flat_buckets
 
 
 class _RequiredParameter:
@@ -26,10 +30,14 @@ required = _RequiredParameter()
 class Optimizer:
     """Base class: holds param_groups (dicts of params + options) and state (dict per parameter)."""
 
+    # what the foreach path keeps per parameter, besides "step" when _has_step (subclasses override)
+    _has_step = True
+
     def __init__(self, params: Iterable, defaults: dict) -> None:
         self.defaults = defaults
         self.state: dict = defaultdict(dict)
         self.param_groups: list[dict] = []
+        self._flat: dict = {}  # id(param group) -> (params flattened, [(FlatBucket | None, params)])
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
                             f"got {type(params).__name__}")
@@ -73,7 +81,46 @@ class Optimizer:
                 self._step_group(group)
         return loss
 
-    def _step_group(self, group: dict) -> None:  # pragma: no cover - abstract
+    def _step_group(self, group: dict) -> None:
+        """Step the group's parameters that have a grad: flat (foreach, the default) or one by one."""
+        params = [p for p in group["params"] if p._grad is not None]
+        if not params:
+            return
+        if group.get("foreach") is False:
+            for p in params:
+                self._single_step(p, self.state[p], group)
+            return
+        for bucket, ps in self._buckets(group, params):
+            if bucket is None:  # state or storage that cannot be flattened this step: the reference path
+                for p in ps:
+                    self._single_step(p, self.state[p], group)
+            else:
+                bucket.gather_grads()
+                self._foreach_step(bucket, group)
+                bucket.first = False
+
+    def _buckets(self, group: dict, params: list) -> list:
+        """The group's flat buckets, rebuilt when the params with a grad changed or a view was rebound."""
+        names = self._state_names(group)
+        cached = self._flat.get(id(group))
+        if cached is not None and len(cached[0]) == len(params) and all(a is b for a, b in zip(cached[0], params)) \
+                and all(b is not None and b.matches(self.state, names) for b, _ in cached[1]):
+            return cached[1]
+        owned = {id(v) for _, buckets in self._flat.values() for b, _ in buckets if b is not None for v in b.views}
+        buckets = flat_buckets(params, self.state, names, self._has_step, owned)
+        self._flat[id(group)] = (params, buckets)
+        return buckets
+
+    def _state_names(self, group: dict) -> tuple:  # pragma: no cover - abstract
+        """Names of the per-parameter state arrays this group's options need (besides "step")."""
+        raise NotImplementedError
+
+    def _single_step(self, p: Tensor, state: dict, group: dict) -> None:  # pragma: no cover - abstract
+        """Update one parameter with torch's single-tensor formulas."""
+        raise NotImplementedError
+
+    def _foreach_step(self, bucket, group: dict) -> None:  # pragma: no cover - abstract
+        """Update a whole FlatBucket with the same formulas on its flat arrays."""
         raise NotImplementedError
 
     # ---- state dict in torch's layout: params become integer indices --------------------------------
@@ -131,8 +178,6 @@ def _check(cond: bool, message: str) -> None:
 
 def _step_tensor(state: dict) -> Tensor:
     """torch keeps ``state['step']`` as a float32 scalar tensor; so do we (state dicts compare equal)."""
-    from ..creation import tensor
-
     if "step" not in state:
         state["step"] = tensor(0.0)
     state["step"]._array += 1  # the optimizer's own counter: no graph, no version to track

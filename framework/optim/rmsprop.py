@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..backend import get_array_module
-from ..creation import full_like, zeros_like
+from ..creation import full_like, tensor, zeros_like
 from ..tensor import Tensor
 from .adam import _lerp
 from .optimizer import Optimizer, _check, _step_tensor
@@ -41,26 +41,63 @@ def rmsprop_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, alpha: 
         param.add_(Tensor._make(g / avg), alpha=-lr)
 
 
+def rmsprop_foreach(bucket, *, lr: float, alpha: float, eps: float, weight_decay: float, momentum: float,
+                    centered: bool, maximize: bool) -> None:
+    """rmsprop_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_rmsprop)."""
+    xp, p, st = bucket.xp, bucket.param, bucket.state
+    bucket.next_step()
+    g = -bucket.grad if maximize else bucket.grad
+    if weight_decay != 0:
+        g = g + p * weight_decay
+    square_avg = st["square_avg"]
+    square_avg *= alpha
+    square_avg += (1 - alpha) * g * g
+    if centered:
+        grad_avg = st["grad_avg"]
+        _lerp(grad_avg, g, 1 - alpha)
+        avg = xp.sqrt(square_avg - grad_avg * grad_avg)
+    else:
+        avg = xp.sqrt(square_avg)
+    avg += eps
+    if momentum > 0:
+        buf = st["momentum_buffer"]
+        buf *= momentum
+        buf += g / avg
+        p += buf * -lr
+    else:
+        update = xp.divide(g, avg, out=avg)
+        update *= -lr
+        p += update
+    bucket.bump("AddBackward0")  # rmsprop_step's param.add_
+
+
 class RMSprop(Optimizer):
     """RMSprop: divide the gradient by a running RMS of recent gradients."""
 
     def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
-                 momentum: float = 0.0, centered: bool = False, *, maximize: bool = False) -> None:
+                 momentum: float = 0.0, centered: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         _check(alpha >= 0.0, f"Invalid alpha value: {alpha}")
         super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, maximize=maximize))
+                                      centered=centered, foreach=foreach, maximize=maximize))
 
-    def _step_group(self, group: dict) -> None:
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            rmsprop_step(p, p.grad, self.state[p], lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
-                         weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"],
-                         maximize=group["maximize"])
+    def _state_names(self, group: dict) -> tuple:
+        return ("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ()) \
+            + (("grad_avg",) if group["centered"] else ())
+
+    def _single_step(self, p: Tensor, state: dict, group: dict) -> None:
+        rmsprop_step(p, p.grad, state, lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                     weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"],
+                     maximize=group["maximize"])
+
+    def _foreach_step(self, bucket, group: dict) -> None:
+        rmsprop_foreach(bucket, lr=group["lr"], alpha=group["alpha"], eps=group["eps"],
+                        weight_decay=group["weight_decay"], momentum=group["momentum"], centered=group["centered"],
+                        maximize=group["maximize"])
 
 
 def adagrad_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, lr_decay: float, weight_decay: float,
@@ -77,11 +114,30 @@ def adagrad_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, lr_deca
     param.add_(Tensor._make(g / std), alpha=-clr)
 
 
+def adagrad_foreach(bucket, *, lr: float, lr_decay: float, weight_decay: float, eps: float, maximize: bool) -> None:
+    """adagrad_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_adagrad)."""
+    xp, p = bucket.xp, bucket.param
+    step = bucket.next_step()
+    g = -bucket.grad if maximize else bucket.grad
+    if weight_decay != 0:
+        g = g + p * weight_decay
+    clr = lr / (1 + (step - 1) * lr_decay)
+    total = bucket.state["sum"]
+    total += g * g
+    std = xp.sqrt(total)
+    std += eps
+    update = xp.divide(g, std, out=std)
+    update *= -clr
+    p += update
+    bucket.bump("AddBackward0")  # adagrad_step's param.add_
+
+
 class Adagrad(Optimizer):
     """Adagrad: per-coordinate steps shrinking with the sum of squared gradients."""
 
     def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, *, maximize: bool = False) -> None:
+                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False) -> None:
         _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
@@ -89,18 +145,30 @@ class Adagrad(Optimizer):
                                                  f"{initial_accumulator_value}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
-                                      initial_accumulator_value=initial_accumulator_value, maximize=maximize))
-        from ..creation import tensor
-
+                                      initial_accumulator_value=initial_accumulator_value, foreach=foreach,
+                                      maximize=maximize))
         for group in self.param_groups:  # torch creates Adagrad's state eagerly
-            for p in group["params"]:
-                st = self.state[p]
+            self._init_state(group, group["params"])
+
+    def _init_state(self, group: dict, params) -> None:
+        for p in params:
+            st = self.state[p]
+            if not st:
                 st["step"] = tensor(0.0)
                 st["sum"] = full_like(p, group["initial_accumulator_value"])
 
     def _step_group(self, group: dict) -> None:
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            adagrad_step(p, p.grad, self.state[p], lr=group["lr"], lr_decay=group["lr_decay"],
-                         weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"])
+        # a group added later gets its state at its first step, as torch's _init_group does
+        self._init_state(group, [p for p in group["params"] if p._grad is not None])
+        super()._step_group(group)
+
+    def _state_names(self, group: dict) -> tuple:
+        return ("sum",)
+
+    def _single_step(self, p: Tensor, state: dict, group: dict) -> None:
+        adagrad_step(p, p.grad, state, lr=group["lr"], lr_decay=group["lr_decay"],
+                     weight_decay=group["weight_decay"], eps=group["eps"], maximize=group["maximize"])
+
+    def _foreach_step(self, bucket, group: dict) -> None:
+        adagrad_foreach(bucket, lr=group["lr"], lr_decay=group["lr_decay"], weight_decay=group["weight_decay"],
+                        eps=group["eps"], maximize=group["maximize"])

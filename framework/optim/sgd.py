@@ -1,6 +1,7 @@
 """SGD with momentum, dampening, Nesterov, weight decay and maximize (torch.optim.SGD)."""
 from __future__ import annotations
 
+from ..backend import dynamic_scalar
 from ..tensor import Tensor
 from .optimizer import Optimizer, _check, required
 
@@ -22,11 +23,31 @@ def sgd_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, momentum: f
     param.add_(Tensor._make(g), alpha=-lr)
 
 
+def sgd_foreach(bucket, *, lr: float, momentum: float, dampening: float, weight_decay: float, nesterov: bool,
+                maximize: bool, group: dict | None = None) -> None:
+    """sgd_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_sgd)."""
+    p = bucket.param
+    g = -bucket.grad if maximize else bucket.grad
+    if weight_decay != 0:
+        g = g + p * weight_decay
+    if momentum != 0:
+        buf = bucket.state["momentum_buffer"]
+        if bucket.first:  # the buffer was just created (zeros): it starts as a copy of the gradient
+            buf[...] = g
+        else:
+            buf *= momentum
+            buf += g * (1 - dampening)
+        g = g + buf * momentum if nesterov else buf
+    p += g * dynamic_scalar((lambda: -group["lr"]) if group is not None else (lambda: -lr), p.dtype)
+    bucket.bump("AddBackward0")  # sgd_step's param.add_
+
+
 class SGD(Optimizer):
     """Stochastic gradient descent: p -= lr * (grad + weight_decay * p), optionally with momentum."""
 
     def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False) -> None:
+                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None) -> None:
         if lr is not required:
             _check(lr >= 0.0, f"Invalid learning rate: {lr}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
@@ -34,12 +55,18 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                                      nesterov=nesterov, maximize=maximize))
+                                      nesterov=nesterov, maximize=maximize, foreach=foreach))
 
-    def _step_group(self, group: dict) -> None:
-        for p in group["params"]:
-            if p.grad is None:
-                continue
-            sgd_step(p, p.grad, self.state[p], lr=group["lr"], momentum=group["momentum"],
-                     dampening=group["dampening"], weight_decay=group["weight_decay"], nesterov=group["nesterov"],
-                     maximize=group["maximize"])
+    _has_step = False  # torch's SGD keeps no step count
+
+    def _state_names(self, group: dict) -> tuple:
+        return ("momentum_buffer",) if group["momentum"] != 0 else ()
+
+    def _single_step(self, p: Tensor, state: dict, group: dict) -> None:
+        sgd_step(p, p.grad, state, lr=group["lr"], momentum=group["momentum"], dampening=group["dampening"],
+                 weight_decay=group["weight_decay"], nesterov=group["nesterov"], maximize=group["maximize"])
+
+    def _foreach_step(self, bucket, group: dict) -> None:
+        sgd_foreach(bucket, lr=group["lr"], momentum=group["momentum"], dampening=group["dampening"],
+                    weight_decay=group["weight_decay"], nesterov=group["nesterov"], maximize=group["maximize"],
+                    group=group)

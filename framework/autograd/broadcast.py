@@ -1,0 +1,35 @@
+"""Undo broadcasting in a gradient: sum it back down to the shape of the input that was broadcast.
+
+Floor 3: the engine needs it for user Functions whose gradient comes back broadcast (as torch's engine
+does), and every binary op needs it in backward, so it lives here rather than in ops.
+"""
+from __future__ import annotations
+
+
+def sum_to(grad, shape: tuple):
+    """Sum ``grad`` (a Tensor) down to ``shape``, undoing broadcasting (only when the shapes differ)."""
+    gshape = grad._array.shape
+    if gshape == tuple(shape):
+        return grad
+    lead = len(gshape) - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
+    if axes:
+        grad = grad.sum(dim=axes, keepdim=True)
+    if lead:
+        grad = grad.reshape(shape)
+    elif grad._array.shape != tuple(shape):
+        grad = grad.reshape(shape)
+    return grad
+
+
+def sum_to_array(g, shape: tuple, dtype=None):
+    """sum_to on a raw array (the engine's fast path), plus the cast back to the input's dtype."""
+    if g.shape != tuple(shape):
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
+        if axes:
+            g = g.sum(axis=axes, keepdims=True)
+        g = g.reshape(shape)
+    if dtype is not None and g.dtype != dtype:
+        g = g.astype(dtype)
+    return g

@@ -1,0 +1,49 @@
+"""framework.compile: capture a whole training step once, replay its array calls at the speed of plain NumPy.
+
+``step = framework.compile(step)`` (or ``@framework.compile``): the first call for a guard key runs ``step``
+eagerly while every array call it makes (forward, the engine's backward, optimizer updates, ``zero_grad``, in-place
+writes, random draws) is recorded; later calls with the same key replay those numpy calls on the same buffers,
+creating no Tensor, node or saved tensor.  Per-step scalars (lr, Adam's step) are read at every replay.  A read of
+a value on the host inside the step (``.item()``, printing, a boolean mask) is a graph break: that step runs
+eagerly, with one warning naming the user's line (``fullgraph=True``: an error).  See ``explain``.
+"""
+from __future__ import annotations
+
+import sys
+import types
+from typing import Callable
+
+from ._compiled import CompiledFunction
+from ._explain import explain
+from ._record import GraphBreak
+
+
+def compile(fn: Callable | None = None, *, fullgraph: bool = False, cache_size_limit: int = 8, **_torch_options):
+    """A callable that captures ``fn`` once per guard key and replays it (usable as ``@compile`` or
+    ``@compile(fullgraph=True)``).  torch's other options (``mode``, ``backend``, ``dynamic``) are accepted and ignored."""
+    if fn is None:
+        return lambda f: CompiledFunction(f, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+    return CompiledFunction(fn, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+
+
+def array_only(hook: Callable) -> Callable:
+    """Mark a hook as doing array work only (no Python side effects): a captured step records it, no graph break."""
+    hook._array_only = True
+    return hook
+
+
+compile.explain = explain
+compile.array_only = array_only
+compile.GraphBreak = GraphBreak
+
+
+class _CallableModule(types.ModuleType):
+    """``framework.compile`` is this package *and* the function (``framework.compile(fn)``, ``.explain``)."""
+
+    def __call__(self, fn: Callable | None = None, **options):
+        return compile(fn, **options)
+
+
+sys.modules[__name__].__class__ = _CallableModule
+
+__all__ = ["compile", "explain", "array_only", "CompiledFunction", "GraphBreak"]

@@ -1,0 +1,72 @@
+"""Distribution: the base class (batch/event shapes, sample shapes, argument and sample validation)."""
+from __future__ import annotations
+
+from typing import Callable
+
+from ..autograd.grad_mode import no_grad
+from ..tensor import Size, Tensor
+
+
+class Distribution:
+    """Base of Categorical, Normal and Bernoulli; arguments are validated unless ``validate_args=False``."""
+
+    _validate_args = True
+
+    @staticmethod
+    def set_default_validate_args(value: bool) -> None:
+        if value not in (True, False):
+            raise ValueError
+        Distribution._validate_args = value
+
+    def __init__(self, batch_shape=Size(), event_shape=Size(), validate_args: bool | None = None) -> None:
+        self._batch_shape, self._event_shape = Size(batch_shape), Size(event_shape)
+        if validate_args is not None:
+            self._validate_args = validate_args
+
+    @property
+    def batch_shape(self) -> Size:
+        return self._batch_shape
+
+    @property
+    def event_shape(self) -> Size:
+        return self._event_shape
+
+    def _extended_shape(self, sample_shape=()) -> Size:
+        return Size(tuple(sample_shape) + tuple(self._batch_shape) + tuple(self._event_shape))
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        """A sample without gradient (rsample under no_grad where the distribution has one)."""
+        with no_grad():
+            return self.rsample(sample_shape)
+
+    def rsample(self, sample_shape=Size()) -> Tensor:
+        raise NotImplementedError(f"{type(self).__name__} does not implement rsample")
+
+    def sample_n(self, n: int) -> Tensor:
+        return self.sample(Size((n,)))
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.variance.sqrt()
+
+    # ---- validation with torch's message ---------------------------------------------------------------
+    def _check_param(self, name: str, value: Tensor, constraint: str, ok: Callable) -> None:
+        if self._validate_args and not bool(ok(value._array).all()):
+            raise ValueError(f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) of "
+                             f"distribution {self!r} to satisfy the constraint {constraint}, but found invalid "
+                             f"values:\n{value}")
+
+    def _validate_sample(self, value: Tensor, support: str, ok: Callable) -> None:
+        if not self._validate_args:
+            return
+        if not isinstance(value, Tensor):
+            raise ValueError("The value argument to log_prob must be a Tensor")
+        if not bool(ok(value._array).all()):
+            raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
+                             f"within the support ({support}) of the distribution {self!r}, but found invalid "
+                             f"values:\n{value}")
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{p}: {self.__dict__[p].item() if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
+                         for p in self._param_names if p in self.__dict__)
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,65 @@
+"""Normal(loc, scale): sample, rsample (reparameterised), log_prob, entropy, cdf, as torch.distributions.Normal."""
+from __future__ import annotations
+
+import math
+
+from ..autograd.grad_mode import no_grad
+from ..creation import randn
+from ..nn.functional import _Erf
+from ..tensor import Size, Tensor
+from .distribution import Distribution
+from .utils import broadcast_all
+
+
+class Normal(Distribution):
+    """Gaussian with mean ``loc`` and standard deviation ``scale`` (broadcast together)."""
+
+    _param_names = ("loc", "scale")
+    has_rsample = True
+
+    def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
+        self.loc, self.scale = broadcast_all(loc, scale)
+        super().__init__(self.loc.shape, validate_args=validate_args)
+        self._check_param("loc", self.loc, "Real()", lambda a: a == a)
+        self._check_param("scale", self.scale, "GreaterThan(lower_bound=0.0)", lambda a: a > 0)
+
+    @property
+    def mean(self) -> Tensor:
+        return self.loc
+
+    @property
+    def mode(self) -> Tensor:
+        return self.loc
+
+    @property
+    def stddev(self) -> Tensor:
+        return self.scale
+
+    @property
+    def variance(self) -> Tensor:
+        return self.scale.pow(2)
+
+    def _eps(self, sample_shape) -> Tensor:
+        shape = self._extended_shape(sample_shape)
+        return randn(*shape, dtype=self.loc.dtype, device=self.loc.device)
+
+    def sample(self, sample_shape=Size()) -> Tensor:
+        with no_grad():
+            return self.loc.expand(*self._extended_shape(sample_shape)) + self._eps(sample_shape) * self.scale
+
+    def rsample(self, sample_shape=Size()) -> Tensor:
+        """loc + eps * scale with eps ~ N(0, 1): differentiable in loc and scale."""
+        return self.loc + self._eps(sample_shape) * self.scale
+
+    def log_prob(self, value) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value, "Real()", lambda a: a == a)
+        var = self.scale ** 2
+        log_scale = self.scale.log()
+        return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))
+
+    def entropy(self) -> Tensor:
+        return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+    def cdf(self, value) -> Tensor:
+        return 0.5 * (1 + _Erf.apply((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))

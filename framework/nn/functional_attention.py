@@ -1,0 +1,109 @@
+"""F.multi_head_attention_forward: torch's multi-head attention as a function of its weights.
+
+Masks: ``attn_mask`` (L, S) or (N*heads, L, S) and ``key_padding_mask`` (N, S); a bool mask is True where
+attention is NOT allowed (the opposite of scaled_dot_product_attention's), a float mask is added.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import creation, ops
+from ..ops.dropout import dropout
+from ..ops.linalg import linear
+from ..tensor import Tensor
+
+
+def _as_bias(mask: Tensor | None, dtype, name: str) -> Tensor | None:
+    """A bool 'disallowed' mask becomes -inf/0; a float mask is used as is."""
+    if mask is None:
+        return None
+    if mask._array.dtype.kind == "b":
+        return creation.zeros(*mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
+    if mask._array.dtype.kind != "f":
+        raise AssertionError(f"only bool and floating types of {name} are supported")
+    return mask
+
+
+def _attention_forward(query, key, value, num_heads: int, in_proj_weight, in_proj_bias, out_proj_weight,
+                       out_proj_bias, training: bool = True, key_padding_mask=None, need_weights: bool = True,
+                       attn_mask=None, dropout_p: float = 0.0, q_proj_weight=None, k_proj_weight=None,
+                       v_proj_weight=None, average_attn_weights: bool = True, is_causal: bool = False):
+    """Inputs (L, N, E) / (S, N, E); returns (L, N, E) and the weights (N, L, S) (averaged) or None."""
+    L, N, E = query.shape
+    S = key.shape[0]
+    head_dim = E // num_heads
+    if head_dim * num_heads != E:
+        raise AssertionError(f"embed_dim {E} not divisible by num_heads {num_heads}")
+    if is_causal and attn_mask is None:
+        raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
+                           "method `generate_square_subsequent_mask` to create this mask.")
+    if q_proj_weight is None:
+        bq = bk = bv = None
+        if in_proj_bias is not None:
+            bq, bk, bv = in_proj_bias.chunk(3)
+        wq, wk, wv = in_proj_weight.chunk(3)
+    else:
+        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
+        bq, bk, bv = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
+    q = linear(query, wq, bq)
+    k = linear(key, wk, bk)
+    v = linear(value, wv, bv)
+    # (L, N, E) -> (N * heads, L, head_dim), as torch
+    q = q.reshape(L, N * num_heads, head_dim).transpose(0, 1)
+    k = k.reshape(S, N * num_heads, head_dim).transpose(0, 1)
+    v = v.reshape(S, N * num_heads, head_dim).transpose(0, 1)
+
+    bias = _as_bias(attn_mask, q.dtype, "attn_mask")
+    if bias is not None:
+        if bias.ndim == 2:
+            if tuple(bias.shape) != (L, S):
+                raise RuntimeError(f"The shape of the 2D attn_mask is {tuple(bias.shape)}, but should be {(L, S)}.")
+            bias = bias.unsqueeze(0)
+        elif tuple(bias.shape) != (N * num_heads, L, S):
+            raise RuntimeError(f"The shape of the 3D attn_mask is {tuple(bias.shape)}, but should be "
+                               f"{(N * num_heads, L, S)}.")
+    kpm = _as_bias(key_padding_mask, q.dtype, "key_padding_mask")
+    if kpm is not None:
+        if tuple(kpm.shape) != (N, S):
+            raise AssertionError(f"expecting key_padding_mask shape of {(N, S)}, but got {tuple(kpm.shape)}")
+        kpm = kpm.reshape(N, 1, 1, S).expand(N, num_heads, 1, S).reshape(N * num_heads, 1, S)
+        bias = kpm if bias is None else bias + kpm
+
+    if not training:
+        dropout_p = 0.0
+    q = q * math.sqrt(1.0 / head_dim)
+    logits = ops.bmm(q, k.transpose(-2, -1))
+    if bias is not None:
+        logits = logits + bias
+    weights = ops.softmax(logits, dim=-1)
+    if dropout_p > 0:
+        weights = dropout(weights, dropout_p)
+    out = ops.bmm(weights, v)  # (N * heads, L, head_dim)
+    out = out.transpose(0, 1).reshape(L * N, E)
+    out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
+    if not need_weights:
+        return out, None
+    weights = weights.reshape(N, num_heads, L, S)
+    if average_attn_weights:
+        weights = weights.mean(dim=1)
+    return out, weights
+
+
+def multi_head_attention_forward(query, key, value, embed_dim_to_check: int, num_heads: int, in_proj_weight,
+                                 in_proj_bias, bias_k, bias_v, add_zero_attn: bool, dropout_p: float,
+                                 out_proj_weight, out_proj_bias, training: bool = True, key_padding_mask=None,
+                                 need_weights: bool = True, attn_mask=None, use_separate_proj_weight: bool = False,
+                                 q_proj_weight=None, k_proj_weight=None, v_proj_weight=None, static_k=None,
+                                 static_v=None, average_attn_weights: bool = True, is_causal: bool = False):
+    """torch.nn.functional.multi_head_attention_forward, with torch's signature (sequence-first inputs)."""
+    if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: bias_k/bias_v, add_zero_attn and static_k/v are "
+                                  "not supported")
+    if query.shape[-1] != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got "
+                             f"{query.shape[-1]}")
+    if not use_separate_proj_weight:
+        q_proj_weight = k_proj_weight = v_proj_weight = None
+    return _attention_forward(query, key, value, num_heads, in_proj_weight, in_proj_bias, out_proj_weight,
+                              out_proj_bias, training, key_padding_mask, need_weights, attn_mask, dropout_p,
+                              q_proj_weight, k_proj_weight, v_proj_weight, average_attn_weights, is_causal)

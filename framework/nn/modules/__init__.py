@@ -1,0 +1,21 @@
+"""framework.nn.modules: torch.nn.modules' layout (``torch.nn.modules.linear.Linear`` ...) as aliases of framework.nn.
+
+Each submodule re-exports the same class objects, so ``isinstance`` checks, ``safe_globals([...])`` lists and
+scripts that spell torch's module paths all see one class.
+"""
+from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,  # noqa: F401
+               normalization, pooling, rnn, sparse, transformer)
+from .activation import *  # noqa: F401,F403
+from .batchnorm import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .dropout import *  # noqa: F401,F403
+from .flatten import *  # noqa: F401,F403
+from .linear import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .module import *  # noqa: F401,F403
+from .normalization import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
+from .sparse import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403

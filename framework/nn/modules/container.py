@@ -1,0 +1,4 @@
+"""Containers (torch.nn.modules.container): the same objects as framework.nn."""
+from ..container import ModuleDict, ModuleList, Sequential  # noqa: F401
+
+__all__ = ["ModuleDict", "ModuleList", "Sequential"]

@@ -1,0 +1,4 @@
+"""Flatten (torch.nn.modules.flatten): the same objects as framework.nn."""
+from ..activation import Flatten  # noqa: F401
+
+__all__ = ["Flatten"]

@@ -1,0 +1,4 @@
+"""Layer normalisation (torch.nn.modules.normalization): the same objects as framework.nn."""
+from ..layers import LayerNorm  # noqa: F401
+
+__all__ = ["LayerNorm"]

@@ -1,0 +1,4 @@
+"""Embeddings (torch.nn.modules.sparse): the same objects as framework.nn."""
+from ..layers import Embedding  # noqa: F401
+
+__all__ = ["Embedding"]

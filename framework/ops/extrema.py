@@ -1,0 +1,180 @@
+"""max/min (whole tensor or along a dim), amax/amin, argmax/argmin: op classes, then the functional API."""
+from __future__ import annotations
+
+import collections
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ..tensor import Tensor
+from ._util import normalize_dims
+from .combine import maximum, minimum
+from .reduction import _keep_shape
+
+
+def _empty_check(a, name):
+    if a.size == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+
+
+class MaxAll(Function):
+    """out = max of all elements; ties share the gradient evenly. Saves a and out."""
+
+    node_name, array_forward = "MaxBackward1", True
+    _reduce = "max"
+
+    @classmethod
+    def _fwd(cls, ctx, a):
+        _empty_check(a, cls._reduce)
+        out = get_array_module(a).asarray(getattr(a, cls._reduce)())
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def forward(ctx, a):
+        return MaxAll._fwd(ctx, a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        mask = (a == out)
+        return grad * mask / mask.sum()
+
+
+class MinAll(MaxAll):
+    """out = min of all elements; ties share the gradient evenly. Saves a and out."""
+
+    node_name, _reduce = "MinBackward1", "min"
+
+    @staticmethod
+    def forward(ctx, a):
+        return MinAll._fwd(ctx, a)
+
+
+class MaxDim(Function):
+    """(values, indices) = max along ``dim``. Saves the indices."""
+
+    node_name, array_forward = "MaxBackward0", True
+    _arg = "argmax"
+
+    @classmethod
+    def _fwd(cls, ctx, a, dim, keepdim):
+        xp = get_array_module(a)
+        (d,) = normalize_dims(dim, a.ndim)
+        idx = getattr(xp, cls._arg)(a, axis=d)
+        idx = xp.expand_dims(idx, d)
+        values = xp.take_along_axis(a, idx, axis=d)
+        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
+        ctx.indices = idx
+        if not keepdim:
+            values, idx = values.squeeze(d), idx.squeeze(d)
+        idx = idx.astype(dtypes.int64.np)
+        ctx.mark_non_differentiable(idx)
+        return values, idx
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        return MaxDim._fwd(ctx, a, dim, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad, grad_indices):
+        xp = get_array_module(ctx.indices)
+        positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
+        mask = Tensor._make(positions == ctx.indices)
+        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+        return g.expand(ctx.shape) * mask, None, None
+
+
+class MinDim(MaxDim):
+    """(values, indices) = min along ``dim``. Saves the indices."""
+
+    node_name, _arg = "MinBackward0", "argmin"
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False):
+        return MinDim._fwd(ctx, a, dim, keepdim)
+
+
+class Amax(Function):
+    """out = max over ``dim`` (no indices); ties share the gradient. Saves a and out."""
+
+    node_name, array_forward = "AmaxBackward0", True
+    _reduce = "max"
+
+    @classmethod
+    def _fwd(cls, ctx, a, dim, keepdim):
+        ctx.dims = normalize_dims(dim if dim != () else None, a.ndim)
+        ctx.keepdim = keepdim
+        out = get_array_module(a).asarray(getattr(a, cls._reduce)(axis=ctx.dims, keepdims=keepdim))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def forward(ctx, a, dim=(), keepdim=False):
+        return Amax._fwd(ctx, a, dim, keepdim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        shape = a.shape
+        if not ctx.keepdim:
+            out = out.reshape(_keep_shape(shape, ctx.dims))
+            grad = grad.reshape(_keep_shape(shape, ctx.dims))
+        mask = (a == out)
+        count = mask.sum(dim=ctx.dims, keepdim=True)
+        return grad * mask / count, None, None
+
+
+class Amin(Amax):
+    """out = min over ``dim`` (no indices); ties share the gradient. Saves a and out."""
+
+    node_name, _reduce = "AminBackward0", "min"
+
+    @staticmethod
+    def forward(ctx, a, dim=(), keepdim=False):
+        return Amin._fwd(ctx, a, dim, keepdim)
+
+
+# ---- functional API ---------------------------------------------------------------------------------
+
+values_indices = collections.namedtuple("return_types", ["values", "indices"])
+
+
+def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
+    if isinstance(dim, Tensor):
+        other, dim = dim, None
+    if other is not None:
+        return maximum(a, other) if fn_name == "max" else minimum(a, other)
+    if dim is None:
+        return all_cls.apply(a)
+    v, i = dim_cls.apply(a, dim, keepdim)
+    return values_indices(v, i)
+
+
+def max(a, dim=None, keepdim: bool = False, other=None):
+    return _max_min(a, dim, keepdim, other, MaxAll, MaxDim, "max")
+
+
+def min(a, dim=None, keepdim: bool = False, other=None):
+    return _max_min(a, dim, keepdim, other, MinAll, MinDim, "min")
+
+
+def amax(a, dim=(), keepdim: bool = False):
+    return Amax.apply(a, dim, keepdim)
+
+
+def amin(a, dim=(), keepdim: bool = False):
+    return Amin.apply(a, dim, keepdim)
+
+
+def argmax(a, dim=None, keepdim: bool = False):
+    if dim is None:
+        return Tensor._make(get_array_module(a._array).asarray(a._array.argmax()))
+    return max(a.detach(), dim, keepdim).indices
+
+
+def argmin(a, dim=None, keepdim: bool = False):
+    if dim is None:
+        return Tensor._make(get_array_module(a._array).asarray(a._array.argmin()))
+    return min(a.detach(), dim, keepdim).indices

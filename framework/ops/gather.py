@@ -1,0 +1,250 @@
+"""Index-driven ops: gather, scatter, scatter_add, index_select, tril/triu, embedding, one_hot.
+
+Backwards are written with each other (gather <-> scatter_add), so gradients of gradients work too.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ..creation import zeros
+from ..tensor import Tensor
+from .indexing import IndexGrad
+
+
+def _index_array(index, name: str):
+    arr = index._array if isinstance(index, Tensor) else np.asarray(index)
+    if arr.dtype.kind not in "iu":
+        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+    return arr
+
+
+def _check_range(index, size: int, dim: int) -> None:
+    """torch's error for gather/scatter indices outside [0, size), raised before the array call: NumPy would
+    wrap a negative index around, and CuPy wraps every out-of-range one (it never raises)."""
+    bad = (index < 0) | (index >= size)
+    with backend.input_check():  # under framework.compile: checked at capture, no graph break
+        out_of_range = index.size and bool(bad.any())
+    if out_of_range:
+        raise RuntimeError(f"index {int(index[bad][0])} is out of bounds for dimension {dim} with size {size}")
+
+
+def _along(index, dim: int):
+    """The full advanced index that addresses ``a[..., index[i], ...]`` element-wise along ``dim``."""
+    xp = get_array_module(index)
+    grids = list(xp.ogrid[tuple(slice(0, s) for s in index.shape)]) if index.ndim else []
+    grids[dim] = index
+    return tuple(grids)
+
+
+class Gather(Function):
+    """out[i][j] = a[i][index[i][j]] (dim=1). Saves a (as torch, which reads its shape) and the index."""
+
+    node_name, array_forward = "GatherBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        if index.ndim != a.ndim:
+            raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+        _check_range(index, a.shape[dim] if a.ndim else 1, dim)
+        ctx.shape, ctx.dim, ctx.index = a.shape, dim, index
+        ctx.save_for_backward(a)
+        return a[_along(index, dim)]
+
+    @staticmethod
+    def backward(ctx, grad):
+        ctx.saved_tensors  # unpacked for torch's check: a modified in place since forward is an error
+        base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
+        return ScatterAdd.apply(base, ctx.dim, ctx.index, grad), None, None
+
+
+class ScatterAdd(Function):
+    """out = a with src[i][j] added at a[i][index[i][j]] (dim=1). Saves the index."""
+
+    node_name, array_forward = "ScatterAddBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        _check_range(index, a.shape[dim] if a.ndim else 1, dim)
+        ctx.dim, ctx.index = dim, index
+        out = a.copy()
+        src = src[tuple(slice(0, s) for s in index.shape)]
+        backend.scatter_add(out, _along(index, dim), src)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        gs = Gather.apply(grad, ctx.dim, ctx.index) if ctx.needs_input_grad[3] else None
+        return grad, None, None, gs
+
+
+class Scatter(Function):
+    """out = a with a[i][index[i][j]] = src[i][j] (dim=1); ``src`` a tensor or a number. Saves the index."""
+
+    node_name, array_forward = "ScatterBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, dim, index, src):
+        _check_range(index, a.shape[dim] if a.ndim else 1, dim)
+        ctx.dim, ctx.index = dim, index
+        out = a.copy()
+        if hasattr(src, "shape"):
+            src = src[tuple(slice(0, s) for s in index.shape)]
+        out[_along(index, dim)] = src
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = Scatter.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None
+        gs = Gather.apply(grad, ctx.dim, ctx.index) if len(ctx.needs_input_grad) > 3 and \
+            ctx.needs_input_grad[3] else None
+        return ga, None, None, gs
+
+
+class ScatterValue(Scatter):
+    """out = a with a[i][index[i][j]] = value (dim=1). Saves the index."""
+
+    node_name = "ScatterBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0), None, None, None
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return Gather.apply(input, dim % max(input.ndim, 1), _index_array(index, "gather"))
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+    if reduce is not None:
+        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add or scatter_reduce")
+    dim, index = dim % max(input.ndim, 1), _index_array(index, "scatter")
+    src = value if src is None else src
+    if isinstance(src, Tensor):
+        return Scatter.apply(input, dim, index, src)
+    return ScatterValue.apply(input, dim, index, float(src) if input._array.dtype.kind == "f" else src)
+
+
+def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_array(index, "scatter_add"), src)
+
+
+class IndexSelect(Function):
+    """out = a.index_select(dim, index). Saves the index."""
+
+    node_name, array_forward = "IndexSelectBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, dim, index):
+        if index.ndim > 1:
+            raise IndexError("index_select(): Index is supposed to be a vector")
+        size = a.shape[dim] if a.ndim else 1
+        bad = (index < 0) | (index >= size)  # checked first: CuPy would wrap a bad index around
+        with backend.input_check():
+            out_of_range = index.size and bool(bad.any())
+        if out_of_range:
+            if dim == 1:  # torch's CPU kernel for dim 1 has its own check and text
+                raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(index[bad][0])} axis_dim={size}")
+            raise IndexError("index out of range in self")
+        ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (index.reshape(-1),)
+        return a[ctx.index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return IndexGrad.apply(grad, ctx.shape, ctx.index, True), None, None
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return IndexSelect.apply(input, dim % max(input.ndim, 1), _index_array(index, "index_select"))
+
+
+class Tril(Function):
+    """out = a with the elements above the ``diagonal``-th diagonal zeroed (last two dims). Saves nothing."""
+
+    node_name, array_forward = "TrilBackward0", True
+    _upper = False
+
+    @classmethod
+    def _mask(cls, xp, shape, diagonal):
+        rows, cols = shape[-2], shape[-1]
+        keep = xp.tri(rows, cols, diagonal, dtype=bool)
+        return ~xp.tri(rows, cols, diagonal - 1, dtype=bool) if cls._upper else keep
+
+    @classmethod
+    def forward(cls, ctx, a, diagonal=0):
+        if a.ndim < 2:
+            raise RuntimeError(f"{'triu' if cls._upper else 'tril'}: input tensor must have at least 2 dimensions")
+        ctx.diagonal = diagonal
+        xp = get_array_module(a)
+        return xp.where(cls._mask(xp, a.shape, diagonal), a, xp.zeros((), a.dtype))
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        return cls.apply(grad, ctx.diagonal), None
+
+
+class Triu(Tril):
+    """out = a with the elements below the ``diagonal``-th diagonal zeroed (last two dims). Saves nothing."""
+
+    node_name = "TriuBackward0"
+    _upper = True
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    return Tril.apply(input, diagonal)
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    return Triu.apply(input, diagonal)
+
+
+class Embedding(Function):
+    """out = weight[idx]; the row ``padding_idx`` gets no gradient. Saves the indices."""
+
+    node_name, array_forward = "EmbeddingBackward0", True
+
+    @staticmethod
+    def forward(ctx, weight, idx, padding_idx):
+        with backend.input_check():  # before CuPy wraps a bad token id (compile: checked at capture)
+            out_of_range = idx.size and bool(((idx < 0) | (idx >= weight.shape[0])).any())
+        if out_of_range:
+            raise IndexError("index out of range in self")
+        ctx.shape, ctx.idx, ctx.padding_idx = weight.shape, idx, padding_idx
+        return weight[idx]
+
+    @staticmethod
+    def backward(ctx, grad):
+        if ctx.padding_idx is not None:  # torch drops the padding row's gradient, whatever the weight holds
+            keep = Tensor._make(ctx.idx != ctx.padding_idx).unsqueeze(-1)
+            grad = grad * keep
+        return IndexGrad.apply(grad, ctx.shape, (ctx.idx,), True), None, None
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm=None, norm_type=2.0,
+              scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
+    idx = input._array if isinstance(input, Tensor) else np.asarray(input)
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx += weight.shape[0]
+    return Embedding.apply(weight, idx, padding_idx)
+
+
+def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:
+    """A long tensor with one more dim (of num_classes): 1 at each index, 0 elsewhere."""
+    idx = tensor._array
+    if idx.dtype.kind not in "iu":
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    xp = get_array_module(idx)
+    if idx.size and int(idx.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(idx.max()) + 1 if idx.size else 0
+    elif idx.size and int(idx.max()) >= num_classes:
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    return Tensor._make((idx[..., None] == xp.arange(num_classes)).astype(np.int64))

@@ -1,0 +1,197 @@
+"""pad (constant/reflect/replicate) and interpolate (nearest/bilinear/linear).
+
+Reflect/replicate padding and interpolation are linear maps acting on each spatial dim separately:
+out = A_h @ x @ A_w.T with a small matrix per dim (one 1 per row for padding and nearest, two weights per
+row for (bi)linear). Their gradient is the transposed map, so gradients of gradients come for free.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ..tensor import Tensor
+
+
+def _apply_maps(xp, a, mats):
+    """Apply one (out, in) matrix to each of the last len(mats) dims of a."""
+    k = len(mats)
+    for i, m in enumerate(mats):
+        axis = a.ndim - k + i
+        a = xp.moveaxis(xp.moveaxis(a, axis, -1) @ m.T, -1, axis)
+    return a
+
+
+class SeparableMap(Function):
+    """out = x mapped by a fixed matrix along each of the last dims. Saves the matrices (and x for padding)."""
+
+    array_forward = True
+    saves_input = False  # torch's reflection/replication pad backwards take the input; upsampling's do not
+
+    @classmethod
+    def forward(cls, ctx, a, mats):
+        xp = get_array_module(a)
+        mats = [xp.asarray(m, dtype=a.dtype) for m in mats]
+        ctx.mats = mats
+        if cls.saves_input:
+            ctx.save_for_backward(a)
+        return xp.ascontiguousarray(_apply_maps(xp, a, mats))
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        if cls.saves_input:
+            ctx.saved_tensors  # unpacked for torch's check: the input modified in place since forward is an error
+        return _Transposed.apply(grad, [m.T for m in ctx.mats]), None
+
+
+class _Transposed(SeparableMap):
+    """The gradient of a SeparableMap: the same maps transposed (its own gradient maps back again)."""
+
+    node_name = "SeparableMapBackward"
+
+
+def _named(name: str) -> type:
+    saves = name.startswith(("ReflectionPad", "ReplicationPad"))
+    return type(name.replace("Backward0", ""), (SeparableMap,), {"node_name": name, "saves_input": saves})
+
+
+_NODES = {}
+
+
+def _node(name: str) -> type:
+    if name not in _NODES:
+        _NODES[name] = _named(name)
+    return _NODES[name]
+
+
+def _selection(src: np.ndarray, n_in: int) -> np.ndarray:
+    m = np.zeros((len(src), n_in))
+    m[np.arange(len(src)), src] = 1.0
+    return m
+
+
+class ConstantPad(Function):
+    """out = a surrounded by ``value`` (negative pads crop). Saves nothing."""
+
+    node_name, array_forward = "ConstantPadNdBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, pads, value):
+        xp = get_array_module(a)
+        ctx.pads = pads
+        out_shape, src, dst = list(a.shape), [], []
+        for d, (lo, hi) in enumerate(pads):
+            n = a.shape[d]
+            out_shape[d] = n + lo + hi
+            if out_shape[d] < 0:
+                raise RuntimeError(f"The input size {n}, plus negative padding {lo} and {hi} resulted in a "
+                                   f"negative output size, which is invalid. Check dimension {d} of your input.")
+            start, stop = max(-lo, 0), n - max(-hi, 0)
+            src.append(slice(start, max(stop, start)))
+            dst.append(slice(max(lo, 0), max(lo, 0) + max(stop - start, 0)))
+        out = xp.full(out_shape, value, dtype=a.dtype)
+        out[tuple(dst)] = a[tuple(src)]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        # input element i sits at output i + lo: padding the gradient by (-lo, -hi) crops it back
+        return ConstantPad.apply(grad, tuple((-lo, -hi) for lo, hi in ctx.pads), 0.0), None, None
+
+
+def pad(input: Tensor, pad: tuple, mode: str = "constant", value: float | None = None) -> Tensor:
+    """torch.nn.functional.pad: ``pad`` lists (left, right) pairs starting from the last dim."""
+    if len(pad) % 2 or len(pad) // 2 > input.ndim:
+        raise RuntimeError("Padding length must be divisible by 2" if len(pad) % 2 else
+                           "Padding length should be less than or equal to two times the input dimension but got "
+                           f"padding length {len(pad)} and input of dimension {input.ndim}")
+    k = len(pad) // 2
+    pairs = [(int(pad[2 * i]), int(pad[2 * i + 1])) for i in range(k)][::-1]  # first padded dim first
+    if mode == "constant":
+        full = [(0, 0)] * (input.ndim - k) + pairs
+        return ConstantPad.apply(input, tuple(full), 0.0 if value is None else value)
+    if mode not in ("reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
+    if input.ndim not in (k + 1, k + 2) or k > 3:
+        raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+    mats = []
+    for d, (lo, hi) in zip(range(input.ndim - k, input.ndim), pairs):
+        n = input.shape[d]
+        pos = np.arange(-lo, n + hi)
+        if mode == "reflect":
+            if lo >= n or hi >= n:
+                raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding input "
+                                   f"dimension, but got: padding ({lo}, {hi}) at dimension {d} of input "
+                                   f"{list(input.shape)}")
+            period = 2 * (n - 1) if n > 1 else 1
+            pos = np.abs(pos) % period
+            src = np.where(pos >= n, period - pos, pos)
+        elif mode == "replicate":
+            src = np.clip(pos, 0, n - 1)
+        else:
+            src = pos % n
+        mats.append(_selection(src, n))
+    if mode == "circular":
+        return _node("CircularPadBackward0").apply(input, mats)
+    name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad"}[mode]
+    return _node(f"{name}{k}DBackward0").apply(input, mats)
+
+
+def _scale_src(n_out: int, n_in: int, scale: float | None, align_corners: bool, mode: str) -> np.ndarray:
+    dst = np.arange(n_out, dtype=np.float64)
+    if mode == "nearest":
+        ratio = 1.0 / scale if scale else n_in / n_out
+        return np.minimum(np.floor(dst * ratio).astype(np.int64), n_in - 1)
+    if align_corners:
+        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        return dst * ratio
+    ratio = 1.0 / scale if scale else n_in / n_out
+    return np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
+
+
+def _linear_matrix(src: np.ndarray, n_in: int) -> np.ndarray:
+    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    w1 = src - i0
+    m = np.zeros((len(src), n_in))
+    rows = np.arange(len(src))
+    np.add.at(m, (rows, i0), 1.0 - w1)
+    np.add.at(m, (rows, i1), w1)
+    return m
+
+
+def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
+                recompute_scale_factor=None, antialias: bool = False) -> Tensor:
+    """Resize the spatial dims (all but N, C) by nearest or (bi)linear interpolation, as torch."""
+    k = input.ndim - 2
+    if k < 1:
+        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
+                         f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                         f"(got {mode})")
+    if (size is None) == (scale_factor is None):
+        raise ValueError("only one of size or scale_factor should be defined")
+    if mode in ("nearest",) and align_corners is not None:
+        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
+                         "bicubic | trilinear")
+    linear_modes = {1: "linear", 2: "bilinear", 3: "trilinear"}
+    if mode not in ("nearest", linear_modes[k]) or antialias:
+        raise NotImplementedError(f"interpolate: mode {mode!r} for {input.ndim}-D input is not supported")
+    spatial = input.shape[2:]
+    if size is not None:
+        sizes = [size] * k if isinstance(size, int) else list(size)
+        scales = [None] * k
+    else:
+        scales = [float(scale_factor)] * k if isinstance(scale_factor, (int, float)) else \
+            [float(s) for s in scale_factor]
+        sizes = [int(math.floor(n * s)) for n, s in zip(spatial, scales)]
+        if recompute_scale_factor:
+            scales = [None] * k
+    mats = []
+    for n_in, n_out, s in zip(spatial, sizes, scales):
+        src = _scale_src(n_out, n_in, s, bool(align_corners), mode)
+        mats.append(_selection(src, n_in) if mode == "nearest" else _linear_matrix(src, n_in))
+    name = "UpsampleNearest" if mode == "nearest" else {1: "UpsampleLinear", 2: "UpsampleBilinear",
+                                                        3: "UpsampleTrilinear"}[k]
+    return _node(f"{name}{k}DBackward0").apply(input, mats)

@@ -1,0 +1,214 @@
+"""MultiheadAttention, scaled_dot_product_attention and the Transformer layers against torch (float64, torch's
+weights copied in through state_dict): outputs, attention weights and gradients."""
+import numpy as np
+import pytest
+
+import framework
+from framework.testing import assert_close
+
+torch = pytest.importorskip("torch")
+TOL = dict(rtol=1e-9, atol=1e-11)
+
+
+def _pair(cls_name, *args, **kwargs):
+    torch.manual_seed(0)
+    t = getattr(torch.nn, cls_name)(*args, **kwargs).double()
+    f = getattr(framework.nn, cls_name)(*args, **kwargs).double()
+    t_state = t.state_dict()
+    assert list(f.state_dict()) == list(t_state)
+    f.load_state_dict({k: framework.tensor(v.detach().cpu().numpy()) for k, v in t_state.items()})
+    return t, f
+
+
+def _compare_params(t, f):
+    for (n, p), (tn, tp) in zip(f.named_parameters(), t.named_parameters()):
+        assert n == tn
+        if tp.grad is None:
+            assert p.grad is None or not p.grad.cpu().numpy().any()
+        else:
+            assert_close(p.grad, tp.grad.cpu().numpy(), **TOL)
+
+
+rng = np.random.default_rng(0)
+X = rng.standard_normal((5, 2, 8))  # (L, N, E)
+MEM = rng.standard_normal((3, 2, 8))
+CAUSAL_BOOL = np.triu(np.ones((5, 5), dtype=bool), 1)  # True = not allowed (MHA's rule)
+CAUSAL_FLOAT = np.where(CAUSAL_BOOL, -np.inf, 0.0)
+PAD = np.array([[False, False, False, True, True], [False, False, False, False, False]])
+
+MHA_CASES = {
+    "plain": dict(),
+    "bool_attn_mask": dict(attn_mask=CAUSAL_BOOL),
+    "float_attn_mask": dict(attn_mask=CAUSAL_FLOAT),
+    "causal_hint": dict(attn_mask=CAUSAL_FLOAT, is_causal=True),
+    "3d_mask": dict(attn_mask=rng.standard_normal((4, 5, 5))),
+    "key_padding_bool": dict(key_padding_mask=PAD),
+    "key_padding_float": dict(key_padding_mask=np.where(PAD, -1e9, 0.0)),
+    "both_masks": dict(attn_mask=CAUSAL_BOOL, key_padding_mask=PAD),
+    "per_head_weights": dict(average_attn_weights=False),
+    "no_weights": dict(need_weights=False),
+}
+
+
+@pytest.mark.parametrize("batch_first", [False, True])
+@pytest.mark.parametrize("case", list(MHA_CASES))
+def test_multihead_attention_matches_torch(case, batch_first):
+    t, f = _pair("MultiheadAttention", 8, 2, batch_first=batch_first)
+    kwargs = MHA_CASES[case]
+    outs = []
+    for m, mod in ((framework, f), (torch, t)):
+        x = m.tensor(X.transpose(1, 0, 2) if batch_first else X, requires_grad=True)
+        kw = {k: (m.tensor(v) if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+        out, w = mod(x, x, x, **kw)
+        loss = (out * out).sum() + ((w * w).sum() if w is not None else 0)
+        loss.backward()
+        outs.append((out, w, x))
+    (out, w, x), (t_out, t_w, t_x) = outs
+    assert_close(out.detach(), t_out.detach().cpu().numpy(), **TOL)
+    assert (w is None) == (t_w is None)
+    if w is not None:
+        assert_close(w.detach(), t_w.detach().cpu().numpy(), **TOL)
+    assert_close(x.grad, t_x.grad.cpu().numpy(), **TOL)
+    _compare_params(t, f)
+
+
+def test_multihead_attention_cross_kdim_vdim_and_unbatched():
+    t, f = _pair("MultiheadAttention", 8, 4, kdim=6, vdim=5)
+    q, k, v = rng.standard_normal((4, 8)), rng.standard_normal((3, 6)), rng.standard_normal((3, 5))
+    out, w = f(framework.tensor(q), framework.tensor(k), framework.tensor(v))
+    t_out, t_w = t(torch.tensor(q), torch.tensor(k), torch.tensor(v))
+    assert_close(out, t_out.detach().cpu().numpy(), **TOL)
+    assert_close(w, t_w.detach().cpu().numpy(), **TOL)
+
+
+def test_multihead_attention_init_and_errors():
+    m = framework.nn.MultiheadAttention(8, 2)
+    assert not m.in_proj_bias.detach().cpu().numpy().any() and not m.out_proj.bias.detach().cpu().numpy().any()
+    assert abs(m.in_proj_weight.detach().cpu().numpy()).max() <= np.sqrt(6 / (8 + 24))
+    x = framework.ones(3, 1, 8)
+    with pytest.raises(RuntimeError, match="Need attn_mask if specifying the is_causal hint"):
+        m(x, x, x, is_causal=True)
+    with pytest.raises(RuntimeError, match="The shape of the 2D attn_mask is \\(2, 2\\), but should be \\(3, 3\\)."):
+        m(x, x, x, attn_mask=framework.zeros(2, 2))
+
+
+SDPA_CASES = {
+    "plain": dict(),
+    "causal": dict(is_causal=True),
+    "bool_mask": dict(attn_mask=~CAUSAL_BOOL),  # SDPA's bool rule: True = allowed
+    "float_mask": dict(attn_mask=rng.standard_normal((5, 5))),
+    "scale": dict(scale=0.3),
+}
+
+
+@pytest.mark.parametrize("case", list(SDPA_CASES))
+def test_scaled_dot_product_attention_matches_torch(case):
+    q, k, v = (rng.standard_normal((2, 3, 5, 4)) for _ in range(3))
+    kwargs = SDPA_CASES[case]
+    res = []
+    for m in (framework, torch):
+        ts = [m.tensor(a, requires_grad=True) for a in (q, k, v)]
+        kw = {key: (m.tensor(val) if isinstance(val, np.ndarray) else val) for key, val in kwargs.items()}
+        out = m.nn.functional.scaled_dot_product_attention(*ts, **kw)
+        (out * out).sum().backward()
+        res.append((out, ts))
+    (out, ts), (t_out, t_ts) = res
+    assert_close(out.detach(), t_out.detach().cpu().numpy(), **TOL)
+    for a, b in zip(ts, t_ts):
+        assert_close(a.grad, b.grad.cpu().numpy(), **TOL)
+
+
+def test_sdpa_dropout_keeps_the_expectation():
+    framework.manual_seed(0)
+    q = framework.zeros(1, 1, 4, 8, dtype=framework.float64)  # uniform attention over 4 keys
+    v = framework.ones(2000, 1, 4, 8, dtype=framework.float64)
+    q = q.expand(2000, 1, 4, 8)
+    out = framework.nn.functional.scaled_dot_product_attention(q, q, v, dropout_p=0.5).cpu().numpy()
+    assert abs(out.mean() - 1.0) < 0.02 and out.std() > 0.2
+    with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
+        framework.nn.functional.scaled_dot_product_attention(q, q, v, attn_mask=framework.zeros(4, 4),
+                                                             is_causal=True)
+
+
+LAYER_CASES = {
+    "post_norm_relu": dict(),
+    "pre_norm_gelu": dict(norm_first=True, activation="gelu"),
+    "batch_first": dict(batch_first=True),
+}
+
+
+@pytest.mark.parametrize("case", list(LAYER_CASES))
+def test_transformer_encoder_matches_torch(case):
+    kwargs = LAYER_CASES[case]
+    torch.manual_seed(0)
+    t = torch.nn.TransformerEncoder(torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **kwargs), 2,
+                                    norm=torch.nn.LayerNorm(8), enable_nested_tensor=False).double()
+    f = framework.nn.TransformerEncoder(framework.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, **kwargs), 2,
+                                        norm=framework.nn.LayerNorm(8), enable_nested_tensor=False).double()
+    assert list(f.state_dict()) == list(t.state_dict())
+    f.load_state_dict({k: framework.tensor(v.cpu().numpy()) for k, v in t.state_dict().items()})
+    x = X.transpose(1, 0, 2) if kwargs.get("batch_first") else X
+    pad = PAD
+    res = []
+    for m, mod in ((framework, f), (torch, t)):
+        xs = m.tensor(x, requires_grad=True)
+        mask = m.nn.Transformer.generate_square_subsequent_mask(5, dtype=m.float64) == float("-inf")
+        out = mod(xs, mask=mask, src_key_padding_mask=m.tensor(pad))
+        (out * out.detach().sin()).sum().backward()
+        res.append((out, xs))
+    (out, xs), (t_out, t_xs) = res
+    assert_close(out.detach(), t_out.detach().cpu().numpy(), **TOL)
+    assert_close(xs.grad, t_xs.grad.cpu().numpy(), **TOL)
+    _compare_params(t, f)
+    f.eval(), t.eval()  # eval without a padding mask: torch's fast path gives the same values
+    assert_close(f(framework.tensor(x)), t(torch.tensor(x)).detach().cpu().numpy(), **TOL)
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # torch's own construction warning
+def test_transformer_encoder_decoder_matches_torch():
+    torch.manual_seed(0)
+    t = torch.nn.Transformer(8, 2, 2, 2, 16, dropout=0.0).double()
+    f = framework.nn.Transformer(8, 2, 2, 2, 16, dropout=0.0).double()
+    assert list(f.state_dict()) == list(t.state_dict())
+    f.load_state_dict({k: framework.tensor(v.cpu().numpy()) for k, v in t.state_dict().items()})
+    tgt = rng.standard_normal((4, 2, 8))
+    mask = np.triu(np.full((4, 4), -np.inf), 1)
+    out = f(framework.tensor(X), framework.tensor(tgt), tgt_mask=framework.tensor(mask))
+    t_out = t(torch.tensor(X), torch.tensor(tgt), tgt_mask=torch.tensor(mask))
+    assert_close(out, t_out.detach().cpu().numpy(), **TOL)
+
+
+def test_dropout1d_2d_zero_whole_channels():
+    framework.manual_seed(0)
+    x = framework.ones(50, 8, 3, 4)
+    y = framework.nn.Dropout2d(0.5)(x).cpu().numpy()
+    per_channel = y.reshape(50, 8, -1)
+    assert ((per_channel == 0).all(-1) | (per_channel == 2).all(-1)).all()
+    assert 0.4 < (per_channel[..., 0] == 0).mean() < 0.6
+    z = framework.nn.Dropout1d(0.3)(framework.ones(40, 6, 5)).cpu().numpy()
+    assert ((z == 0).all(-1) | np.isclose(z, 1 / 0.7).all(-1)).all()
+    m = framework.nn.Dropout2d(0.5).eval()
+    assert m(x) is x
+    with pytest.raises(RuntimeError, match="dropout2d: Expected 3D or 4D input, but received a 2D input."):
+        framework.nn.functional.dropout2d(framework.ones(2, 3))
+
+
+def test_functional_multi_head_attention_forward_signature_matches_torch():
+    t, f = _pair("MultiheadAttention", 8, 2)
+    outs = []
+    for m, mod in ((framework, f), (torch, t)):
+        x = m.tensor(X)
+        out, w = m.nn.functional.multi_head_attention_forward(
+            x, x, x, 8, 2, mod.in_proj_weight, mod.in_proj_bias, None, None, False, 0.0, mod.out_proj.weight,
+            mod.out_proj.bias, training=False, attn_mask=m.tensor(CAUSAL_BOOL))
+        outs.append((out, w))
+    assert_close(outs[0][0], outs[1][0].detach().cpu().numpy(), **TOL)
+    assert_close(outs[0][1], outs[1][1].detach().cpu().numpy(), **TOL)
+
+
+def test_dropout2d_on_3d_input_follows_torchs_transitional_rule():
+    framework.manual_seed(0)
+    with pytest.warns(UserWarning, match="dropout2d: Received a 3D input to dropout2d"):
+        y = framework.nn.functional.dropout2d(framework.ones(30, 4, 5), 0.5).cpu().numpy()
+    assert ((y == 0).all(-1) | (y == 2).all(-1)).all()  # (N, C, L): whole (n, c) rows dropped
+    assert len({tuple(row) for row in (y[:, :, 0] == 0)}) > 2  # channels drop independently, not whole samples

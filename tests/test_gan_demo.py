@@ -1,0 +1,218 @@
+"""The GAN demo (issue 20): protocol metrics on hand-computed cases, each technique learns, the CLI explains itself."""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import framework
+from framework import optim
+from models import BNGenerator, Discriminator, Generator
+from train import datasets
+from train.cli import build_parser, main
+from train.gan_cli import parse_seeds, sweep_table
+from train.gan_techniques import Packed, late_decay, r1_penalty
+from train.gan_trainer import GANTrainer
+from train.image_quality import class_metrics, frechet_distance
+from train.metrics import mode_metrics
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# ---- metrics against hand-computed cases -------------------------------------------------------------
+
+def test_mode_metrics_hand_computed():
+    centers = np.array([[0.0, 0.0], [1.0, 0.0], [5.0, 5.0]])
+    # std 0.1, 3 std = 0.3: two samples near centre 0, one 0.2 from centre 1 (high quality), one half-way (not)
+    samples = np.array([[0.05, 0.0], [0.0, -0.29], [1.2, 0.0], [0.5, 0.0]])
+    m = mode_metrics(samples, centers, std=0.1)
+    assert m == {"modes_covered": 2, "n_modes": 3, "high_quality_fraction": 0.75}
+    # a mode needs at least min_fraction of *all* samples: 1 of 4 is 25 %, below a 30 % bar
+    assert mode_metrics(samples, centers, std=0.1, min_fraction=0.3)["modes_covered"] == 1
+    assert mode_metrics(samples, centers, std=0.1, threshold_std=1.0)["high_quality_fraction"] == 0.25
+
+
+def test_paper_protocol_data():
+    ring, grid = datasets.ring(std=0.02), datasets.grid(std=0.02)
+    assert ring.centers.shape == (8, 2) and np.allclose(np.linalg.norm(ring.centers, axis=1), 2.0)
+    assert grid.centers.shape == (25, 2) and set(np.unique(grid.centers)) == {-4.0, -2.0, 0.0, 2.0, 4.0}
+    real = ring.sample(2500, np.random.default_rng(0))
+    # real data itself: every mode, and P(r <= 3 std) = 1 - exp(-4.5) = 0.989 for a 2-D Gaussian
+    m = mode_metrics(real, ring.centers, ring.std)
+    assert m["modes_covered"] == 8 and abs(m["high_quality_fraction"] - 0.989) < 0.01
+
+
+def test_class_metrics_hand_computed():
+    probs = np.array([[0.95, 0.05, 0, 0], [0.6, 0.4, 0, 0], [0.05, 0.95, 0, 0], [0, 0.91, 0.09, 0]])
+    m = class_metrics(probs)
+    # histogram (0.5, 0.5, 0, 0) over 4 classes: KL = 2 * 0.5 * log(0.5 * 4) = log 2
+    assert m["modes_covered"] == 2 and m["n_modes"] == 4
+    assert m["kl_uniform"] == pytest.approx(np.log(2))
+    assert m["confident_fraction"] == 0.75
+    uniform = np.eye(4)
+    assert class_metrics(uniform)["kl_uniform"] == 0.0 and class_metrics(uniform)["modes_covered"] == 4
+
+
+def test_frechet_distance_hand_computed():
+    a = np.array([[1.0, 0], [-1, 0], [0, 2], [0, -2]])  # mean 0, covariance diag(2/3, 8/3)
+    b = 2 * a + 5  # mean (5, 5), covariance diag(8/3, 32/3)
+    # |5, 5|^2 + (sqrt(8/3) - sqrt(2/3))^2 + (sqrt(32/3) - sqrt(8/3))^2 = 50 + 2/3 + 8/3
+    assert frechet_distance(a, b) == pytest.approx(50 + 10 / 3)
+    assert frechet_distance(a, a) == pytest.approx(0.0, abs=1e-9)
+    rotated = a @ np.array([[0.0, 1], [-1, 0]])  # same spectrum, rotated axes: not the same distribution
+    assert frechet_distance(a, rotated) == pytest.approx(2 * (np.sqrt(8 / 3) - np.sqrt(2 / 3)) ** 2)
+
+
+def test_parse_seeds():
+    assert parse_seeds("0-9") == list(range(10))
+    assert parse_seeds("0,3,5") == [0, 3, 5] and parse_seeds("0-2,7") == [0, 1, 2, 7]
+    with pytest.raises(ValueError, match="expected numbers"):
+        parse_seeds("a-b")
+
+
+def test_sweep_table_rows_and_summary():
+    rows = [{"seed": 0, "modes_covered": 8, "high_quality_fraction": 0.9, "seconds": 10.0},
+            {"seed": 1, "modes_covered": 7, "high_quality_fraction": 0.8, "seconds": 12.0},
+            {"seed": 2, "modes_covered": 8, "high_quality_fraction": 0.95, "seconds": 11.0}]
+    lines = sweep_table(rows).splitlines()
+    assert lines[0] == "| seed | modes | high quality | seconds |" and len(lines) == 2 + 3 + 3
+    assert lines[-3] == "| median | 8 | 0.900 | 11 |" and lines[-2] == "| min | 7 | 0.800 | 10 |"
+
+
+# ---- the techniques ------------------------------------------------------------------------------------
+
+@pytest.mark.explicit_device  # compared with torch on the CPU
+def test_r1_penalty_double_backward_matches_torch(torch):
+    framework.manual_seed(0)
+    D = Discriminator(2, 8)
+    x = np.random.default_rng(0).standard_normal((5, 2)).astype(np.float32)
+    real = framework.from_numpy(x).requires_grad_(True)
+    r1_penalty(D(real), real, gamma=3.0).backward()
+    tD = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.LeakyReLU(0.2), torch.nn.Linear(8, 8),
+                             torch.nn.LeakyReLU(0.2), torch.nn.Linear(8, 1))
+    with torch.no_grad():
+        for tp, p in zip(tD.parameters(), D.parameters()):
+            tp.copy_(torch.from_numpy(p.detach().numpy()))
+    treal = torch.from_numpy(x).requires_grad_(True)
+    (g,) = torch.autograd.grad(tD(treal).sum(), treal, create_graph=True)
+    (1.5 * g.pow(2).sum(1).mean()).backward()
+    weights = list(zip(tD.parameters(), D.parameters()))[::2]
+    for tp, p in weights:  # the weights get a gradient only through the double backward
+        np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-4, atol=1e-6)
+    # hidden biases only move LeakyReLU's kinks, so their gradient is zero; torch gives zeros, framework None
+    # (a known deviation of the double backward through leaky_relu, noted in the issue note)
+    for tp, p in list(zip(tD.parameters(), D.parameters()))[1::2]:
+        assert tp.grad is None or not tp.grad.any()
+        assert p.grad is None or not p.grad.numpy().any()
+
+
+def test_packed_discriminator_judges_k_samples_at_once():
+    D = Packed(Discriminator(2 * 3, 8), 3)
+    assert D(framework.randn(12, 2)).shape == (4, 1)
+    from models import ConvDiscriminator
+
+    assert Packed(ConvDiscriminator(8, channels=2), 2)(framework.randn(6, 1, 8, 8)).shape == (3, 1)
+
+
+def test_late_decay_factor():
+    f = late_decay(100)
+    assert [f(0), f(74), f(75), f(99)] == [1.0, 1.0, 0.1, 0.1]
+
+
+def _ring_run(steps=400, bn=False, **kw):
+    framework.manual_seed(0)
+    ring = datasets.ring()
+    pack = kw.get("pack", 1)
+    G, D = (BNGenerator(2, 64) if bn else Generator(2, 64)), Discriminator(2 * pack, 64)
+    if pack > 1:
+        D = Packed(D, pack)
+    opt_g = optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
+    opt_d = optim.Adam(D.parameters(), lr=2e-3, betas=(0.5, 0.999))
+    def evaluate(samples):  # a short run is judged loosely: within 6 std (0.3) of a mode, and the mean distance
+        nearest = np.sqrt(((samples[:, None] - ring.centers[None]) ** 2).sum(-1)).min(1)
+        return {**mode_metrics(samples, ring.centers, ring.std, threshold_std=6.0), "distance": nearest.mean()}
+
+    trainer = GANTrainer(G, D, opt_g, opt_d, ring.sample, latent_dim=2, batch_size=128, progress=False,
+                         eval_every=steps // 4, evaluate_fn=evaluate, **kw)
+    history = trainer.fit(steps)
+    return [r for r in history.rows if "modes_covered" in r], history
+
+
+@pytest.mark.parametrize("technique", [{}, {"bn": True}, {"r1": 0.1}, {"pack": 2}, {"ema": 0.9}],
+                         ids=["plain", "g_batchnorm", "r1", "pack", "ema"])
+def test_each_technique_learns(technique):
+    evals, history = _ring_run(**technique)
+    first, last = evals[0], evals[-1]
+    # the metrics move the right way between the first and the last evaluation (after 100 and 400 steps):
+    # two more modes than at first, or all of the ring's modes when the first evaluation already had 7 or 8
+    n_modes = len(datasets.ring().centers)
+    assert last["modes_covered"] >= max(4, min(first["modes_covered"] + 2, n_modes))
+    assert last["distance"] < 0.85 * first["distance"]
+    # and neither player has won: G's loss stays near the equilibrium value log 2 = 0.69, D's is finite
+    assert 0.3 < np.mean(history.column("loss_g")[1][-5:]) < 2.0
+    assert np.isfinite(history.column("loss_d")[1]).all()
+
+
+# ---- the command line ----------------------------------------------------------------------------------
+
+def _subparsers(parser):
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            return action.choices
+    return {}
+
+
+def test_every_cli_option_has_help_with_its_default():
+    subs = _subparsers(build_parser())
+    assert {"gan", "classify"} <= set(subs)
+    for name, sub in subs.items():
+        for action in sub._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            flag = action.option_strings[0] if action.option_strings else action.dest
+            assert action.help, f"{name} {flag} has no help"
+            assert "default" in action.help, f"{name} {flag}: the help does not say its default"
+
+
+def test_bad_out_is_a_one_line_error(tmp_path, capsys):
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    for out in (a_file, a_file / "below"):
+        assert main(["gan", "--steps", "2", "--out", str(out), "--no-progress"]) == 1
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"error: --out {out}") and len(err.splitlines()) == 1 and "Traceback" not in err
+    assert main(["classify", "--data", "moons", "--epochs", "1", "--out", str(a_file), "--no-progress"]) == 1
+    assert "is a file" in capsys.readouterr().err
+
+
+def test_paper_protocol_sweep_writes_one_table(tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert main(["gan", "--protocol", "paper", "--steps", "30", "--seeds", "0-1", "--r1", "0.1", "--out", str(out),
+                 "--no-progress"]) == 0
+    table = (out / "table.md").read_text()
+    assert "| 0 |" in table and "| 1 |" in table and "| median |" in table and "std 0.02" in table
+    metrics = json.loads((out / "seed-1" / "metrics.json").read_text())
+    assert metrics["protocol"].startswith("paper") and metrics["std"] == 0.02 and metrics["r1"] == 0.1
+    printed = capsys.readouterr().out
+    assert f"wrote {out}" in printed and "table.md" in printed and "samples.png" in printed
+
+
+def test_digits_quality_is_measured(tmp_path):
+    pytest.importorskip("sklearn")
+    assert main(["gan", "--data", "digits", "--steps", "10", "--batch-size", "32", "--quick", "--out",
+                 str(tmp_path), "--no-progress"]) == 0
+    m = json.loads((tmp_path / "metrics.json").read_text())
+    for key in ("modes_covered", "kl_uniform", "confident_fraction", "frechet_distance", "frechet_floor_real",
+                "classifier_test_accuracy"):
+        assert key in m, key
+    assert m["n_generated"] == 1000 and len(m["class_histogram"]) == 10
+    assert m["frechet_distance"] > m["frechet_floor_real"]  # 10 steps of training are far from real digits
+
+
+@pytest.mark.slow
+def test_bench_gan_demo_runs_both_recipes(torch):
+    out = subprocess.run([sys.executable, "-m", "bench.gan_demo", "--rounds", "1", "--steps", "12"],
+                         capture_output=True, text=True, cwd=ROOT, check=True).stdout
+    assert "| framework |" in out and "| torch |" in out and "framework / torch (training loop):" in out

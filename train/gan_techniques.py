@@ -1,0 +1,41 @@
+"""Techniques that make the GAN demo cover every mode sharply; each one is a ``python -m train gan`` option.
+
+- ``r1_penalty``: R1 gradient penalty on D at real data (Mescheder et al. 2018).  It needs the gradient of D's
+  output with respect to its *input* as part of the loss, so ``autograd.grad(..., create_graph=True)`` records the
+  backward pass itself and ``loss_d.backward()`` then differentiates through it (a double backward through D).
+- ``Packed``: PacGAN packing (Lin et al. 2018): D judges ``k`` samples at once, so a G that repeats itself (mode
+  collapse) is easy to tell from real data.
+- ``late_decay``: a constant learning rate that drops late in training, so G settles on the modes it found.
+"""
+from __future__ import annotations
+
+import framework
+from framework import nn
+
+
+def r1_penalty(d_real, real, gamma: float):
+    """gamma / 2 * E[|grad_x D(x)|^2] at real x; ``real`` must require grad and ``d_real = D(real)``."""
+    (grad,) = framework.autograd.grad(d_real.sum(), real, create_graph=True)  # keep the graph: we backprop through it
+    return gamma / 2 * grad.pow(2).flatten(1).sum(1).mean()
+
+
+class Packed(nn.Module):
+    """PacGAN: ``D`` sees ``k`` samples concatenated: (B * k, *shape) -> D on (B, k * shape) for vectors,
+    (B, k * C, H, W) for images (``D`` must be built for that input)."""
+
+    def __init__(self, D: nn.Module, k: int) -> None:
+        super().__init__()
+        self.D, self.k = D, k
+
+    def forward(self, x):
+        n = x.shape[0] // self.k
+        return self.D(x.reshape(n, self.k * x.shape[1], *x.shape[2:]))
+
+
+def late_decay(total_steps: int, at: float = 0.75, factor: float = 0.1):
+    """A LambdaLR factor: 1 until ``at * total_steps``, then ``factor``."""
+    boundary = int(at * total_steps)
+
+    def factor_at(step: int) -> float:
+        return 1.0 if step < boundary else factor
+    return factor_at
