@@ -34,20 +34,92 @@ from op_table import OPS  # noqa: E402
 
 @dataclass
 class Deviation:
-    """A difference from torch that we keep on purpose: a cause-key glob, a regex on the detail, and why."""
+    """A known difference from torch: a regex on the cause key, one on the detail, why, and whether it is pending
+    (a bug of issue 15 that a fix is on its way for: drop the entry when it lands) or kept on purpose."""
 
     cause: str
     detail: str
     reason: str
+    pending: bool = True
 
     def matches(self, cause: str, detail: str) -> bool:
-        return fnmatch.fnmatchcase(cause, self.cause) and re.search(self.detail, detail) is not None
+        return re.fullmatch(self.cause, cause) is not None and re.search(self.detail, detail) is not None
 
+
+_VIEW_ROWS = r"(view|op)\.(view\w*|reshape\w*|t|T|transpose|permute|squeeze\w*|unsqueeze|expand|flatten\w*|" \
+             r"narrow|select|getitem_(int|slice|mixed|none_ellipsis)|index|slice)"
+_DTYPE_CHECKS = r"Expected self.dtype|expected scalar type|Input dtypes must be the same|Found dtype|" \
+                r"Input type \(\w+\) and (weight|bias) type|must have the same dtype|expected both vectors to have"
 
 DECLARED_DEVIATIONS: list[Deviation] = [
-    Deviation("grad_fn:*", r"torch AsStridedBackward0",
+    # kept on purpose (README "Design notes and deviations")
+    Deviation(r"grad_fn:.*", r"torch AsStridedBackward0",
               "README: after an in-place op on a view, the view's grad_fn is rebuilt by replaying its view op "
-              "(SliceBackward0...) where torch shows AsStridedBackward0; gradients are identical."),
+              "(SliceBackward0...) where torch shows AsStridedBackward0; gradients are identical.", pending=False),
+    Deviation(r"error:(binary\.atan2|reduce\.prod)|errmsg:binary\.atan2", r"has no attribute '(atan2|prod)'",
+              "torch.atan2 and Tensor.prod are not implemented yet (missing ops, not wrong ones).", pending=False),
+    # pending: causes of issue 15, fixed on other branches (the fuzz findings note has each minimized program)
+    Deviation(r"(error|errmsg):.*", r"AxisError: axis -?\d+ is out of bounds for array of dimension 0|"
+              r"IndexError: tuple index out of range",
+              "0-d tensors: reductions (sum/mean/max/min/amax/amin/std/logsumexp) with dim=0/-1 work in torch; "
+              "softmax/log_softmax backward of 0-d tensors too."),
+    Deviation(r"(error|errmsg):inplace\.functional", r"has no attribute '(relu_|sigmoid_|tanh_)'",
+              "torch.relu_/sigmoid_/tanh_ functions are missing."),
+    Deviation(r"requires_grad:" + _VIEW_ROWS, r"requires_grad: torch True, framework False",
+              "A view created under no_grad of a tensor that requires grad has requires_grad=True in torch."),
+    Deviation(r"(noerror|errmsg):.*", r"A view was created in no_grad mode|Can't detach views in-place|"
+              r"a view of a leaf Variable that requires grad is being used",
+              "In-place changes of views created under no_grad (or of views of leaves) must raise torch's errors."),
+    Deviation(r"(is_leaf|requires_grad):flag\.requires_grad_", r"(is_leaf|requires_grad): torch \w+, framework",
+              "Views follow their base: when the base later requires grad, a view of it requires grad too and (after "
+              "an in-place change) gets a grad_fn in torch."),
+    Deviation(r"(noerror|errmsg):.*", r"some elements of the input tensor and the written-to tensor refer to a "
+              r"single memory location", "In-place ops whose input overlaps the output must raise (memory overlap)."),
+    Deviation(r"(error|errmsg):(inplace\.\w+|backward.*)", r"more than one element of the written-to tensor",
+              "Gradients from autograd.grad/backward are broadcast (expanded) arrays here, so in-place ops on them "
+              "are refused; torch's gradients are ordinary tensors."),
+    Deviation(r"error:inplace\.setitem", r"must match the size of tensor",
+              "t[i] = v with v of shape (1,) into a 0-d slot: torch drops v's leading 1-dims."),
+    Deviation(r"grad_fn:(combine\.(mse_loss|bce|cross_entropy|linear|matmul)|op\.matmul\w*|"
+              r"inplace\.(masked_fill_|setitem)|(view|op)\.(reshape\w*|flatten\w*))",
+              r"torch (MseLoss|BinaryCrossEntropy|NllLoss|Squeeze|UnsafeView|MaskedFill|Fill|ReshapeAlias)Backward|"
+              r"torch (CopyBackwards|CloneBackward0)",
+              "grad_fn names: functional losses, matmul/linear with 1-D operands, masked_fill_, setitem covering the "
+              "tensor, reshape of non-contiguous tensors are nodes with torch's names."),
+    Deviation(r"version:(combine\.(linear|matmul)|op\.matmul\w*)", r"version: torch 1, framework 0",
+              "matmul/linear with a 1-D operand: torch's result is an in-place-squeezed tensor at _version 1."),
+    Deviation(r"(grad_)?grad_fn:(backward|autograd\.grad).*", r"torch \w*(CopyBackwards|CloneBackward0|"
+              r"BackwardBackward0|BackwardDataBackward0)",
+              "create_graph gradients: torch's accumulated .grad is CopyBackwards-based and double-backward nodes "
+              "have their own names (SigmoidBackwardBackward0...)."),
+    Deviation(r"(grad_)?dtype:.*", r"dtype: torch float32, framework float64",
+              "Type promotion: a 0-d tensor promotes like a scalar of its category; gradients keep their input's "
+              "dtype; losses follow their inputs' promotion."),
+    Deviation(r"noerror:.*|errmsg:.*", _DTYPE_CHECKS,
+              "Ops that need equal dtypes (scatter, baddbmm, bmm, mv, dot, conv, binary_cross_entropy) must raise "
+              "torch's error, with torch's text."),
+    Deviation(r"errmsg:.*", r"operands could not be broadcast|Could not infer dtype of NoneType|zero-dimensional "
+              r"tensor \(at position \d+\) cannot be concatenated|select\(\): index -?\d+ out of range|"
+              r"expand\(.*the number of sizes provided|Expected reduction dim -?\d+ to have non-zero size|"
+              r"is out of bounds for dimension|The expanded size of the tensor",
+              "Error texts: broadcasting, None operands, cat of 0-d, select/index out of range, setitem with a larger "
+              "value, reductions over empty dims must be torch's."),
+    Deviation(r"error:unary\.(softmax|log_softmax)", r"zero-size array",
+              "softmax/log_softmax of an empty tensor returns an empty tensor in torch."),
+    Deviation(r"(noerror|errmsg):(backward|autograd\.grad).*", r"modified by an inplace operation|"
+              r"Trying to backward through the graph a second time",
+              "Engine: an in-place op whose own input is saved (x.mul_(x), x *= x) must fail at backward; a "
+              "backward(inputs=...) frees the graph like any backward."),
+    Deviation(r"error:backward.*", r"output array is read-only",
+              "Engine: backward into a .grad built by a create_graph backward fails on a read-only array."),
+    Deviation(r"(grad_value|grad_none|value|grad_requires_grad|requires_grad):(backward|autograd\.grad).*", r".",
+              "Engine: backward(inputs=[non-leaf]) makes torch accumulate into that tensor's .grad from then on; "
+              "detach_()/requires_grad=False after the graph was built stop accumulation; hooks do not change a "
+              "grad that autograd.grad returns; .to/.double/.float to the same dtype return self; create_graph "
+              "gradients require grad."),
+    Deviation(r"version:(autograd\.grad.*|detach\.grad)", r"version: torch \d, framework 0",
+              "Gradient tensors: torch's have _version 1 or 2 from its internal accumulation writes (the .grad "
+              "attribute's _version is not compared at all for this reason)."),
 ]
 
 # op-table rows that take any shape (elementwise or full reductions) and rows that take two broadcastable tensors
@@ -127,7 +199,9 @@ def _close(a: np.ndarray, b: np.ndarray, dtype: str) -> bool:
         return False
     if a.dtype == bool or b.dtype == bool:
         return bool(np.array_equal(a, b))
-    rtol, atol = (1e-3, 1e-4) if dtype in ("float32", "float16") else (1e-6, 1e-8)
+    # float32 tolerances for every dtype: a float64 tensor may hold float32 results converted up (their rounding
+    # differs between the libraries), and the silent wrong results this looks for are far larger
+    rtol, atol = 1e-3, 1e-4
     scale = max(1.0, float(np.max(np.abs(b[np.isfinite(b)]), initial=0.0)))
     return bool(np.allclose(a, b, rtol=rtol, atol=atol * scale, equal_nan=True))
 
@@ -467,7 +541,9 @@ class Generator:
             except ValueError:
                 return False
 
-        y = self.pick(fits)
+        # not an expanded alias of the target: torch misses that overlap and its result depends on its loop order
+        y = self.pick(lambda v: fits(v) and not (0 in v.stride() and v.untyped_storage().data_ptr() ==
+                                                 self.ns[x].untyped_storage().data_ptr()))
         r = self.rng
         kind = r.choice(["add_", "sub_", "mul_", "div_", "copy_", "exp_", "sigmoid_", "tanh_", "relu_", "clamp_",
                          "zero_", "fill_", "neg_", "masked_fill_", "setitem", "iadd", "functional", "sub_grad"])
@@ -737,7 +813,8 @@ class Report:
     diverging: int = 0
     by_cause: Counter = field(default_factory=Counter)
     undeclared: Counter = field(default_factory=Counter)
-    examples: dict = field(default_factory=dict)  # cause -> (seed, program, divergence)
+    examples: dict = field(default_factory=dict)  # cause -> (seed, program, divergence), the shortest program
+    undeclared_examples: dict = field(default_factory=dict)  # the same for undeclared divergences only
 
 
 def fuzz(n: int, seed: int = 0, fw=None, torch=None, progress: bool = False) -> Report:
@@ -754,6 +831,8 @@ def fuzz(n: int, seed: int = 0, fw=None, torch=None, progress: bool = False) -> 
             rep.by_cause[d.cause] += 1
             if not declared(d):
                 rep.undeclared[d.cause] += 1
+                if d.cause not in rep.undeclared_examples or len(program) < len(rep.undeclared_examples[d.cause][1]):
+                    rep.undeclared_examples[d.cause] = (s, program, d)
             if d.cause not in rep.examples or len(program) < len(rep.examples[d.cause][1]):
                 rep.examples[d.cause] = (s, program, d)
         if progress and rep.programs % 500 == 0:
@@ -775,7 +854,10 @@ def main(argv=None) -> int:
           f"undeclared: {sum(rep.undeclared.values())} in {len(rep.undeclared)} causes  ({time.time() - t0:.0f} s)")
     for cause, count in rep.by_cause.most_common():
         dev = declared(rep.examples[cause][2])
-        print(f"  {count:6d}  {cause}{'  (declared)' if dev else ''}")
+        tag = "" if not dev else "  (pending)" if dev.pending else "  (declared)"
+        print(f"  {count:6d}  {cause}{tag}")
+    for cause, count in rep.undeclared.most_common():
+        print(f"  undeclared {count:6d}  {cause}: {rep.undeclared_examples[cause][2].detail[:200]}")
     md = [f"programs: {rep.programs} (seeds {args.seed}..{args.seed + args.n - 1}), diverging: {rep.diverging}, "
           f"causes: {len(rep.by_cause)}, undeclared: {sum(rep.undeclared.values())} in {len(rep.undeclared)} causes",
           ""]
@@ -788,7 +870,8 @@ def main(argv=None) -> int:
         dev = declared(d2)
         outcome = f"torch: {d2.torch_outcome}; framework: {d2.ours_outcome}" if d2.torch_outcome else d2.detail
         print(f"\n{head}\n# {outcome}\n{to_script(small, d2)}")
-        md += [head, "", f"- {'declared: ' + dev.reason if dev else 'undeclared'}", f"- {outcome}", "",
+        status = "undeclared" if not dev else f"{'pending' if dev.pending else 'declared'}: {dev.reason}"
+        md += [head, "", f"- {status}", f"- {outcome}", "",
                "```python", to_script(small, d2), "```", ""]
     if args.markdown:
         with open(args.markdown, "w") as f:
