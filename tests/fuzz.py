@@ -49,7 +49,7 @@ class Deviation:
 _VIEW_ROWS = r"(view|op)\.(view\w*|reshape\w*|t|T|transpose|permute|squeeze\w*|unsqueeze|expand|flatten\w*|" \
              r"narrow|select|getitem_(int|slice|mixed|none_ellipsis)|index|slice)"
 _DTYPE_CHECKS = r"Expected self.dtype|expected scalar type|Input dtypes must be the same|Found dtype|" \
-                r"Input type \(\w+\) and (weight|bias) type|must have the same dtype|expected both vectors to have"
+                r"Input type \(\w+\) and (weight|bias) type|(must|to) have the same dtype|expected both vectors to have"
 
 DECLARED_DEVIATIONS: list[Deviation] = [
     # kept on purpose (README "Design notes and deviations")
@@ -99,7 +99,7 @@ DECLARED_DEVIATIONS: list[Deviation] = [
               "dtype; losses follow their inputs' promotion."),
     Deviation(r"noerror:.*|errmsg:.*", _DTYPE_CHECKS,
               "Ops that need equal dtypes (scatter, baddbmm, bmm, mv, dot, conv, binary_cross_entropy) must raise "
-              "torch's error, with torch's text."),
+              "torch's error, with torch's text (after torch's shape checks)."),
     Deviation(r"errmsg:.*", r"operands could not be broadcast|Could not infer dtype of NoneType|zero-dimensional "
               r"tensor \(at position \d+\) cannot be concatenated|select\(\): index -?\d+ out of range|"
               r"expand\(.*the number of sizes provided|Expected reduction dim -?\d+ to have non-zero size|"
