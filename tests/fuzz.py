@@ -62,7 +62,7 @@ DECLARED_DEVIATIONS: list[Deviation] = [
     Deviation(r"(error|errmsg):.*", r"AxisError: axis -?\d+ is out of bounds for array of dimension 0|"
               r"IndexError: tuple index out of range",
               "0-d tensors: reductions (sum/mean/max/min/amax/amin/std/logsumexp) with dim=0/-1 work in torch; "
-              "softmax/log_softmax backward of 0-d tensors too."),
+              "softmax/log_softmax backward of 0-d tensors too; cat of 0-d tensors raises torch's error."),
     Deviation(r"(error|errmsg):inplace\.functional", r"has no attribute '(relu_|sigmoid_|tanh_)'",
               "torch.relu_/sigmoid_/tanh_ functions are missing."),
     Deviation(r"requires_grad:" + _VIEW_ROWS, r"requires_grad: torch True, framework False",
@@ -876,7 +876,17 @@ def main(argv=None) -> int:
         print(f"  undeclared {count:6d}  {cause}: {rep.undeclared_examples[cause][2].detail[:200]}")
     md = [f"programs: {rep.programs} (seeds {args.seed}..{args.seed + args.n - 1}), diverging: {rep.diverging}, "
           f"causes: {len(rep.by_cause)}, undeclared: {sum(rep.undeclared.values())} in {len(rep.undeclared)} causes",
-          "", "| programs | cause | status |", "|---:|---|---|"]
+          ""]
+    groups: dict = {}
+    for cause, count in rep.by_cause.items():
+        dev = declared(rep.examples[cause][2])
+        key = "undeclared" if dev is None else f"{'pending' if dev.pending else 'declared'}: {dev.reason}"
+        n, causes = groups.get(key, (0, []))
+        groups[key] = (n + count, causes + [cause])
+    md += ["| programs | root cause (DECLARED_DEVIATIONS entry) | cause keys |", "|---:|---|---|"]
+    for key, (n, causes) in sorted(groups.items(), key=lambda kv: -kv[1][0]):
+        md.append(f"| {n} | {key} | {', '.join(f'`{c}`' for c in sorted(causes))} |")
+    md += ["", "| programs | cause | status |", "|---:|---|---|"]
     for cause, count in rep.by_cause.most_common():
         dev = declared(rep.examples[cause][2])
         md.append(f"| {count} | `{cause}` | {'undeclared' if not dev else 'pending' if dev.pending else 'declared'} |")
