@@ -14,7 +14,6 @@ Declared deviations (differences we keep on purpose) live in ``DECLARED_DEVIATIO
 from __future__ import annotations
 
 import argparse
-import fnmatch
 import inspect
 import os
 import random
@@ -70,7 +69,8 @@ DECLARED_DEVIATIONS: list[Deviation] = [
     Deviation(r"(noerror|errmsg):.*", r"created in no_grad mode|Can't detach views in-place|"
               r"a view of a leaf Variable that requires grad is being used",
               "In-place changes of views created under no_grad (or of views of leaves) must raise torch's errors."),
-    Deviation(r"(is_leaf|requires_grad):(flag\.requires_grad_|inplace\.\w+)", r"(is_leaf|requires_grad): torch \w+, framework",
+    Deviation(r"(is_leaf|requires_grad):(flag\.requires_grad_|inplace\.\w+)",
+              r"(is_leaf|requires_grad): torch \w+, framework",
               "Views follow their base: when the base later requires grad, a view of it requires grad too and (after "
               "an in-place change) gets a grad_fn in torch."),
     Deviation(r"(noerror|errmsg):.*", r"some elements of the input tensor and the written-to tensor refer to a "

@@ -83,7 +83,8 @@ FIXED = {
         "t1 = t0 * 2", "t1.register_hook(lambda g: g * 2)", "t1.retain_grad()", "t1.sum().backward()",
         t0=([[0.5, -1.0], [1.5, 0.25]], "float32")),
     "value:inplace.add_ (write through a view)": _program(
-        "t1 = t0 * 1", "t1[0] = 1.5", "t1.t()[1].mul_(t0[0])", "(t1 * t1).sum().backward()", t0=([[0.5, -1.0], [1.5, 0.25]], "float64")),
+        "t1 = t0 * 1", "t1[0] = 1.5", "t1.t()[1].mul_(t0[0])", "(t1 * t1).sum().backward()",
+        t0=([[0.5, -1.0], [1.5, 0.25]], "float64")),
 }
 
 
