@@ -80,6 +80,9 @@ DECLARED_DEVIATIONS: list[Deviation] = [
               "are refused; torch's gradients are ordinary tensors."),
     Deviation(r"error:inplace\.setitem", r"must match the size of tensor",
               "t[i] = v with v of shape (1,) into a 0-d slot: torch drops v's leading 1-dims."),
+    Deviation(r"grad_fn:(combine\.(linear|matmul)|op\.(matmul\w*|mm|bmm))", r".",
+              "matmul/linear are compositions here; torch's matmul picks its last node by the operands' ranks "
+              "(SqueezeBackward4, UnsafeViewBackward0, TransposeBackward0, CloneBackward0...)."),
     Deviation(r"grad_fn:(combine\.(mse_loss|bce|cross_entropy|linear|matmul)|op\.matmul\w*|"
               r"inplace\.(masked_fill_|setitem)|(view|op)\.(reshape\w*|flatten\w*))",
               r"torch (MseLoss|BinaryCrossEntropy|NllLoss|Squeeze|UnsafeView|MaskedFill|Fill|ReshapeAlias)Backward|"
