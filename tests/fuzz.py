@@ -785,6 +785,13 @@ def shrink(program: list[Step], cause: str, fw=None, torch=None, budget: int = 4
             if chunk == 1:
                 break
             n = min(len(program), n * 2)
+    # simpler steps: a step out of its grad-mode block, where the divergence stays without it
+    for i, step in enumerate(program):
+        if step.code.startswith("with ") and calls < budget:
+            plain = Step(step.code.split("\n    ", 1)[1], step.tag, step.data)
+            candidate = program[:i] + [plain] + program[i + 1:]
+            if diverges(candidate):
+                program = candidate
     # a divergence at an earlier step after dropping: cut the tail it no longer needs
     d = replay(program, fw, torch)
     if isinstance(d, Divergence):
