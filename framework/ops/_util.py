@@ -59,6 +59,22 @@ def binary_dtype(a, b) -> np.dtype:
     return dtypes.result_type(a, b)
 
 
+def promote(a, b, dt=None) -> tuple:
+    """``(a, b)`` with array operands cast to the result dtype ``dt`` (default: torch's for ``a op b``).
+
+    torch computes in the promoted dtype; numpy alone would compute ``float32 op 0-d float64`` in
+    float64 (and ``float32 op int32`` too) and differ in the last bit, or in comparisons.  Python
+    numbers stay as they are: numpy treats them as weakly typed, as torch does.
+    """
+    if dt is None:
+        dt = binary_dtype(a, b)
+    if getattr(a, "dtype", dt) != dt:
+        a = a.astype(dt)
+    if getattr(b, "dtype", dt) != dt:
+        b = b.astype(dt)
+    return a, b
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
     """dim (None, int or sequence, negatives allowed) -> sorted tuple of non-negative axes."""
     if dim is None:

@@ -9,11 +9,13 @@ from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._util import as_operand, binary_dtype, broadcast_error, check_device, grad_for, shape_of, sum_to_array
+from ._util import as_operand, binary_dtype, broadcast_error, check_device, grad_for, promote, shape_of, sum_to_array
 from .unary import _float
 
 
 def _compute(fn, a, b, out_dtype):
+    """fn(a, b) computed in ``out_dtype``, torch's promoted dtype (operands cast first, as torch does)."""
+    a, b = promote(a, b, out_dtype)
     try:
         out = fn(a, b)
     except ValueError:

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import as_operand, binary_dtype, grad_for, normalize_dims, shape_of
+from ._util import as_operand, binary_dtype, grad_for, normalize_dims, promote, shape_of
 from ..tensor import Tensor
 
 
@@ -80,8 +80,9 @@ class Where(Function):
         ctx.cond = cond
         ctx.a_meta = (shape_of(a), getattr(a, "dtype", None))
         ctx.b_meta = (shape_of(b), getattr(b, "dtype", None))
+        a, b = promote(a, b)
         out = get_array_module(cond).where(cond, a, b)
-        dt = binary_dtype(a, b)
+        dt = binary_dtype(a, b)  # a Python-number pair: numpy picks a different dtype
         return out.astype(dt, copy=False) if out.dtype != dt else out
 
     @staticmethod
@@ -118,7 +119,7 @@ class Maximum(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
-        return getattr(get_array_module(a), ctx._forward_cls._pick)(a, b)
+        return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
 
     @staticmethod
     def backward(ctx, grad):

@@ -7,15 +7,15 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import check_device
+from ._util import check_device, promote
 
 
 def _cmp(name):
     def op(a, b):
-        bb = b._array if isinstance(b, Tensor) else b
-        xp = get_array_module(a._array)
+        aa, bb = promote(a._array, b._array if isinstance(b, Tensor) else b)  # compare in torch's dtype
+        xp = get_array_module(aa)
         with no_grad():
-            return Tensor._make(xp.asarray(getattr(xp, name)(a._array, bb)))  # asarray: 0-d numpy gives a scalar
+            return Tensor._make(xp.asarray(getattr(xp, name)(aa, bb)))  # asarray: 0-d numpy gives a scalar
 
     return op
 

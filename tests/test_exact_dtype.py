@@ -1,0 +1,66 @@
+"""PyTorch-exactness of dtypes, gradients' dtypes, leaves, 0-d reductions and error texts (issue 15), torch the oracle."""
+import numpy as np
+import pytest
+
+import framework
+
+torch = pytest.importorskip("torch")
+
+MODULES = (framework, torch)
+
+
+def _outcome(fn, m):
+    """fn(m)'s result, or (exception class name, first line of its message)."""
+    try:
+        return fn(m)
+    except Exception as e:  # noqa: BLE001 - the outcome itself is compared
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+def _same(fn):
+    ours, theirs = (_outcome(fn, m) for m in MODULES)
+    assert ours == theirs
+
+
+def _dt(t) -> str:
+    return str(t.dtype).split(".")[-1]
+
+
+# ---- 1. 0-d tensors take part in type promotion like Python scalars of their category ----------------
+
+ZERO_D = [(np.array(2.5), np.arange(3, dtype=np.float32).reshape(1, 3)),
+          (np.arange(3, dtype=np.float32).reshape(1, 3), np.array(2.5)),
+          (np.array(3), np.arange(3, dtype=np.int32)),
+          (np.array(1.5, dtype=np.float32), np.arange(3, dtype=np.int32)),
+          (np.arange(3, dtype=np.int32), np.array(2.5))]
+
+
+@pytest.mark.parametrize("op", ["minimum", "maximum", "add", "mul", "sub", "div", "eq", "lt", "ge", "pow"])
+@pytest.mark.parametrize("k", range(len(ZERO_D)))
+def test_zero_dim_promotion(op, k):
+    x, y = ZERO_D[k]
+    _same(lambda m: _dt(getattr(m, op)(m.tensor(x), m.tensor(y))))
+
+
+def test_zero_dim_where_and_maximum_backward_dtypes():
+    def run(m):
+        a = m.tensor(0.25, dtype=m.float64, requires_grad=True)
+        b = m.tensor([[0.5, -1.0, 0.25]], requires_grad=True)
+        out = m.minimum(a, b) + m.where(b > 0, a, b)
+        out.sum().backward()
+        return _dt(out), _dt(a.grad), _dt(b.grad), out.tolist(), a.grad.item(), b.grad.tolist()
+
+    _same(run)
+
+
+def test_binary_ops_compute_in_the_promoted_dtype():
+    """float32 tensor op 0-d float64 tensor: torch rounds the 0-d operand to float32 first (last bits differ)."""
+    x = np.random.default_rng(0).standard_normal(64).astype(np.float32)
+
+    def run(m):
+        a, s = m.tensor(x), m.tensor(0.1, dtype=m.float64)
+        return [(a * s).tolist(), (a + s).tolist(), (s / a).tolist(), (a == m.tensor(x[3], dtype=m.float64)).tolist(),
+                m.maximum(a, s).tolist(), (m.tensor([0.1]) == m.tensor(0.1, dtype=m.float64)).item(),
+                (m.tensor([16777217.0]) == m.tensor(16777217)).item()]
+
+    _same(run)
