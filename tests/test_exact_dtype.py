@@ -64,3 +64,43 @@ def test_binary_ops_compute_in_the_promoted_dtype():
                 (m.tensor([16777217.0]) == m.tensor(16777217)).item()]
 
     _same(run)
+
+
+# ---- 2. a gradient always has its tensor's dtype ------------------------------------------------------
+
+def test_gradient_has_its_inputs_dtype():
+    def run(m):
+        t4 = m.tensor([0.2, -0.5, 1.0], requires_grad=True)
+        t5 = t4 * 2
+        t5.retain_grad()
+        t7 = m.tensor([0.3, 0.1], dtype=m.float64, requires_grad=True)
+        m.log_softmax(m.cat([t5, t7]), -1).sum().backward()
+        seen = []
+        s = m.stack([t4[:1].exp(), m.tensor([2.0], dtype=m.float64)])
+        s.register_hook(lambda g: seen.append(_dt(g)))
+        (s * 3).sum().backward()
+        return _dt(t4.grad), _dt(t5.grad), _dt(t7.grad), seen
+
+    _same(run)
+
+
+def test_custom_function_gradient_is_cast_to_its_inputs_dtype():
+    def run(m):
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return (g * 2).double()
+
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        y.retain_grad()
+        z = Double.apply(y)
+        z.sum().backward()
+        gx, = m.autograd.grad(Double.apply(x * 1).sum(), [x], create_graph=True)
+        return _dt(x.grad), _dt(y.grad), x.grad.tolist(), _dt(gx)
+
+    _same(run)

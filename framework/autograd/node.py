@@ -32,6 +32,9 @@ class Node:
 
     # Class-level defaults keep node creation cheap: most nodes never get hooks.
     _n_outputs = 1  # how many gradients flow *into* this node (= outputs of its forward op)
+    # numpy dtype of each forward output (None: unknown); the engine casts incoming gradients to it,
+    # as torch's validate_outputs does: a gradient always has its tensor's dtype
+    _grad_dtypes: tuple | None = None
     next_functions: tuple = ()  # ((node, input_nr), ...) towards the inputs
     _tensor_pre_hooks: dict | None = None  # output_nr -> [hook(grad)], from Tensor.register_hook
     _retain_grad_hooks: dict | None = None  # output_nr -> hook, from Tensor.retain_grad
@@ -94,6 +97,10 @@ class AccumulateGrad(Node):
         super().__init__()
         self.variable = variable
         self._seq = float("inf")  # torch: accumulate as soon as a leaf's gradient is ready
+
+    @property
+    def _grad_dtypes(self) -> tuple:
+        return (self.variable._array.dtype,)
 
     @property
     def _tensor_pre_hooks(self):
