@@ -104,3 +104,26 @@ def test_custom_function_gradient_is_cast_to_its_inputs_dtype():
         return _dt(x.grad), _dt(y.grad), x.grad.tolist(), _dt(gx)
 
     _same(run)
+
+
+# ---- 4. a leaf whose requires_grad was turned off after the graph was built gets no .grad -------------
+
+@pytest.mark.parametrize("how", ["flag", "requires_grad_", "detach_"])
+def test_leaf_turned_off_after_graph_gets_no_grad(how):
+    def run(m):
+        t0 = m.tensor([1.0, 2.0], requires_grad=True)
+        t1 = m.tensor([3.0, 4.0], requires_grad=True)
+        t2 = t1 - t0
+        seen, post = [], []
+        t0.register_hook(lambda g: seen.append(g.tolist()))
+        t0.register_post_accumulate_grad_hook(lambda t: post.append(1))
+        if how == "flag":
+            t0.requires_grad = False
+        elif how == "requires_grad_":
+            t0.requires_grad_(False)
+        else:
+            t0.detach_()
+        t2.backward(m.tensor([1.0, 1.0]))
+        return t0.grad, t1.grad.tolist(), seen, post, t0.requires_grad
+
+    _same(run)

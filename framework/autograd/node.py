@@ -112,7 +112,9 @@ class AccumulateGrad(Node):
         pass  # a leaf keeps its hooks on the tensor itself
 
     def apply(self, grads: list) -> list:
-        self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
+        # requires_grad turned off (or detach_()) since the graph was built: torch skips only the accumulation
+        if self.variable._rg:
+            self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
         for hook in self.variable._post_accumulate_grad_hooks or ():
             hook(self.variable)
         return []
