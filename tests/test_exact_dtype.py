@@ -127,3 +127,53 @@ def test_leaf_turned_off_after_graph_gets_no_grad(how):
         return t0.grad, t1.grad.tolist(), seen, post, t0.requires_grad
 
     _same(run)
+
+
+# ---- 5. reductions along dim 0 / -1 of a 0-d tensor work; other dims give torch's IndexError ---------
+
+REDUCE_0D = {
+    "sum": lambda m, t, d, k: m.sum(t, dim=d, keepdim=k),
+    "mean": lambda m, t, d, k: m.mean(t, d, keepdim=k),
+    "max": lambda m, t, d, k: m.max(t, dim=d, keepdim=k)[0],
+    "max_indices": lambda m, t, d, k: m.max(t, dim=d, keepdim=k)[1],
+    "min": lambda m, t, d, k: t.min(d, keepdim=k).values,
+    "amax": lambda m, t, d, k: m.amax(t, d, keepdim=k),
+    "amin": lambda m, t, d, k: t.amin(dim=d, keepdim=k),
+    "std": lambda m, t, d, k: m.std(t, dim=d, keepdim=k, correction=0),
+    "var": lambda m, t, d, k: t.var(d, keepdim=k, correction=0),
+    "argmax": lambda m, t, d, k: m.argmax(t, dim=d, keepdim=k),
+    "argmin": lambda m, t, d, k: t.argmin(d, keepdim=k),
+    "logsumexp": lambda m, t, d, k: m.logsumexp(t, d, keepdim=k),
+    "softmax": lambda m, t, d, k: m.softmax(t, d),
+    "log_softmax": lambda m, t, d, k: t.log_softmax(d),
+    "cumsum": lambda m, t, d, k: m.cumsum(t, d),
+    "cumprod": lambda m, t, d, k: t.cumprod(d),
+    "all": lambda m, t, d, k: m.all(t > 0, d, keepdim=k),
+    "any": lambda m, t, d, k: (t > 0).any(d, keepdim=k),
+    "sort": lambda m, t, d, k: m.sort(t, d)[0],
+    "topk": lambda m, t, d, k: m.topk(t, 1, d)[0],
+}
+
+
+@pytest.mark.parametrize("dim", [0, -1, 1, -2])
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("name", sorted(REDUCE_0D))
+def test_reduction_along_a_dim_of_a_zero_dim_tensor(name, dim, keepdim):
+    def run(m):
+        t = m.tensor(1.5, dtype=m.float64, requires_grad=True)
+        out = REDUCE_0D[name](m, t, dim, keepdim)
+        fn = out.grad_fn.name() if out.grad_fn is not None else None
+        if out.requires_grad:
+            out.backward()
+        return out.tolist(), tuple(out.shape), _dt(out), fn, None if t.grad is None else t.grad.item()
+
+    _same(run)
+
+
+def test_std_gradient_is_zero_where_the_std_is_zero():
+    def run(m):
+        x = m.tensor([[2.0, 2.0, 2.0], [1.0, 2.0, 3.0]], dtype=m.float64, requires_grad=True)
+        x.std(1).sum().backward()
+        return x.grad.tolist()
+
+    _same(run)

@@ -75,19 +75,25 @@ def promote(a, b, dt=None) -> tuple:
     return a, b
 
 
+def wrap_dim(dim: int, ndim: int) -> int:
+    """torch's maybe_wrap_dim: a dim in [-ndim, ndim) as a non-negative one (a 0-d tensor accepts 0 and -1)."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
-    """dim (None, int or sequence, negatives allowed) -> sorted tuple of non-negative axes."""
+    """dim (None, int or sequence, negatives allowed) -> sorted tuple of non-negative axes.
+
+    A 0-d tensor accepts dim 0 and -1, as torch, and has no axis to reduce: its dims are ``()``.
+    """
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
-    out = []
-    for d in dim:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, "
-                             f"{max(ndim, 1) - 1}], but got {d})")
-        out.append(d % ndim if ndim else 0)
-    return tuple(sorted(out))
+    out = [wrap_dim(d, ndim) for d in dim]
+    return tuple(sorted(out)) if ndim else ()
 
 
 def broadcast_error(a_shape, b_shape):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import get_array_module
+from ._util import normalize_dims
 
 
 class Softmax(Function):
@@ -48,10 +49,10 @@ class LogSoftmax(Function):
 def softmax(a, dim: int, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
-    return Softmax.apply(a, dim)
+    return Softmax.apply(a, normalize_dims(dim, a.ndim))  # a tuple of axes: () for a 0-d tensor
 
 
 def log_softmax(a, dim: int, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
-    return LogSoftmax.apply(a, dim)
+    return LogSoftmax.apply(a, normalize_dims(dim, a.ndim))

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import check_device, promote
+from ._util import check_device, normalize_dims, promote
 
 
 def _cmp(name):
@@ -46,11 +46,13 @@ trunc = _pred("trunc")
 
 
 def any(a, dim=None, keepdim: bool = False):
-    return Tensor._make(get_array_module(a._array).asarray(a._array.any(axis=dim, keepdims=keepdim)))
+    axes = None if dim is None else normalize_dims(dim, a.ndim)
+    return Tensor._make(get_array_module(a._array).asarray(a._array.any(axis=axes, keepdims=keepdim)))
 
 
 def all(a, dim=None, keepdim: bool = False):
-    return Tensor._make(get_array_module(a._array).asarray(a._array.all(axis=dim, keepdims=keepdim)))
+    axes = None if dim is None else normalize_dims(dim, a.ndim)
+    return Tensor._make(get_array_module(a._array).asarray(a._array.all(axis=axes, keepdims=keepdim)))
 
 
 def equal(a, b) -> bool:

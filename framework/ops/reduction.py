@@ -156,7 +156,10 @@ class Std(Function):
             grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
             out = out.reshape(_keep_shape(a.shape, ctx.dims))
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        return grad * centered / (out * (ctx.n - ctx.correction)), None, None, None
+        # torch's std_backward: the gradient is 0, not 0/0, where the std is 0 (a constant or single element)
+        zero = out == 0
+        scale = (grad / out.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
+        return scale * centered / (ctx.n - ctx.correction), None, None, None
 
 
 # ---- functional API ---------------------------------------------------------------------------------
