@@ -177,3 +177,27 @@ def test_std_gradient_is_zero_where_the_std_is_zero():
         return x.grad.tolist()
 
     _same(run)
+
+
+# ---- 6. torch's top-level in-place functions (torch.relu_(x)) ------------------------------------------
+
+def test_every_inplace_tensor_method_torch_has_at_top_level_exists():
+    ours = [n for n in dir(framework.Tensor) if n.endswith("_") and not n.startswith("_") and hasattr(torch, n)]
+    assert ours and [n for n in ours if not hasattr(framework, n)] == []
+    assert hasattr(framework.nn.functional, "leaky_relu_")
+
+
+@pytest.mark.parametrize("call", ["abs_", "clamp_", "clip_", "cos_", "exp_", "log_", "neg_", "negative_", "relu_",
+                                  "sigmoid_", "sin_", "sqrt_", "tanh_", "fill_", "zero_", "detach_", "leaky_relu_"])
+def test_top_level_inplace_function(call):
+    args = {"clamp_": (0.6, 1.5), "clip_": (0.6,), "fill_": (2.0,), "leaky_relu_": (0.2,)}.get(call, ())
+
+    def run(m):
+        x = m.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        y = x * 1
+        fn = getattr(m.nn.functional, call) if call == "leaky_relu_" else getattr(m, call)
+        out = fn(y, *args)
+        name = out.grad_fn.name() if out.grad_fn is not None else None
+        return out is y, [round(v, 5) for v in out.tolist()], name, y._version
+
+    _same(run)

@@ -23,6 +23,8 @@ from .linalg import bmm, dot, matmul, mm, mv
 from .reduction import mean, std, sum, var
 from .unary import (Rsqrt, abs, clamp, clip, cos, exp, leaky_relu, log, relu, rsqrt, sigmoid, sign, sin, sqrt,
                     tanh)
+from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, negative_, relu_,
+                            sigmoid_, sin_, sqrt_, tanh_, zero_)
 from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapaxes, t, transpose, unsqueeze, view
 # ops for real PyTorch scripts (issue 16): index, ordering, contraction, resampling
 from .contract import baddbmm, einsum, norm

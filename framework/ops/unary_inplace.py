@@ -53,3 +53,21 @@ class LeakyReluInplace(LeakyRelu):
 
 
 ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True)
+
+
+# ---- functional API: torch's top-level in-place forms (torch.relu_(x) is x.relu_()) ---------------------
+
+def _method(name: str):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``input.{name}(...)``: in place, returns ``input``."
+    return fn
+
+
+abs_, clamp_, clip_, cos_, exp_, log_, neg_, relu_, sigmoid_, sin_, sqrt_, tanh_ = (
+    _method(n) for n in ("abs_", "clamp_", "clip_", "cos_", "exp_", "log_", "neg_", "relu_", "sigmoid_", "sin_",
+                         "sqrt_", "tanh_"))
+detach_, fill_, zero_ = (_method(n) for n in ("detach_", "fill_", "zero_"))
+negative_ = neg_
