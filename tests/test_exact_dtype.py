@@ -201,3 +201,85 @@ def test_top_level_inplace_function(call):
         return out is y, [round(v, 5) for v in out.tolist()], name, y._version
 
     _same(run)
+
+
+# ---- 7. error texts: refused operands, matmul dtypes, indices ------------------------------------------
+
+def _x(m):
+    return m.tensor([1.0, 2.0])
+
+
+REFUSED = {
+    "sub_": lambda m: _x(m).sub_(None), "add_": lambda m: _x(m).add_(None), "mul_": lambda m: _x(m).mul_(None),
+    "div_": lambda m: _x(m).div_(None), "copy_": lambda m: _x(m).copy_(None), "pow_": lambda m: _x(m).pow_(None),
+    "add_str": lambda m: _x(m).add_("a"), "add_obj": lambda m: _x(m).add_(object()),
+    "t/None": lambda m: _x(m) / None, "t+None": lambda m: _x(m) + None, "t-None": lambda m: _x(m) - None,
+    "t*None": lambda m: _x(m) * None, "None*t": lambda m: None * _x(m), "None-t": lambda m: None - _x(m),
+    "None/t": lambda m: None / _x(m), "t**None": lambda m: _x(m) ** None, "t@None": lambda m: _x(m) @ None,
+    "t+str": lambda m: _x(m) + "a", "t<None": lambda m: _x(m) < None, "t==None": lambda m: _x(m) == None,  # noqa: E711
+    "t!=None": lambda m: _x(m) != None,  # noqa: E711
+    "add(t,None)": lambda m: m.add(_x(m), None), "sub(None,t)": lambda m: m.sub(None, _x(m)),
+    "mul(t,None)": lambda m: m.mul(_x(m), None), "div(t,None)": lambda m: m.div(_x(m), None),
+    "t.add(None)": lambda m: _x(m).add(None), "t.div(None)": lambda m: _x(m).div(None),
+    "maximum(t,None)": lambda m: m.maximum(_x(m), None), "maximum(t,2.0)": lambda m: m.maximum(_x(m), 2.0),
+    "t.minimum(None)": lambda m: _x(m).minimum(None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED))
+def test_refused_operand_messages(name):
+    _same(REFUSED[name])
+
+
+def test_inplace_operators_with_none_raise_pythons_type_error():
+    def run(m):
+        t, errors = _x(m), []
+        for op in ("+=", "-=", "*=", "/="):
+            try:
+                exec(f"t {op} None")
+            except TypeError as e:
+                errors.append(str(e))
+        return errors
+
+    _same(run)
+
+
+MATMUL_DTYPES = [((2, 3, 4), (2, 4, 5)), ((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 2)), ((2, 4, 3), (3,)),
+                 ((3,), (2, 3, 4)), ((3, 4), (4,)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2))]
+
+
+@pytest.mark.parametrize("first64", [True, False])
+@pytest.mark.parametrize("shapes", MATMUL_DTYPES, ids=str)
+def test_matmul_dtype_mismatch_messages(shapes, first64):
+    def run(m):
+        a = m.ones(*shapes[0], dtype=m.float64 if first64 else m.float32)
+        b = m.ones(*shapes[1], dtype=m.float32 if first64 else m.float64)
+        fns = [m.matmul] + ([m.bmm] if len(shapes[0]) == len(shapes[1]) == 3 else []) + \
+            ([m.mv] if (len(shapes[0]), len(shapes[1])) == (2, 1) else []) + \
+            ([m.dot] if (len(shapes[0]), len(shapes[1])) == (1, 1) else []) + \
+            ([m.mm] if (len(shapes[0]), len(shapes[1])) == (2, 2) else [])
+        return [_outcome(lambda _: f(a, b), m) for f in fns]
+
+    _same(run)
+
+
+INDEX_ERRORS = {
+    "1d": lambda m: m.ones(3)[5], "1d neg": lambda m: m.ones(3)[-4], "0d": lambda m: m.tensor(1.0)[0],
+    "0d slice": lambda m: m.tensor(1.0)[:], "0d set": lambda m: m.tensor(1.0).__setitem__(0, 1.0),
+    "2d": lambda m: m.ones(2, 3)[2], "2d col": lambda m: m.ones(2, 3)[0, 3], "2d neg": lambda m: m.ones(2, 3)[1, -4],
+    "ellipsis": lambda m: m.ones(2, 3, 4)[..., 5], "none": lambda m: m.ones(2, 3, 4)[None, 1, :, 9],
+    "ok": lambda m: tuple(m.ones(2, 3, 4)[None, 1, ..., -1].shape), "too many": lambda m: m.ones(2, 3)[0, 0, 0],
+    "set oob": lambda m: m.ones(3).__setitem__(3, 1.0), "tensor oob": lambda m: m.ones(3)[m.tensor([5])],
+    "select": lambda m: m.ones(3).select(0, 3), "select dim": lambda m: m.ones(3).select(1, 0),
+    "select 0d": lambda m: m.tensor(1.0).select(0, 0), "narrow": lambda m: m.ones(3).narrow(0, 2, 2),
+    "narrow start": lambda m: m.ones(3).narrow(0, 5, 0), "narrow neg": lambda m: m.ones(3).narrow(0, -4, 1),
+    "narrow len": lambda m: m.ones(3).narrow(0, 0, -1), "narrow 0d": lambda m: m.tensor(1.0).narrow(0, 0, 1),
+    "narrow neg ok": lambda m: m.ones(3).narrow(0, -2, 2).tolist(), "unbind 0d": lambda m: m.tensor(1.0).unbind(0),
+    "unbind dim": lambda m: m.ones(3).unbind(2), "chunk 0d": lambda m: m.tensor(1.0).chunk(1),
+    "split 0d": lambda m: m.tensor(1.0).split(1), "split dim": lambda m: m.ones(3).split(1, 2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INDEX_ERRORS))
+def test_index_error_messages(name):
+    _same(INDEX_ERRORS[name])

@@ -19,6 +19,26 @@ def as_operand(x):
     return _make_tensor(x)
 
 
+def refused(x) -> bool:
+    """True for what torch refuses as a tensor operand (None, str, arbitrary objects); lists and arrays we accept."""
+    return not isinstance(x, (Tensor, int, float, bool, complex, np.number, np.ndarray, list, tuple)) and \
+        not hasattr(x, "__array__")
+
+
+def _type_name(x) -> str:
+    cls = type(x)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def operand(x, fn: str, position: int, name: str = "other", numbers: bool = True):
+    """as_operand, refusing what torch's argument parser refuses with its message (numbers=False: tensors only)."""
+    if isinstance(x, Tensor) or (numbers and isinstance(x, NUMBER)):
+        return x
+    if refused(x) or not numbers:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {_type_name(x)}")
+    return _make_tensor(x)
+
+
 def check_device(a, b) -> None:
     """torch's error for two tensors (not 0-d) on different devices."""
     if backend._cupy is None:  # no GPU in use: everything is on the CPU

@@ -9,7 +9,7 @@ from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._util import as_operand, binary_dtype, broadcast_error, check_device, grad_for, promote, shape_of, sum_to_array
+from ._util import binary_dtype, operand, broadcast_error, check_device, grad_for, promote, shape_of, sum_to_array
 from .unary import _float
 
 
@@ -258,7 +258,7 @@ class Reciprocal(Function):
 
 def add(a, b, *, alpha=1):
     """a + alpha * b."""
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "add", 1, "input"), operand(b, "add", 2)
     if not isinstance(a, Tensor):
         a, b = b, a
     check_device(a, b)
@@ -267,7 +267,7 @@ def add(a, b, *, alpha=1):
 
 def sub(a, b, *, alpha=1):
     """a - alpha * b."""
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "sub", 1, "input"), operand(b, "sub", 2)
     if not isinstance(a, Tensor):
         return Rsub.apply(b * alpha if alpha != 1 else b, a)
     check_device(a, b)
@@ -275,7 +275,7 @@ def sub(a, b, *, alpha=1):
 
 
 def mul(a, b):
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "mul", 1, "input"), operand(b, "mul", 2)
     if not isinstance(a, Tensor):
         a, b = b, a
     check_device(a, b)
@@ -283,7 +283,7 @@ def mul(a, b):
 
 
 def div(a, b, *, rounding_mode=None):
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "div", 1, "input"), operand(b, "div", 2)
     if rounding_mode is not None:
         with no_grad():
             q = Div.apply(a, b) if isinstance(a, Tensor) else Mul.apply(reciprocal(b), a)
@@ -307,7 +307,7 @@ negative = neg
 
 
 def pow(a, b):
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "pow", 1, "input"), operand(b, "pow", 2, "exponent")
     if not isinstance(a, Tensor):
         return RPow.apply(b, a)
     if isinstance(b, Tensor):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import as_operand, binary_dtype, grad_for, normalize_dims, promote, shape_of
+from ._util import as_operand, binary_dtype, grad_for, normalize_dims, operand, promote, shape_of
 from ..tensor import Tensor
 
 
@@ -163,8 +163,8 @@ def masked_fill(a, mask, value):
 
 
 def maximum(a, b):
-    return Maximum.apply(a, b)
+    return Maximum.apply(operand(a, "maximum", 1, "input", False), operand(b, "maximum", 2, numbers=False))
 
 
 def minimum(a, b):
-    return Minimum.apply(a, b)
+    return Minimum.apply(operand(a, "minimum", 1, "input", False), operand(b, "minimum", 2, numbers=False))
