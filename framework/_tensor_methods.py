@@ -181,6 +181,11 @@ METHODS = {
     "__invert__": ops.logical_not, "__and__": ops.bitwise_and, "__or__": ops.bitwise_or,
     "__xor__": ops.bitwise_xor, "logical_and": ops.logical_and, "logical_or": ops.logical_or, "__getitem__": _getitem, "__setitem__": _setitem,
     "__iadd__": _iop("add_"), "__isub__": _iop("sub_"), "__imul__": _iop("mul_"), "__itruediv__": _iop("div_"),
+    "floor_divide": _method(ops.floor_divide, "floor_divide"), "remainder": _method(ops.remainder, "remainder"),
+    "fmod": _method(ops.fmod, "fmod"), "__floordiv__": _operator(ops.floor_divide),
+    "__rfloordiv__": _operator(_swap(ops.floor_divide)), "__mod__": _operator(ops.remainder),
+    "__rmod__": _operator(_swap(ops.remainder)), "__ifloordiv__": _iop("floor_divide_"), "__imod__": _iop("remainder_"),
+    "floor_divide_": ops.floor_divide_, "remainder_": ops.remainder_, "fmod_": ops.fmod_,
     "matmul": ops.matmul, "mm": ops.mm, "bmm": ops.bmm, "mv": ops.mv, "dot": ops.dot, "reciprocal": ops.reciprocal,
     # elementwise
     "abs": ops.abs, "sign": ops.sign, "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt,

@@ -110,6 +110,12 @@ OPS = [
     OpCase("masked_fill", lambda m, a: a.masked_fill(a > 0.5, 0.0), [(3, 4)]),
     OpCase("amin", lambda m, a: a.amin(dim=0), [(3, 4)]),
     OpCase("maximum", lambda m, a, b: m.maximum(a, b), [(3, 4), (3, 4)]),
+    # remainder/fmod: inputs kept away from the jumps of floor/trunc(a / b), where no derivative exists
+    OpCase("remainder", lambda m, a, b: m.remainder(a * 3.0, b), [(3, 4), (4,)], domain=_pos(0.6, 1.9)),
+    OpCase("remainder_neg", lambda m, a, b: (a * -3.0) % b, [(3, 4), (3, 4)], domain=_pos(0.6, 1.9)),
+    OpCase("remainder_scalar", lambda m, a: a % 0.7, [(5,)]),
+    OpCase("fmod", lambda m, a, b: m.fmod(a * 3.0, -b), [(3, 4), (4,)], domain=_pos(0.6, 1.9)),
+    OpCase("fmod_scalar", lambda m, a: m.fmod(a, -0.7), [(5,)]),
     OpCase("select", lambda m, a: a.select(1, 2), [(3, 4)]),
     OpCase("gelu", lambda m, a: m.nn.functional.gelu(a), [(3, 4)]),
     OpCase("conv2d", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=1, padding=1),

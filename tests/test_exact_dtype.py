@@ -283,3 +283,96 @@ INDEX_ERRORS = {
 @pytest.mark.parametrize("name", sorted(INDEX_ERRORS))
 def test_index_error_messages(name):
     _same(INDEX_ERRORS[name])
+
+
+# ---- 8. //, %, floor_divide, remainder, fmod: torch's rounding, signs, dtypes, nodes and errors ---------
+
+def _xy(m):
+    x = m.tensor([-3.5, -2.0, 0.5, 4.0, -4.0, -0.5, 0.5], requires_grad=True)
+    y = m.tensor([2.0, -1.5, -2.0, 2.0, 2.0, 2.0, -2.0], requires_grad=True)
+    return x, y
+
+
+FLOAT_QUOTIENTS = {
+    "x//2": lambda m, x, y: x // 2, "x//y": lambda m, x, y: x // y, "3//x": lambda m, x, y: 3 // x,
+    "x%2": lambda m, x, y: x % 2, "x%y": lambda m, x, y: x % y, "3%x": lambda m, x, y: 3 % x,
+    "fmod(x,2)": lambda m, x, y: m.fmod(x, 2), "fmod(x,y)": lambda m, x, y: m.fmod(x, y),
+    "remainder(x,-2)": lambda m, x, y: m.remainder(x, -2), "floor_divide(x,y)": lambda m, x, y: m.floor_divide(x, y),
+    "remainder(3,x)": lambda m, x, y: m.remainder(3, x), "x%0d": lambda m, x, y: x % m.tensor(2.0),
+    "x.remainder(y)": lambda m, x, y: x.remainder(y), "x.fmod(-1.5)": lambda m, x, y: x.fmod(-1.5),
+    "x.floor_divide(2)": lambda m, x, y: x.floor_divide(2),
+    "x//0": lambda m, x, y: x // 0, "x%0.0": lambda m, x, y: x % 0.0, "fmod(x,0)": lambda m, x, y: m.fmod(x, 0),
+}
+
+
+@pytest.mark.parametrize("name", list(FLOAT_QUOTIENTS))
+def test_float_floor_divide_remainder_fmod(name):
+    def run(m):
+        x, y = _xy(m)
+        r = FLOAT_QUOTIENTS[name](m, x, y)
+        signs = [str(v) for v in r.tolist()]  # str keeps the sign of zero: -4.0 % 2 is -0.0 in torch
+        out = [signs, _dt(r), r.requires_grad, r.grad_fn.name(), len(r.grad_fn.next_functions)]
+        try:
+            r.sum().backward()
+            out.append([None if g is None else g.tolist() for g in (x.grad, y.grad)])
+        except RuntimeError as e:
+            out.append(str(e))
+        return out
+
+    _same(run)
+
+
+INT_QUOTIENTS = {
+    "i//j": lambda m, i, j: i // j, "i%j": lambda m, i, j: i % j, "fmod(i,j)": lambda m, i, j: m.fmod(i, j),
+    "i//2": lambda m, i, j: i // 2, "i%-3": lambda m, i, j: i % -3, "i//0": lambda m, i, j: i // 0,
+    "i%0": lambda m, i, j: i % 0, "i//2.5": lambda m, i, j: i // 2.5, "i%2.5": lambda m, i, j: i % 2.5,
+    "7//k": lambda m, i, j: 7 // j[:2], "-7%k": lambda m, i, j: -7 % j[:2], "fmod(i,2.5)": lambda m, i, j: m.fmod(i, 2.5),
+    "fmod(i,-3)": lambda m, i, j: m.fmod(i, -3), "int32//0d": lambda m, i, j: i.int() // m.tensor(2),
+    "int32%0d f64": lambda m, i, j: i.int() % m.tensor(2.5, dtype=m.float64),
+    "bool//bool": lambda m, i, j: (i > 0) // (j > 0),
+}
+
+
+@pytest.mark.parametrize("name", list(INT_QUOTIENTS))
+def test_integer_floor_divide_remainder_fmod(name):
+    def run(m):
+        i, j = m.tensor([-7, 7, 0, 5]), m.tensor([2, -3, 3, 1])
+        if name in ("i//j", "i%j", "fmod(i,j)"):
+            j = m.tensor([2, -2, 3, 0])  # a zero divisor: torch's ZeroDivisionError
+        r = INT_QUOTIENTS[name](m, i, j)
+        return r.tolist(), _dt(r)
+
+    _same(run)
+
+
+def test_inplace_floor_divide_remainder_fmod():
+    def run(m):
+        x, y = _xy(m)
+        out = []
+        z = x * 1
+        z //= 2
+        out.append([z.grad_fn.name(), z._version, z.tolist()])
+        z = x * 1
+        z %= 2
+        out.append([z.grad_fn.name(), z._version, [str(v) for v in z.tolist()]])
+        for method in ("remainder_", "fmod_", "floor_divide_"):
+            z = x * 1
+            w = getattr(z, method)(y)
+            out.append([w is z, z.grad_fn.name(), z.tolist()])
+            try:
+                z.sum().backward()
+                out.append([x.grad.tolist(), y.grad.tolist()])
+            except RuntimeError as e:
+                out.append(str(e))
+            x.grad = y.grad = None
+        i = m.tensor([5, -5])
+        i //= 2
+        out.append(i.tolist())
+        i %= 3
+        out.append(i.tolist())
+        for f in (lambda: i.__ifloordiv__(2.5), lambda: i.remainder_(2.5), lambda: i.fmod_(1.5),
+                  lambda: i.add_(2.5), lambda: i.mul_(m.tensor(1.5))):
+            out.append(_outcome(lambda _: f().tolist(), m))
+        return out
+
+    _same(run)

@@ -17,6 +17,7 @@ from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, 
                       greater, greater_equal, gt, is_tensor, isfinite, isinf, isnan, le, less, less_equal,
                       logical_and, logical_not, logical_or, logical_xor, lt, ne, not_equal, numel, round, trunc)
 from .conversion import clone, contiguous
+from .floordiv import floor_divide, floor_divide_, fmod, fmod_, remainder, remainder_
 from .extrema import amax, amin, argmax, argmin, max, min, values_indices
 from .indexing import chunk, narrow, select, split, unbind
 from .linalg import bmm, dot, matmul, mm, mv

@@ -103,6 +103,13 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+def check_inplace_cast(result, out) -> None:
+    """torch's canCast for an in-place op: a float result can't go into an integer tensor, nor a number into bool."""
+    if (result.kind == "f" and out.kind in "iub") or (result.kind != "b" and out.kind == "b"):
+        names = [dtypes.from_numpy_dtype(d).legacy.replace("Tensor", "") for d in (result, out)]
+        raise RuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
     """dim (None, int or sequence, negatives allowed) -> sorted tuple of non-negative axes.
 
