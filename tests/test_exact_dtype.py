@@ -376,3 +376,16 @@ def test_inplace_floor_divide_remainder_fmod():
         return out
 
     _same(run)
+
+
+def test_copy_gives_the_overwritten_tensor_a_zero_gradient():
+    """CopyBackwards: zeros_like(grad) for self (not grad * 0: -0.0 for negative, nan for infinite gradients)."""
+    def run(m):
+        x = m.tensor([1.0, 2.0, 3.0], dtype=m.float64, requires_grad=True)
+        z = m.tensor([4.0, 5.0, 6.0], dtype=m.float64, requires_grad=True)
+        y = x * 1
+        y.copy_(z)
+        y.backward(m.tensor([-1.0, float("inf"), 2.0], dtype=m.float64))
+        return [str(v) for v in x.grad.tolist()], z.grad.tolist()
+
+    _same(run)
