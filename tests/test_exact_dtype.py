@@ -389,3 +389,39 @@ def test_copy_gives_the_overwritten_tensor_a_zero_gradient():
         return [str(v) for v in x.grad.tolist()], z.grad.tolist()
 
     _same(run)
+
+
+# ---- more dtype rules found by probing: stack, clamp, integer powers, bool subtraction, int wrap-around ----
+
+DTYPE_RULES = {
+    "stack int float": lambda m: m.stack([m.tensor([3, -4]), m.tensor([1.5, -2.5])]),
+    "stack 0-d": lambda m: m.stack([m.tensor(3), m.tensor(1.5, dtype=m.float64)]),
+    "clamp int 0.5": lambda m: m.tensor([3, -4]).clamp(0.5),
+    "clamp int 1": lambda m: m.tensor([3, -4]).clamp(1),
+    "clamp_ int 0.5": lambda m: m.tensor([3, -4]).clamp_(0.5),
+    "pow_ int 0.5": lambda m: m.tensor([3, -4]).pow_(0.5),
+    "pow_ float": lambda m: m.tensor([3.0, -4.0]).pow_(2),
+    "int ** -1": lambda m: m.tensor([3, -4]) ** -1,
+    "2 ** int": lambda m: 2 ** m.tensor([3, -4, 0, -1, -3]),
+    "-1 ** int": lambda m: -1 ** m.tensor([3, -4, 0, -1, -3]),
+    "1 ** int": lambda m: 1 ** m.tensor([3, -4, 0, -1, -3]),
+    "2. ** int": lambda m: 2.0 ** m.tensor([3, -4]),
+    "bool - bool": lambda m: m.tensor([True, False]) - m.tensor([True, True]),
+    "-bool": lambda m: -m.tensor([True, False]),
+    "int - True": lambda m: m.tensor([3, -4]) - True,
+    "float.sub_(bool)": lambda m: m.tensor([1.5, 2.0]).sub_(m.tensor([True, False])),
+    "True - int": lambda m: True - m.tensor([3, -4]),
+    "bool + bool": lambda m: m.tensor([True, False]) + m.tensor([True, True]),
+    "int8 + 1000": lambda m: m.tensor([100, -100], dtype=m.int8) + 1000,
+    "uint8 * 300": lambda m: m.tensor([2, 3], dtype=m.uint8) * 300,
+    "std int": lambda m: m.tensor([3, -4]).std(),
+    "var bool": lambda m: m.tensor([True, False]).var(),
+    "int.add_(2.5)": lambda m: m.tensor([3, -4]).add_(2.5),
+    "int.div_(2)": lambda m: m.tensor([3, -4]).div_(2),
+    "bool.add_(1)": lambda m: m.tensor([True, False]).add_(1),
+}
+
+
+@pytest.mark.parametrize("name", list(DTYPE_RULES))
+def test_dtype_rules(name):
+    _same(lambda m: (lambda r: (_dt(r), r.tolist()))(DTYPE_RULES[name](m)))

@@ -79,6 +79,14 @@ def binary_dtype(a, b) -> np.dtype:
     return dtypes.result_type(a, b)
 
 
+def _wrap_int(x, dt):
+    if type(x) is int:
+        info = np.iinfo(dt)
+        if not info.min <= x <= info.max:
+            return np.array(x).astype(dt)[()]  # two's-complement wrap, as torch casts the scalar
+    return x
+
+
 def promote(a, b, dt=None) -> tuple:
     """``(a, b)`` with array operands cast to the result dtype ``dt`` (default: torch's for ``a op b``).
 
@@ -88,6 +96,8 @@ def promote(a, b, dt=None) -> tuple:
     """
     if dt is None:
         dt = binary_dtype(a, b)
+    if dt.kind in "iu":  # a Python int beyond the dtype's range wraps around as in torch (numpy 2 raises)
+        a, b = _wrap_int(a, dt), _wrap_int(b, dt)
     if getattr(a, "dtype", dt) != dt:
         a = a.astype(dt)
     if getattr(b, "dtype", dt) != dt:
@@ -103,10 +113,19 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
-def check_inplace_cast(result, out) -> None:
-    """torch's canCast for an in-place op: a float result can't go into an integer tensor, nor a number into bool."""
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def check_inplace_cast(result, out, c_names: bool = False) -> None:
+    """torch's canCast for an in-place op: a float result can't go into an integer tensor, nor a number into bool.
+
+    c_names: name the output type as C++ does (clamp_'s message says 'long int' where add_'s says 'Long').
+    """
     if (result.kind == "f" and out.kind in "iub") or (result.kind != "b" and out.kind == "b"):
         names = [dtypes.from_numpy_dtype(d).legacy.replace("Tensor", "") for d in (result, out)]
+        if c_names:
+            names[1] = _C_NAMES[dtypes.from_numpy_dtype(out).name]
         raise RuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
 
 

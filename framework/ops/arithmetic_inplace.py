@@ -71,6 +71,6 @@ class PowScalarInplace(PowScalar):
 
     @staticmethod
     def forward(ctx, a, p):
-        ctx.save_for_backward(a.copy())
-        ctx.p = p
-        return _write(a, (a ** p).astype(a.dtype, copy=False))
+        out = PowScalar.forward(ctx, a, p)
+        ctx.save_for_backward(a.copy())  # after forward's own save: backward needs the old a
+        return _write(a, out)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import as_operand, binary_dtype, grad_for, normalize_dims, operand, promote, shape_of
@@ -59,7 +60,10 @@ class Stack(Function):
                 raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} at "
                                    f"entry 0 and {list(a.shape)} at entry {i}")
         ctx.dim = dim % (arrays[0].ndim + 1)
-        return get_array_module(arrays[0]).stack(arrays, axis=ctx.dim)
+        dt = arrays[0].dtype
+        for a in arrays[1:]:  # torch's promotion (numpy's would make int64 with float32 float64)
+            dt = dtypes.promote_types(dt, a.dtype)
+        return get_array_module(arrays[0]).stack([a.astype(dt, copy=False) for a in arrays], axis=ctx.dim)
 
     @staticmethod
     def backward(ctx, grad):

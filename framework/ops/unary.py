@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._util import binary_dtype
 
 
 def _float(a):
@@ -217,8 +218,12 @@ class Clamp(Function):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
-        out = get_array_module(a).clip(a, lo, hi)
-        return out.astype(a.dtype, copy=False)
+        dt = a.dtype  # torch promotes: int_tensor.clamp(0.5) is float32
+        for bound in (lo, hi):
+            if bound is not None:
+                dt = binary_dtype(a.astype(dt, copy=False), bound)
+        out = get_array_module(a).clip(a.astype(dt, copy=False), lo, hi)
+        return out.astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
