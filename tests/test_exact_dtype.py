@@ -425,3 +425,22 @@ DTYPE_RULES = {
 @pytest.mark.parametrize("name", list(DTYPE_RULES))
 def test_dtype_rules(name):
     _same(lambda m: (lambda r: (_dt(r), r.tolist()))(DTYPE_RULES[name](m)))
+
+
+ZERO_D_VIEWS = {
+    "transpose 0 0": lambda m, t: t.transpose(0, -1), "transpose 1": lambda m, t: m.transpose(t, 0, 1),
+    "flatten": lambda m, t: t.flatten(), "flatten 1": lambda m, t: t.flatten(1), "flatten -2": lambda m, t: t.flatten(0, -2),
+    "squeeze 0": lambda m, t: t.squeeze(0), "squeeze 1": lambda m, t: t.squeeze(1), "unsqueeze -1": lambda m, t: t.unsqueeze(-1),
+    "unsqueeze 2": lambda m, t: t.unsqueeze(2),
+}
+
+
+@pytest.mark.parametrize("name", list(ZERO_D_VIEWS))
+def test_dims_of_zero_dim_views(name):
+    def run(m):
+        t = m.tensor(1.5, dtype=m.float64, requires_grad=True)
+        out = ZERO_D_VIEWS[name](m, t)
+        (out * 2).sum().backward()
+        return out.tolist(), tuple(out.shape), out.grad_fn.name(), t.grad.item()
+
+    _same(run)
