@@ -194,7 +194,7 @@ METHODS = {
     "masked_fill": ops.masked_fill, "where": lambda self, cond, other: ops.where(cond, self, other),
     "maximum": _method(ops.maximum, "maximum"), "minimum": _method(ops.minimum, "minimum"),
     # reductions
-    "sum": ops.sum, "mean": ops.mean, "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin,
+    "sum": ops.sum, "prod": ops.prod, "mean": ops.mean, "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin,
     "var": ops.var, "std": ops.std, "argmax": ops.argmax, "argmin": ops.argmin, "any": ops.any, "all": ops.all,
     # shape and views
     "view": ops.view, "reshape": ops.reshape, "transpose": ops.transpose, "swapaxes": ops.transpose, "t": ops.t,

@@ -134,6 +134,7 @@ def test_leaf_turned_off_after_graph_gets_no_grad(how):
 REDUCE_0D = {
     "sum": lambda m, t, d, k: m.sum(t, dim=d, keepdim=k),
     "mean": lambda m, t, d, k: m.mean(t, d, keepdim=k),
+    "prod": lambda m, t, d, k: m.prod(t, d, keepdim=k),
     "max": lambda m, t, d, k: m.max(t, dim=d, keepdim=k)[0],
     "max_indices": lambda m, t, d, k: m.max(t, dim=d, keepdim=k)[1],
     "min": lambda m, t, d, k: t.min(d, keepdim=k).values,
@@ -444,3 +445,21 @@ def test_dims_of_zero_dim_views(name):
         return out.tolist(), tuple(out.shape), out.grad_fn.name(), t.grad.item()
 
     _same(run)
+
+
+@pytest.mark.parametrize("arr", [[[1.5, -2.0, 3.0], [0.5, 4.0, -1.0]], [[1.5, 0.0, 3.0], [0.5, 4.0, -1.0]],
+                                 [[0.0, 0.0, 3.0], [0.5, 4.0, -1.0]]], ids=["no zero", "one zero", "two zeros"])
+@pytest.mark.parametrize("dim,keepdim", [(None, False), (0, False), (1, True), (-1, False)])
+def test_prod_with_zeros(arr, dim, keepdim):
+    def run(m):
+        x = m.tensor(arr, dtype=m.float64, requires_grad=True)
+        r = x.prod() if dim is None else m.prod(x, dim, keepdim=keepdim)
+        r.sum().backward()
+        return r.tolist(), r.grad_fn.name(), [[str(v) for v in row] for row in x.grad.tolist()]
+
+    _same(run)
+
+
+def test_prod_dtypes():
+    _same(lambda m: [(_dt(r), r.tolist()) for r in (m.tensor([3, -4]).prod(), m.tensor([True, True]).prod(0),
+                                                     m.tensor(2.5).prod(0), m.tensor([2, 3]).prod(dtype=m.float64))])

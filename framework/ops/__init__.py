@@ -21,7 +21,7 @@ from .floordiv import floor_divide, floor_divide_, fmod, fmod_, remainder, remai
 from .extrema import amax, amin, argmax, argmin, max, min, values_indices
 from .indexing import chunk, narrow, select, split, unbind
 from .linalg import bmm, dot, matmul, mm, mv
-from .reduction import mean, std, sum, var
+from .reduction import mean, prod, std, sum, var
 from .unary import (Rsqrt, abs, clamp, clip, cos, exp, leaky_relu, log, relu, rsqrt, sigmoid, sign, sin, sqrt,
                     tanh)
 from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, negative_, relu_,
