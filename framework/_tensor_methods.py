@@ -16,8 +16,13 @@ from .ops._util import _type_name, operand, refused
 from .tensor import Tensor
 
 
-def _to(self, *args, dtype=None, device=None, copy: bool = False) -> Tensor:
-    """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``."""
+def _to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False) -> Tensor:
+    """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``; non_blocking is accepted
+    (copies are synchronous here), positionally too: ``to(device, dtype, non_blocking, copy)``."""
+    flags = [a for a in args if isinstance(a, bool)]
+    args = [a for a in args if not isinstance(a, bool)]
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device

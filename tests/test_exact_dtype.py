@@ -463,3 +463,47 @@ def test_prod_with_zeros(arr, dim, keepdim):
 def test_prod_dtypes():
     _same(lambda m: [(_dt(r), r.tolist()) for r in (m.tensor([3, -4]).prod(), m.tensor([True, True]).prod(0),
                                                      m.tensor(2.5).prod(0), m.tensor([2, 3]).prod(dtype=m.float64))])
+
+
+MORE_ERRORS = {
+    "cat 0-d": lambda m: m.cat([m.tensor(1.0), m.tensor(2.0)]),
+    "cat 1-d and 0-d": lambda m: m.cat([m.ones(2), m.tensor(2.0)]),
+    "cat empty": lambda m: m.cat([]),
+    "stack dim": lambda m: m.stack([m.ones(2), m.ones(2)], 3),
+    "stack dim -4": lambda m: m.stack([m.ones(2), m.ones(2)], -4),
+    "where float condition": lambda m: m.where(m.ones(2), m.ones(2), m.zeros(2)),
+    "where shapes": lambda m: m.where(m.ones(2) > 0, m.ones(3), m.zeros(2)),
+    "softmax int": lambda m: m.tensor([1, 2]).softmax(0),
+    "softmax int dim 0 of 2-d": lambda m: m.ones(2, 2, dtype=m.int64).softmax(0),
+    "log_softmax int": lambda m: m.tensor([1, 2]).log_softmax(-1),
+    "abs bool": lambda m: m.tensor([True]).abs(),
+    "abs_ bool": lambda m: m.tensor([True]).abs_(),
+    "relu bool": lambda m: m.tensor([True]).relu(),
+    "argmax bool": lambda m: m.tensor([True, False]).argmax(),
+    "argmin bool dim": lambda m: m.tensor([True, False]).argmin(0),
+    "norm int": lambda m: m.tensor([3, 4]).norm(),
+    "mm long float": lambda m: m.tensor([[1, 2]]) @ m.tensor([[3.0], [4.0]]),
+    "mm int float": lambda m: m.mm(m.ones(1, 1, dtype=m.int32), m.ones(1, 1)),
+    "to non_blocking": lambda m: (lambda t: t.to(m.float32, non_blocking=True) is t)(m.tensor([1.0])),
+    "to positional flags": lambda m: (lambda t: t.to("cpu", m.float32, False) is t)(m.tensor([1.0])),
+    "to copy positional": lambda m: (lambda t: t.to("cpu", m.float32, False, True) is t)(m.tensor([1.0])),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE_ERRORS))
+def test_more_error_messages(name):
+    _same(lambda m: (lambda r: (_dt(r), r.tolist()) if hasattr(r, "dtype") else r)(MORE_ERRORS[name](m)))
+
+
+# ---- 3. conversions that change nothing return the tensor itself (already so: kept as a regression test) ----
+
+@pytest.mark.parametrize("conv", ["double", "float64", "type", "type_str", "cpu", "to_cpu", "to_other", "type_as"])
+def test_noop_conversions_return_self(conv):
+    def run(m):
+        t = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        out = {"double": lambda: t.double(), "float64": lambda: t.to(m.float64), "type": lambda: t.type(m.float64),
+               "type_str": lambda: t.type(t.type()), "cpu": lambda: t.cpu(), "to_cpu": lambda: t.to("cpu"),
+               "to_other": lambda: t.to(m.zeros(1, dtype=m.float64)), "type_as": lambda: t.type_as(t * 1)}[conv]()
+        return out is t
+
+    _same(run)

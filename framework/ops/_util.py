@@ -113,6 +113,16 @@ def wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+def scalar_type_name(np_dtype) -> str:
+    """torch's ScalarType name: Float, Double, Long, Bool..."""
+    return dtypes.from_numpy_dtype(np_dtype).legacy.replace("Tensor", "")
+
+
+def c_type_name(np_dtype) -> str:
+    """the C++ name some torch messages use: float, double, long int..."""
+    return _C_NAMES[dtypes.from_numpy_dtype(np_dtype).name]
+
+
 _C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
             "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 

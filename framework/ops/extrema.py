@@ -177,12 +177,16 @@ def amin(a, dim=(), keepdim: bool = False):
 
 
 def argmax(a, dim=None, keepdim: bool = False):
+    if a._array.dtype.kind == "b":
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return Tensor._make(get_array_module(a._array).asarray(a._array.argmax()))
     return max(a.detach(), dim, keepdim).indices
 
 
 def argmin(a, dim=None, keepdim: bool = False):
+    if a._array.dtype.kind == "b":
+        raise RuntimeError("argmin(): does not support bool input")
     if dim is None:
         return Tensor._make(get_array_module(a._array).asarray(a._array.argmin()))
     return min(a.detach(), dim, keepdim).indices

@@ -4,7 +4,7 @@ from __future__ import annotations
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import check_device, sum_to
+from ._util import c_type_name, check_device, sum_to
 from .views import MatmulSqueeze
 
 
@@ -27,8 +27,7 @@ def _check_dtypes(a, b, kernel: str = "mm"):
     if kernel == "dot":
         raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(a)} and "
                            f"{_scalar_name(b)}")
-    names = [dtypes.from_numpy_dtype(x.dtype).name.replace("float32", "float").replace("float64", "double")
-             for x in (a, b)]
+    names = [c_type_name(x.dtype) for x in (a, b)]
     raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
 
 

@@ -28,6 +28,8 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "b":
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(a)
         return get_array_module(a).abs(a)
 
@@ -172,11 +174,17 @@ class Sigmoid(_SavesOutput):
     dout = staticmethod(lambda grad, out: grad * out * (1 - out))
 
 
+def _relu(xp, a):
+    if a.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return xp.maximum(a, 0).astype(a.dtype, copy=False)
+
+
 class Relu(_SavesOutput):
     """out = max(a, 0). Saves out."""
 
     node_name = "ReluBackward0"
-    f = staticmethod(lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False))
+    f = staticmethod(lambda xp, a: _relu(xp, a))
     dout = staticmethod(lambda grad, out: grad * (out > 0))
 
 
