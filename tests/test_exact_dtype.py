@@ -485,8 +485,8 @@ MORE_ERRORS = {
     "mm long float": lambda m: m.tensor([[1, 2]]) @ m.tensor([[3.0], [4.0]]),
     "mm int float": lambda m: m.mm(m.ones(1, 1, dtype=m.int32), m.ones(1, 1)),
     "to non_blocking": lambda m: (lambda t: t.to(m.float32, non_blocking=True) is t)(m.tensor([1.0])),
-    "to positional flags": lambda m: (lambda t: t.to("cpu", m.float32, False) is t)(m.tensor([1.0])),
-    "to copy positional": lambda m: (lambda t: t.to("cpu", m.float32, False, True) is t)(m.tensor([1.0])),
+    "to positional flags": lambda m: (lambda t: t.to(t.device, m.float32, False) is t)(m.tensor([1.0])),
+    "to copy positional": lambda m: (lambda t: t.to(t.device, m.float32, False, True) is t)(m.tensor([1.0])),
 }
 
 
@@ -500,10 +500,10 @@ def test_more_error_messages(name):
 @pytest.mark.parametrize("conv", ["double", "float64", "type", "type_str", "cpu", "to_cpu", "to_other", "type_as"])
 def test_noop_conversions_return_self(conv):
     def run(m):
-        t = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True)
+        t = m.tensor([1.0, 2.0], dtype=m.float64, requires_grad=True, device="cpu")  # cpu(): a no-op on the CPU
         out = {"double": lambda: t.double(), "float64": lambda: t.to(m.float64), "type": lambda: t.type(m.float64),
                "type_str": lambda: t.type(t.type()), "cpu": lambda: t.cpu(), "to_cpu": lambda: t.to("cpu"),
-               "to_other": lambda: t.to(m.zeros(1, dtype=m.float64)), "type_as": lambda: t.type_as(t * 1)}[conv]()
+               "to_other": lambda: t.to(m.zeros(1, dtype=m.float64, device="cpu")), "type_as": lambda: t.type_as(t * 1)}[conv]()
         return out is t
 
     _same(run)
