@@ -12,11 +12,17 @@ import numpy as np
 from . import dtypes, ops
 from .autograd import backward as _autograd_backward
 from .ops import arithmetic_inplace as ar, conversion, indexing, inplace, unary_inplace as un
+from .ops._util import _type_name, operand, refused
 from .tensor import Tensor
 
 
-def _to(self, *args, dtype=None, device=None, copy: bool = False) -> Tensor:
-    """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``."""
+def _to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False) -> Tensor:
+    """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``; non_blocking is accepted
+    (copies are synchronous here), positionally too: ``to(device, dtype, non_blocking, copy)``."""
+    flags = [a for a in args if isinstance(a, bool)]
+    args = [a for a in args if not isinstance(a, bool)]
+    if len(flags) > 1:
+        copy = flags[1]
     for a in args:
         if isinstance(a, Tensor):
             dtype, device = a.dtype, a.device
@@ -37,6 +43,26 @@ def _swap(fn):
     return lambda self, other: fn(other, self)
 
 
+def _operator(fn):
+    """A binary operator: NotImplemented for operands torch refuses, so Python raises its own TypeError."""
+    def op(self, other):
+        if other is None or refused(other):
+            return NotImplemented
+        return fn(self, other)
+
+    op.__name__ = getattr(fn, "__name__", "op")
+    return op
+
+
+def _method(fn, name: str):
+    """A method taking ``other`` (argument position 1, where the function form has it at 2)."""
+    def method(self, other, *args, **kwargs):
+        return fn(self, operand(other, name, 1), *args, **kwargs)
+
+    method.__name__ = name
+    return method
+
+
 def _inplace_binary(cls):
     def method(self, other, *, alpha=1):
         other = ops._t(other)
@@ -48,22 +74,27 @@ def _inplace_binary(cls):
 
 
 def _add_(self, other, *, alpha=1):
-    return ar.AddInplace.apply(self, ops._t(other), alpha) if alpha != 1 else ar.AddInplace.apply(self, ops._t(other))
+    other = operand(other, "add_", 1)
+    return ar.AddInplace.apply(self, other, alpha) if alpha != 1 else ar.AddInplace.apply(self, other)
 
 
 def _sub_(self, other, *, alpha=1):
-    return ar.SubInplace.apply(self, ops._t(other), alpha) if alpha != 1 else ar.SubInplace.apply(self, ops._t(other))
+    other = operand(other, "sub_", 1)
+    return ar.SubInplace.apply(self, other, alpha) if alpha != 1 else ar.SubInplace.apply(self, other)
 
 
 def _mul_(self, other):
-    return ar.MulInplace.apply(self, ops._t(other))
+    return ar.MulInplace.apply(self, operand(other, "mul_", 1))
 
 
 def _div_(self, other):
-    return ar.DivInplace.apply(self, ops._t(other))
+    return ar.DivInplace.apply(self, operand(other, "div_", 1))
 
 
 def _pow_(self, p):
+    if p is None or refused(p) or isinstance(p, (list, tuple, np.ndarray)):
+        raise TypeError(f"pow_() received an invalid combination of arguments - got ({_type_name(p)}), but "
+                        "expected one of:\n * (Tensor exponent)\n * (Number exponent)")
     if isinstance(p, Tensor):
         raise NotImplementedError("pow_ with a tensor exponent is not supported; use x = x ** p")
     return ar.PowScalarInplace.apply(self, p)
@@ -95,7 +126,7 @@ def _fill_(self, value):
 
 
 def _copy_(self, src, non_blocking: bool = False):
-    src = ops._t(src)
+    src = operand(src, "copy_", 1)
     if src.device != self.device:
         src = src.to(device=self.device)
     return inplace.Copy.apply(self, src)
@@ -125,6 +156,8 @@ def _setitem(self, idx, value):
 
 def _iop(method_name):
     def op(self, other):
+        if other is None or refused(other):
+            return NotImplemented  # Python then tries the plain operator, which refuses it with its TypeError
         getattr(self, method_name)(other)
         return self
 
@@ -139,25 +172,34 @@ METHODS = {
     # autograd and conversion
     "backward": _backward, "to": _to,
     # arithmetic and operators
-    "add": ops.add, "sub": ops.sub, "mul": ops.mul, "div": ops.div, "pow": ops.pow, "neg": ops.neg,
-    "subtract": ops.sub, "multiply": ops.mul, "divide": ops.div, "true_divide": ops.div, "negative": ops.neg,
-    "__add__": ops.add, "__radd__": ops.add, "__sub__": ops.sub, "__rsub__": _swap(ops.sub),
-    "__mul__": ops.mul, "__rmul__": ops.mul, "__truediv__": ops.div, "__rtruediv__": _swap(ops.div),
-    "__pow__": ops.pow, "__rpow__": _swap(ops.pow), "__neg__": ops.neg, "__pos__": lambda self: self,
-    "__matmul__": ops.matmul, "__rmatmul__": _swap(ops.matmul), "__abs__": ops.abs,
-    "__eq__": ops.eq, "__ne__": ops.ne, "__lt__": ops.lt, "__le__": ops.le, "__gt__": ops.gt, "__ge__": ops.ge,
+    "add": _method(ops.add, "add"), "sub": _method(ops.sub, "sub"), "mul": _method(ops.mul, "mul"),
+    "div": _method(ops.div, "div"), "pow": ops.pow, "neg": ops.neg,
+    "subtract": _method(ops.sub, "subtract"), "multiply": _method(ops.mul, "multiply"),
+    "divide": _method(ops.div, "divide"), "true_divide": _method(ops.div, "true_divide"), "negative": ops.neg,
+    "__add__": _operator(ops.add), "__radd__": _operator(ops.add), "__sub__": _operator(ops.sub),
+    "__rsub__": _operator(_swap(ops.sub)), "__mul__": _operator(ops.mul), "__rmul__": _operator(ops.mul),
+    "__truediv__": _operator(ops.div), "__rtruediv__": _operator(_swap(ops.div)),
+    "__pow__": _operator(ops.pow), "__rpow__": _operator(_swap(ops.pow)), "__neg__": ops.neg,
+    "__pos__": lambda self: self, "__matmul__": _operator(ops.matmul), "__rmatmul__": _operator(_swap(ops.matmul)),
+    "__abs__": ops.abs, "__eq__": _operator(ops.eq), "__ne__": _operator(ops.ne), "__lt__": _operator(ops.lt),
+    "__le__": _operator(ops.le), "__gt__": _operator(ops.gt), "__ge__": _operator(ops.ge),
     "__invert__": ops.logical_not, "__and__": ops.bitwise_and, "__or__": ops.bitwise_or,
     "__xor__": ops.bitwise_xor, "logical_and": ops.logical_and, "logical_or": ops.logical_or, "__getitem__": _getitem, "__setitem__": _setitem,
     "__iadd__": _iop("add_"), "__isub__": _iop("sub_"), "__imul__": _iop("mul_"), "__itruediv__": _iop("div_"),
+    "floor_divide": _method(ops.floor_divide, "floor_divide"), "remainder": _method(ops.remainder, "remainder"),
+    "fmod": _method(ops.fmod, "fmod"), "__floordiv__": _operator(ops.floor_divide),
+    "__rfloordiv__": _operator(_swap(ops.floor_divide)), "__mod__": _operator(ops.remainder),
+    "__rmod__": _operator(_swap(ops.remainder)), "__ifloordiv__": _iop("floor_divide_"), "__imod__": _iop("remainder_"),
+    "floor_divide_": ops.floor_divide_, "remainder_": ops.remainder_, "fmod_": ops.fmod_,
     "matmul": ops.matmul, "mm": ops.mm, "bmm": ops.bmm, "mv": ops.mv, "dot": ops.dot, "reciprocal": ops.reciprocal,
     # elementwise
     "abs": ops.abs, "sign": ops.sign, "exp": ops.exp, "log": ops.log, "sqrt": ops.sqrt, "rsqrt": ops.rsqrt,
     "sin": ops.sin, "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
     "clamp": ops.clamp, "clip": ops.clamp, "softmax": ops.softmax, "log_softmax": ops.log_softmax,
     "masked_fill": ops.masked_fill, "where": lambda self, cond, other: ops.where(cond, self, other),
-    "maximum": ops.maximum, "minimum": ops.minimum,
+    "maximum": _method(ops.maximum, "maximum"), "minimum": _method(ops.minimum, "minimum"),
     # reductions
-    "sum": ops.sum, "mean": ops.mean, "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin,
+    "sum": ops.sum, "prod": ops.prod, "mean": ops.mean, "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin,
     "var": ops.var, "std": ops.std, "argmax": ops.argmax, "argmin": ops.argmin, "any": ops.any, "all": ops.all,
     # shape and views
     "view": ops.view, "reshape": ops.reshape, "transpose": ops.transpose, "swapaxes": ops.transpose, "t": ops.t,

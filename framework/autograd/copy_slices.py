@@ -19,6 +19,7 @@ class CopySlices(Node):
         self._fn = fn  # the in-place op's node, e.g. MulBackward0
         self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
         self._site = fn._site
+        self._grad_dtypes = (base._array.dtype,)
 
     def apply(self, grads: list) -> list:
         grad = grads[0]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 from typing import Sequence
 
-from .. import backend, diagnostics
+from .. import backend, diagnostics, dtypes
 from .anomaly import is_anomaly_enabled
 from .grad_mode import set_grad_enabled
 from ..tensor import Tensor
@@ -109,6 +109,7 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
         buf = buffers.get(node)
         if buf is None:
             buf = buffers[node] = [None] * node._n_outputs
+        g = _as_input_dtype(g, node, nr, create_graph)
         buf[nr] = g if buf[nr] is None else buf[nr] + g
     for node in buffers:
         if deps.get(node, 0) == 0:
@@ -153,6 +154,9 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                 if buf is None:
                     buf = buffers[nxt] = [None] * nxt._n_outputs
                 if g is not None:
+                    want = nxt._grad_dtypes
+                    if want is not None and want[nr] is not None and g._array.dtype != want[nr]:
+                        g = _as_input_dtype(g, nxt, nr, create_graph)
                     prev = buf[nr]
                     if prev is None:
                         buf[nr] = g
@@ -165,6 +169,16 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                 if left == 0:
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
+
+
+def _as_input_dtype(g, node, nr: int, create_graph: bool):
+    """``g`` cast to the dtype of the tensor it is the gradient of (torch's validate_outputs)."""
+    want = node._grad_dtypes
+    if g is None or want is None or want[nr] is None or g._array.dtype == want[nr]:
+        return g
+    if create_graph:
+        return g.to(dtypes.from_numpy_dtype(want[nr]))  # differentiable: ToCopyBackward0, as torch
+    return Tensor._make(g._array.astype(want[nr]))
 
 
 def _skip(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool) -> bool:

@@ -259,6 +259,7 @@ def _apply_fast(cls, *args):
     t._version_counter = None if _grad_state.inference else VersionCounter()
     if record and out.dtype.kind == "f":
         ctx._seq = next(_sequence)
+        ctx._grad_dtypes = (out.dtype,)
         ctx.next_functions = tuple(edges)
         if not all_edged:
             ctx._edge_args = _edge_positions(cls, args)
@@ -355,6 +356,7 @@ def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
     ctx._site = user_site(site_depth)
     if _anomaly._state.enabled:
         ctx._anomaly_stack = _anomaly.record_stack()
+    ctx._grad_dtypes = tuple([None if t is None else t._array.dtype for t in results])
     if len(results) > 1:
         # (shape, numpy dtype) of each output, to materialize zero gradients for unused outputs
         ctx._out_meta = tuple(None if t is None else (t._array.shape, t._array.dtype) for t in results)

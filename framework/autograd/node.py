@@ -32,6 +32,9 @@ class Node:
 
     # Class-level defaults keep node creation cheap: most nodes never get hooks.
     _n_outputs = 1  # how many gradients flow *into* this node (= outputs of its forward op)
+    # numpy dtype of each forward output (None: unknown); the engine casts incoming gradients to it,
+    # as torch's validate_outputs does: a gradient always has its tensor's dtype
+    _grad_dtypes: tuple | None = None
     next_functions: tuple = ()  # ((node, input_nr), ...) towards the inputs
     _tensor_pre_hooks: dict | None = None  # output_nr -> [hook(grad)], from Tensor.register_hook
     _retain_grad_hooks: dict | None = None  # output_nr -> hook, from Tensor.retain_grad
@@ -96,6 +99,10 @@ class AccumulateGrad(Node):
         self._seq = float("inf")  # torch: accumulate as soon as a leaf's gradient is ready
 
     @property
+    def _grad_dtypes(self) -> tuple:
+        return (self.variable._array.dtype,)
+
+    @property
     def _tensor_pre_hooks(self):
         hooks = self.variable._hooks
         return {0: hooks} if hooks else None
@@ -105,7 +112,9 @@ class AccumulateGrad(Node):
         pass  # a leaf keeps its hooks on the tensor itself
 
     def apply(self, grads: list) -> list:
-        self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
+        # requires_grad turned off (or detach_()) since the graph was built: torch skips only the accumulation
+        if self.variable._rg:
+            self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
         for hook in self.variable._post_accumulate_grad_hooks or ():
             hook(self.variable)
         return []

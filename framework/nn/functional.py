@@ -36,6 +36,10 @@ def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -
     return _un.LeakyReluInplace.apply(x, negative_slope) if inplace else ops.leaky_relu(x, negative_slope)
 
 
+def leaky_relu_(x: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return _un.LeakyReluInplace.apply(x, negative_slope)
+
+
 def sigmoid(x: Tensor) -> Tensor:
     return ops.sigmoid(x)
 

@@ -17,12 +17,15 @@ from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, 
                       greater, greater_equal, gt, is_tensor, isfinite, isinf, isnan, le, less, less_equal,
                       logical_and, logical_not, logical_or, logical_xor, lt, ne, not_equal, numel, round, trunc)
 from .conversion import clone, contiguous
+from .floordiv import floor_divide, floor_divide_, fmod, fmod_, remainder, remainder_
 from .extrema import amax, amin, argmax, argmin, max, min, values_indices
 from .indexing import chunk, narrow, select, split, unbind
 from .linalg import bmm, dot, matmul, mm, mv
-from .reduction import mean, std, sum, var
+from .reduction import mean, prod, std, sum, var
 from .unary import (Rsqrt, abs, clamp, clip, cos, exp, leaky_relu, log, relu, rsqrt, sigmoid, sign, sin, sqrt,
                     tanh)
+from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, negative_, relu_,
+                            sigmoid_, sin_, sqrt_, tanh_, zero_)
 from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapaxes, t, transpose, unsqueeze, view
 # ops for real PyTorch scripts (issue 16): index, ordering, contraction, resampling
 from .contract import baddbmm, einsum, norm

@@ -19,6 +19,26 @@ def as_operand(x):
     return _make_tensor(x)
 
 
+def refused(x) -> bool:
+    """True for what torch refuses as a tensor operand (None, str, arbitrary objects); lists and arrays we accept."""
+    return not isinstance(x, (Tensor, int, float, bool, complex, np.number, np.ndarray, list, tuple)) and \
+        not hasattr(x, "__array__")
+
+
+def _type_name(x) -> str:
+    cls = type(x)
+    return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def operand(x, fn: str, position: int, name: str = "other", numbers: bool = True):
+    """as_operand, refusing what torch's argument parser refuses with its message (numbers=False: tensors only)."""
+    if isinstance(x, Tensor) or (numbers and isinstance(x, NUMBER)):
+        return x
+    if refused(x) or not numbers:
+        raise TypeError(f"{fn}(): argument '{name}' (position {position}) must be Tensor, not {_type_name(x)}")
+    return _make_tensor(x)
+
+
 def check_device(a, b) -> None:
     """torch's error for two tensors (not 0-d) on different devices."""
     if backend._cupy is None:  # no GPU in use: everything is on the CPU
@@ -59,19 +79,77 @@ def binary_dtype(a, b) -> np.dtype:
     return dtypes.result_type(a, b)
 
 
+def _wrap_int(x, dt):
+    if type(x) is int:
+        info = np.iinfo(dt)
+        if not info.min <= x <= info.max:
+            return np.array(x).astype(dt)[()]  # two's-complement wrap, as torch casts the scalar
+    return x
+
+
+def promote(a, b, dt=None) -> tuple:
+    """``(a, b)`` with array operands cast to the result dtype ``dt`` (default: torch's for ``a op b``).
+
+    torch computes in the promoted dtype; numpy alone would compute ``float32 op 0-d float64`` in
+    float64 (and ``float32 op int32`` too) and differ in the last bit, or in comparisons.  Python
+    numbers stay as they are: numpy treats them as weakly typed, as torch does.
+    """
+    if dt is None:
+        dt = binary_dtype(a, b)
+    if dt.kind in "iu":  # a Python int beyond the dtype's range wraps around as in torch (numpy 2 raises)
+        a, b = _wrap_int(a, dt), _wrap_int(b, dt)
+    if getattr(a, "dtype", dt) != dt:
+        a = a.astype(dt)
+    if getattr(b, "dtype", dt) != dt:
+        b = b.astype(dt)
+    return a, b
+
+
+def wrap_dim(dim: int, ndim: int) -> int:
+    """torch's maybe_wrap_dim: a dim in [-ndim, ndim) as a non-negative one (a 0-d tensor accepts 0 and -1)."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def scalar_type_name(np_dtype) -> str:
+    """torch's ScalarType name: Float, Double, Long, Bool..."""
+    return dtypes.from_numpy_dtype(np_dtype).legacy.replace("Tensor", "")
+
+
+def c_type_name(np_dtype) -> str:
+    """the C++ name some torch messages use: float, double, long int..."""
+    return _C_NAMES[dtypes.from_numpy_dtype(np_dtype).name]
+
+
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def check_inplace_cast(result, out, c_names: bool = False) -> None:
+    """torch's canCast for an in-place op: a float result can't go into an integer tensor, nor a number into bool.
+
+    c_names: name the output type as C++ does (clamp_'s message says 'long int' where add_'s says 'Long').
+    """
+    if (result.kind == "f" and out.kind in "iub") or (result.kind != "b" and out.kind == "b"):
+        names = [dtypes.from_numpy_dtype(d).legacy.replace("Tensor", "") for d in (result, out)]
+        if c_names:
+            names[1] = _C_NAMES[dtypes.from_numpy_dtype(out).name]
+        raise RuntimeError(f"result type {names[0]} can't be cast to the desired output type {names[1]}")
+
+
 def normalize_dims(dim, ndim: int) -> tuple:
-    """dim (None, int or sequence, negatives allowed) -> sorted tuple of non-negative axes."""
+    """dim (None, int or sequence, negatives allowed) -> sorted tuple of non-negative axes.
+
+    A 0-d tensor accepts dim 0 and -1, as torch, and has no axis to reduce: its dims are ``()``.
+    """
     if dim is None:
         return tuple(range(ndim))
     if isinstance(dim, (int, np.integer)):
         dim = (dim,)
-    out = []
-    for d in dim:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-max(ndim, 1)}, "
-                             f"{max(ndim, 1) - 1}], but got {d})")
-        out.append(d % ndim if ndim else 0)
-    return tuple(sorted(out))
+    out = [wrap_dim(d, ndim) for d in dim]
+    return tuple(sorted(out)) if ndim else ()
 
 
 def broadcast_error(a_shape, b_shape):

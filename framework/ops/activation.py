@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import get_array_module
+from ._util import normalize_dims, scalar_type_name, wrap_dim
 
 
 class Softmax(Function):
@@ -45,13 +46,22 @@ class LogSoftmax(Function):
         return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
 
 
+def _check_float(a, dim: int, kernel: str) -> None:
+    if a._array.dtype.kind != "f":
+        last = wrap_dim(dim, a.ndim) == max(a.ndim, 1) - 1
+        raise NotImplementedError(f"\"{kernel}_{'lastdim_' if last else ''}kernel_impl\" not implemented for "
+                                  f"'{scalar_type_name(a._array.dtype)}'")
+
+
 def softmax(a, dim: int, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
-    return Softmax.apply(a, dim)
+    _check_float(a, dim, "softmax")
+    return Softmax.apply(a, normalize_dims(dim, a.ndim))  # a tuple of axes: () for a 0-d tensor
 
 
 def log_softmax(a, dim: int, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
-    return LogSoftmax.apply(a, dim)
+    _check_float(a, dim, "log_softmax")
+    return LogSoftmax.apply(a, normalize_dims(dim, a.ndim))

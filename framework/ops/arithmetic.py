@@ -9,11 +9,13 @@ from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._util import as_operand, binary_dtype, broadcast_error, check_device, grad_for, shape_of, sum_to_array
+from ._util import binary_dtype, operand, broadcast_error, check_device, grad_for, promote, shape_of, sum_to_array
 from .unary import _float
 
 
 def _compute(fn, a, b, out_dtype):
+    """fn(a, b) computed in ``out_dtype``, torch's promoted dtype (operands cast first, as torch does)."""
+    a, b = promote(a, b, out_dtype)
     try:
         out = fn(a, b)
     except ValueError:
@@ -24,6 +26,18 @@ def _compute(fn, a, b, out_dtype):
 
 
 _SCALARS = (int, float, bool)
+
+
+def _check_bool_sub(a, b) -> None:
+    """torch refuses ``-`` on bool tensors (a Python bool counts as one)."""
+    ba = type(a) is bool or getattr(a, "dtype", None) == bool
+    bb = type(b) is bool or getattr(b, "dtype", None) == bool
+    if ba and bb:
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` or "
+                           "`logical_xor()` operator instead.")
+    if ba or bb:
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+                           "invert a mask, use the `~` or `logical_not()` operator instead.")
 
 
 def _meta(ctx, a, b):
@@ -67,7 +81,10 @@ class Sub(Function):
     def forward(ctx, a, b, alpha=1):
         _meta(ctx, a, b)
         ctx.alpha = alpha
-        return _compute(lambda x, y: x - y * alpha if alpha != 1 else x - y, a, b, binary_dtype(a, b))
+        dt = binary_dtype(a, b)
+        if dt.kind == "b" or type(b) is bool or a.dtype.kind == "b" or getattr(b, "dtype", dt).kind == "b":
+            _check_bool_sub(a, b)
+        return _compute(lambda x, y: x - y * alpha if alpha != 1 else x - y, a, b, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -91,7 +108,10 @@ class Rsub(Function):
     @staticmethod
     def forward(ctx, a, b):
         ctx.a_meta = (a.shape, a.dtype)
-        return _compute(lambda x, y: y - x, a, b, binary_dtype(a, b))
+        dt = binary_dtype(a, b)
+        if dt.kind == "b" or type(b) is bool or a.dtype.kind == "b":
+            _check_bool_sub(a, b)
+        return _compute(lambda x, y: y - x, a, b, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -162,6 +182,9 @@ class Neg(Function):
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "b":
+            raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying to "
+                               "invert a mask, use the `~` or `logical_not()` operator instead.")
         return -a
 
     @staticmethod
@@ -182,7 +205,10 @@ class PowScalar(Function):
     def forward(ctx, a, p):
         ctx.save_for_backward(a)
         ctx.p = p
-        return _compute(lambda x, y: x ** y, a, p, binary_dtype(a, p))
+        dt = binary_dtype(a, p)
+        if dt.kind in "iu" and p < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return _compute(lambda x, y: x ** y, a, p, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -223,7 +249,17 @@ class RPow(Function):
 
     @staticmethod
     def forward(ctx, b, s):
-        out = _compute(lambda x, y: y ** x, b, s, binary_dtype(b, s))
+        dt = binary_dtype(b, s)
+        if dt.kind in "iu":  # torch: an integer to a negative power is 0 (1 and -1 keep their magnitude)
+            xp = backend.get_array_module(b)
+            neg = b < 0
+            out = _compute(lambda x, y: y ** x, xp.where(neg, 0, b), s, dt)
+            small = xp.asarray(1 if s == 1 else 0 if s != -1 else 1, dtype=dt)
+            if s == -1:
+                small = xp.where(b % 2 == 0, 1, -1).astype(dt)
+            out = xp.where(neg, small, out)
+        else:
+            out = _compute(lambda x, y: y ** x, b, s, dt)
         ctx.save_for_backward(b, out)
         ctx.log_s = float(__import__("math").log(s)) if s > 0 else float("nan")
         return out
@@ -256,7 +292,7 @@ class Reciprocal(Function):
 
 def add(a, b, *, alpha=1):
     """a + alpha * b."""
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "add", 1, "input"), operand(b, "add", 2)
     if not isinstance(a, Tensor):
         a, b = b, a
     check_device(a, b)
@@ -265,7 +301,7 @@ def add(a, b, *, alpha=1):
 
 def sub(a, b, *, alpha=1):
     """a - alpha * b."""
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "sub", 1, "input"), operand(b, "sub", 2)
     if not isinstance(a, Tensor):
         return Rsub.apply(b * alpha if alpha != 1 else b, a)
     check_device(a, b)
@@ -273,7 +309,7 @@ def sub(a, b, *, alpha=1):
 
 
 def mul(a, b):
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "mul", 1, "input"), operand(b, "mul", 2)
     if not isinstance(a, Tensor):
         a, b = b, a
     check_device(a, b)
@@ -281,7 +317,7 @@ def mul(a, b):
 
 
 def div(a, b, *, rounding_mode=None):
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "div", 1, "input"), operand(b, "div", 2)
     if rounding_mode is not None:
         with no_grad():
             q = Div.apply(a, b) if isinstance(a, Tensor) else Mul.apply(reciprocal(b), a)
@@ -305,7 +341,7 @@ negative = neg
 
 
 def pow(a, b):
-    a, b = as_operand(a), as_operand(b)
+    a, b = operand(a, "pow", 1, "input"), operand(b, "pow", 2, "exponent")
     if not isinstance(a, Tensor):
         return RPow.apply(b, a)
     if isinstance(b, Tensor):

@@ -5,11 +5,14 @@ torch's ``original_self``.
 """
 from __future__ import annotations
 
+from ._util import check_inplace_cast
 from .arithmetic import Add, Div, Mul, Neg, PowScalar, Sub
 
 
 def _write(a, value):
-    """Store ``value`` into ``a`` in place (the in-place twins); broadcasting must not grow ``a``."""
+    """Store ``value`` into ``a`` in place (the in-place twins); broadcasting must not grow ``a``, and the
+    result's dtype must fit ``a``'s (``int_tensor.add_(2.5)`` is an error in torch)."""
+    check_inplace_cast(value.dtype, a.dtype)
     if value.shape != a.shape:
         raise RuntimeError(f"output with shape {list(a.shape)} doesn't match the broadcast shape "
                            f"{list(value.shape)}")
@@ -22,7 +25,7 @@ class AddInplace(Add):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        return _write(a, Add.forward(ctx, a, b, alpha).astype(a.dtype, copy=False))
+        return _write(a, Add.forward(ctx, a, b, alpha))
 
 
 class SubInplace(Sub):
@@ -30,7 +33,7 @@ class SubInplace(Sub):
 
     @staticmethod
     def forward(ctx, a, b, alpha=1):
-        return _write(a, Sub.forward(ctx, a, b, alpha).astype(a.dtype, copy=False))
+        return _write(a, Sub.forward(ctx, a, b, alpha))
 
 
 class MulInplace(Mul):
@@ -41,7 +44,7 @@ class MulInplace(Mul):
         out = Mul.forward(ctx, a, b)
         if ctx.needs_input_grad[1]:  # backward for b needs the old a: keep a copy (torch's original_self)
             ctx.save_for_backward(a.copy(), ctx._to_save[1])
-        return _write(a, out.astype(a.dtype, copy=False))
+        return _write(a, out)
 
 
 class DivInplace(Div):
@@ -52,7 +55,7 @@ class DivInplace(Div):
         out = Div.forward(ctx, a, b)
         if ctx.needs_input_grad[1]:
             ctx.save_for_backward(a.copy(), ctx._to_save[1])
-        return _write(a, out.astype(a.dtype, copy=False))
+        return _write(a, out)
 
 
 class NegInplace(Neg):
@@ -68,6 +71,6 @@ class PowScalarInplace(PowScalar):
 
     @staticmethod
     def forward(ctx, a, p):
-        ctx.save_for_backward(a.copy())
-        ctx.p = p
-        return _write(a, (a ** p).astype(a.dtype, copy=False))
+        out = PowScalar.forward(ctx, a, p)
+        ctx.save_for_backward(a.copy())  # after forward's own save: backward needs the old a
+        return _write(a, out)

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import as_operand, binary_dtype, grad_for, normalize_dims, shape_of
+from ._util import (as_operand, binary_dtype, broadcast_error, grad_for, normalize_dims, operand, promote,
+                    scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
 
 
@@ -17,7 +19,10 @@ class Cat(Function):
     @staticmethod
     def forward(ctx, dim, *arrays):
         if not arrays:
-            raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        for i, a in enumerate(arrays):
+            if a.ndim == 0:
+                raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
         nd = arrays[0].ndim
         (d,) = normalize_dims(dim, nd)
         for i, a in enumerate(arrays):
@@ -58,8 +63,11 @@ class Stack(Function):
             if a.shape != arrays[0].shape:
                 raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(arrays[0].shape)} at "
                                    f"entry 0 and {list(a.shape)} at entry {i}")
-        ctx.dim = dim % (arrays[0].ndim + 1)
-        return get_array_module(arrays[0]).stack(arrays, axis=ctx.dim)
+        ctx.dim = wrap_dim(dim, arrays[0].ndim + 1)
+        dt = arrays[0].dtype
+        for a in arrays[1:]:  # torch's promotion (numpy's would make int64 with float32 float64)
+            dt = dtypes.promote_types(dt, a.dtype)
+        return get_array_module(arrays[0]).stack([a.astype(dt, copy=False) for a in arrays], axis=ctx.dim)
 
     @staticmethod
     def backward(ctx, grad):
@@ -76,12 +84,16 @@ class Where(Function):
     def forward(ctx, cond, a, b):
         if cond.dtype.kind != "b":
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
-                               f"{cond.dtype}")
+                               f"{scalar_type_name(cond.dtype)}")
         ctx.cond = cond
         ctx.a_meta = (shape_of(a), getattr(a, "dtype", None))
         ctx.b_meta = (shape_of(b), getattr(b, "dtype", None))
-        out = get_array_module(cond).where(cond, a, b)
-        dt = binary_dtype(a, b)
+        a, b = promote(a, b)
+        try:
+            out = get_array_module(cond).where(cond, a, b)
+        except ValueError:
+            raise _where_broadcast_error(cond, a, b) from None
+        dt = binary_dtype(a, b)  # a Python-number pair: numpy picks a different dtype
         return out.astype(dt, copy=False) if out.dtype != dt else out
 
     @staticmethod
@@ -90,6 +102,16 @@ class Where(Function):
         ga = grad_for(grad * cond, *ctx.a_meta) if ctx.needs_input_grad[1] else None
         gb = grad_for(grad * cond.logical_not(), *ctx.b_meta) if ctx.needs_input_grad[2] else None
         return None, ga, gb
+
+
+def _where_broadcast_error(cond, a, b):
+    shapes = [shape_of(x) for x in (cond, a, b)]
+    for i in range(3):
+        for j in range(i + 1, 3):
+            err = broadcast_error(shapes[i], shapes[j])
+            if not str(err).startswith("shapes"):
+                return err
+    return broadcast_error(shapes[0], shapes[1])
 
 
 class MaskedFill(Function):
@@ -118,7 +140,7 @@ class Maximum(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
-        return getattr(get_array_module(a), ctx._forward_cls._pick)(a, b)
+        return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -162,8 +184,8 @@ def masked_fill(a, mask, value):
 
 
 def maximum(a, b):
-    return Maximum.apply(a, b)
+    return Maximum.apply(operand(a, "maximum", 1, "input", False), operand(b, "maximum", 2, numbers=False))
 
 
 def minimum(a, b):
-    return Minimum.apply(a, b)
+    return Minimum.apply(operand(a, "minimum", 1, "input", False), operand(b, "minimum", 2, numbers=False))

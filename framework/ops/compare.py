@@ -7,15 +7,15 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import check_device
+from ._util import check_device, normalize_dims, promote
 
 
 def _cmp(name):
     def op(a, b):
-        bb = b._array if isinstance(b, Tensor) else b
-        xp = get_array_module(a._array)
+        aa, bb = promote(a._array, b._array if isinstance(b, Tensor) else b)  # compare in torch's dtype
+        xp = get_array_module(aa)
         with no_grad():
-            return Tensor._make(xp.asarray(getattr(xp, name)(a._array, bb)))  # asarray: 0-d numpy gives a scalar
+            return Tensor._make(xp.asarray(getattr(xp, name)(aa, bb)))  # asarray: 0-d numpy gives a scalar
 
     return op
 
@@ -46,11 +46,13 @@ trunc = _pred("trunc")
 
 
 def any(a, dim=None, keepdim: bool = False):
-    return Tensor._make(get_array_module(a._array).asarray(a._array.any(axis=dim, keepdims=keepdim)))
+    axes = None if dim is None else normalize_dims(dim, a.ndim)
+    return Tensor._make(get_array_module(a._array).asarray(a._array.any(axis=axes, keepdims=keepdim)))
 
 
 def all(a, dim=None, keepdim: bool = False):
-    return Tensor._make(get_array_module(a._array).asarray(a._array.all(axis=dim, keepdims=keepdim)))
+    axes = None if dim is None else normalize_dims(dim, a.ndim)
+    return Tensor._make(get_array_module(a._array).asarray(a._array.all(axis=axes, keepdims=keepdim)))
 
 
 def equal(a, b) -> bool:

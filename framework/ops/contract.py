@@ -7,7 +7,7 @@ import string
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import grad_for, normalize_dims
+from ._util import grad_for, normalize_dims, scalar_type_name
 
 
 class VectorNorm(Function):
@@ -63,6 +63,9 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     """torch.norm for vector norms: p in {'fro', number, inf, -inf} over ``dim`` (all dims when None)."""
     if dtype is not None:
         input = input.to(dtype)
+    if input._array.dtype.kind != "f":
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
+                           f"{scalar_type_name(input._array.dtype)}")
     if p == "fro" or p is None:
         p = 2
     if isinstance(p, str):

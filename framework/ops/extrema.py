@@ -7,7 +7,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import normalize_dims
+from ._util import normalize_dims, wrap_dim
 from .combine import maximum, minimum
 from .reduction import _keep_shape
 
@@ -61,6 +61,12 @@ class MaxDim(Function):
     @classmethod
     def _fwd(cls, ctx, a, dim, keepdim):
         xp = get_array_module(a)
+        if a.ndim == 0:  # a 0-d tensor along dim 0 (or -1): itself, at index 0
+            wrap_dim(dim, 0)
+            ctx.shape, ctx.dim, ctx.keepdim, ctx.indices = (), None, keepdim, None
+            idx = xp.zeros((), dtype=dtypes.int64.np)
+            ctx.mark_non_differentiable(idx)
+            return a.copy(), idx
         (d,) = normalize_dims(dim, a.ndim)
         idx = getattr(xp, cls._arg)(a, axis=d)
         idx = xp.expand_dims(idx, d)
@@ -79,6 +85,8 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        if ctx.dim is None:
+            return grad, None, None
         xp = get_array_module(ctx.indices)
         positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
         mask = Tensor._make(positions == ctx.indices)
@@ -169,12 +177,16 @@ def amin(a, dim=(), keepdim: bool = False):
 
 
 def argmax(a, dim=None, keepdim: bool = False):
+    if a._array.dtype.kind == "b":
+        raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
         return Tensor._make(get_array_module(a._array).asarray(a._array.argmax()))
     return max(a.detach(), dim, keepdim).indices
 
 
 def argmin(a, dim=None, keepdim: bool = False):
+    if a._array.dtype.kind == "b":
+        raise RuntimeError("argmin(): does not support bool input")
     if dim is None:
         return Tensor._make(get_array_module(a._array).asarray(a._array.argmin()))
     return min(a.detach(), dim, keepdim).indices

@@ -11,7 +11,7 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import grad_for
+from ._util import grad_for, wrap_dim
 from .inplace import FillTensor
 from .views import Alias, Unsqueeze
 from ..tensor import Tensor
@@ -78,7 +78,7 @@ class Select(Function):
     def forward(ctx, a, dim, i):
         size = a.shape[dim]
         if not -size <= i < size:
-            raise IndexError(f"index {i} is out of bounds for dimension {dim} with size {size}")
+            raise IndexError(f"select(): index {i} out of range for tensor of size {list(a.shape)} at dimension {dim}")
         # the trailing ... keeps numpy returning a 0-d *view* rather than a scalar copy
         ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (i, Ellipsis)
         return a[ctx.index]
@@ -145,12 +145,19 @@ def getitem(a, idx):
     """``a[idx]`` with torch's decomposition into views, or one advanced Index op."""
     if not isinstance(idx, tuple):
         if isinstance(idx, slice):  # a bare slice, even a full one, is a Slice in torch
-            return Slice.apply(a, 0, idx) if a.ndim else Index.apply(a, idx)
+            if not a.ndim:
+                raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+            return Slice.apply(a, 0, idx)
         idx = (idx,)
     if any(_is_advanced(i) for i in idx):
         index = tuple(_to_array_index(i, a) for i in idx) if len(idx) > 1 else _to_array_index(idx[0], a)
         return Index.apply(a, index)
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    if n_real and a.ndim == 0:
+        if any(isinstance(i, slice) for i in idx):
+            raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                         "C++ to convert a 0-dim tensor to a number")
     if n_real > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
     out, dim = a, 0
@@ -165,6 +172,9 @@ def getitem(a, idx):
                 out = Slice.apply(out, dim, i)
             dim += 1
         elif isinstance(i, (int, np.integer)) or _is_int_scalar(i):
+            size = out.shape[dim]
+            if not -size <= int(i) < size:  # torch's message counts positions in the index, as here
+                raise IndexError(f"index {int(i)} is out of bounds for dimension {pos} with size {size}")
             out = Select.apply(out, dim, int(i))
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
@@ -228,18 +238,37 @@ def setitem(a, idx, value) -> None:
 # ---- functional API: slicing and splitting ----------------------------------------------------------
 
 def narrow(a, dim: int, start: int, length: int):
-    return Slice.apply(a, dim % a.ndim, slice(start, start + length))
+    if a.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    dim = wrap_dim(dim, a.ndim)
+    size = a.shape[dim]
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start % size if start < 0 else start
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return Slice.apply(a, dim, slice(start, start + length))
 
 
 def select(a, dim: int, index: int):
-    return Select.apply(a, dim % a.ndim, index)
+    if a.ndim == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    return Select.apply(a, wrap_dim(dim, a.ndim), index)
 
 
 def unbind(a, dim: int = 0):
+    if a.ndim == 0 and dim in (0, -1):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, a.ndim)
     return tuple(select(a, dim, i) for i in range(a.shape[dim]))
 
 
 def split(a, split_size, dim: int = 0):
+    if a.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, a.ndim)
     n = a.shape[dim]
     sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
         if isinstance(split_size, int) else list(split_size)
@@ -251,5 +280,8 @@ def split(a, split_size, dim: int = 0):
 
 
 def chunk(a, chunks: int, dim: int = 0):
+    if a.ndim == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, a.ndim)
     n = a.shape[dim]
     return split(a, -(-n // chunks), dim)

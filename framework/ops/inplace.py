@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
+from ..tensor import Tensor
 from ._util import grad_for
 
 
@@ -65,7 +66,8 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ga = grad * 0 if ctx.needs_input_grad[0] else None
+        # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient
+        ga = Tensor._make(get_array_module(grad._array).zeros_like(grad._array)) if ctx.needs_input_grad[0] else None
         gs = grad_for(grad, *ctx.src_meta) if ctx.needs_input_grad[1] else None
         return ga, gs
 

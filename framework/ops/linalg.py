@@ -4,15 +4,31 @@ from __future__ import annotations
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import check_device, sum_to
+from ._util import c_type_name, check_device, sum_to
 from .views import MatmulSqueeze
 
 
-def _check_dtypes(a, b, what="m1 and m2"):
-    if a.dtype != b.dtype:
-        raise RuntimeError(f"expected {what} to have the same dtype, but got: "
-                           f"{dtypes.from_numpy_dtype(a.dtype).name.replace('float32', 'float').replace('float64', 'double')}"
-                           f" != {dtypes.from_numpy_dtype(b.dtype).name.replace('float32', 'float').replace('float64', 'double')}")
+def _scalar_name(a) -> str:
+    """torch's ScalarType name of an array's dtype: Float, Double, Long..."""
+    return dtypes.from_numpy_dtype(a.dtype).legacy.replace("Tensor", "")
+
+
+
+
+def _check_dtypes(a, b, kernel: str = "mm"):
+    """Both operands must share a dtype; torch's message depends on the kernel that finds the mismatch."""
+    if a.dtype == b.dtype:
+        return
+    if kernel == "bmm":
+        raise RuntimeError(f"expected scalar type {_scalar_name(a)} but found {_scalar_name(b)}")
+    if kernel == "mv":
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {_scalar_name(b)}, "
+                           f"{_scalar_name(a)}, and {_scalar_name(b)}")
+    if kernel == "dot":
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {_scalar_name(a)} and "
+                           f"{_scalar_name(b)}")
+    names = [c_type_name(x.dtype) for x in (a, b)]
+    raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {names[0]} != {names[1]}")
 
 
 def _save_crossed(ctx, a, b):
@@ -57,7 +73,7 @@ class Mv(Function):
         if a.shape[1] != v.shape[0]:
             raise RuntimeError(f"size mismatch, got input ({a.shape[0]}), mat ({a.shape[0]}x{a.shape[1]}), "
                                f"vec ({v.shape[0]})")
-        _check_dtypes(a, v)
+        _check_dtypes(a, v, "mv")
         _save_crossed(ctx, a, v)
         return a @ v
 
@@ -80,7 +96,7 @@ class Dot(Function):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                                f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                                "respectively")
-        _check_dtypes(a, b, "both vectors")
+        _check_dtypes(a, b, "dot")
         _save_crossed(ctx, a, b)
         return a @ b
 
@@ -103,7 +119,7 @@ class Bmm(Function):
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-        _check_dtypes(a, b)
+        _check_dtypes(a, b, "bmm")
         _save_crossed(ctx, a, b)
         return a @ b
 
@@ -126,7 +142,7 @@ class Matmul(Function):
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{b.shape[-3] if b.ndim > 2 else 1}, {a.shape[-1]}] but got: "
                                f"[{b.shape[-3] if b.ndim > 2 else 1}, {b.shape[-2]}].")
-        _check_dtypes(a, b)
+        _check_dtypes(a, b, "mm" if b.ndim == 2 else "bmm")  # torch folds a 2-D b into one mm
         _save_crossed(ctx, a, b)
         ctx.a_shape, ctx.b_shape = a.shape, b.shape
         return a @ b
@@ -153,6 +169,7 @@ def matmul(a, b):
     if a.ndim == 2 and b.ndim == 2:
         return Mm.apply(a, b)
     if b.ndim == 1:
+        _check_dtypes(a._array, b._array, "mv")  # torch folds N-D @ 1-D into one mv
         return Matmul.apply(a, b.unsqueeze(-1)).squeeze(-1)
     if a.ndim == 1:
         return Matmul.apply(a.unsqueeze(0), b).squeeze(-2)

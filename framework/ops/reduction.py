@@ -1,10 +1,13 @@
 """Reductions: sum, mean, var, std (op classes, then the functional API); max/min/amax/amin are in extrema.py."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
+from ..tensor import Tensor
 from ._util import normalize_dims
 
 
@@ -105,7 +108,8 @@ class Mean(Function):
 
 def _var_setup(ctx, a, dim, correction, keepdim) -> None:
     """What var and std both remember: the reduced dims, their element count N, correction, keepdim."""
-    _mean_check(a)
+    if a.dtype.kind != "f":
+        raise RuntimeError("std and var only support floating point and complex dtypes")
     ctx.dims = normalize_dims(dim, a.ndim)
     ctx.keepdim, ctx.correction = keepdim, correction
     ctx.n = 1
@@ -156,7 +160,78 @@ class Std(Function):
             grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
             out = out.reshape(_keep_shape(a.shape, ctx.dims))
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        return grad * centered / (out * (ctx.n - ctx.correction)), None, None, None
+        # torch's std_backward: the gradient is 0, not 0/0, where the std is 0 (a constant or single element)
+        zero = out == 0
+        scale = (grad / out.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
+        return scale * centered / (ctx.n - ctx.correction), None, None, None
+
+
+def _prod_of_others(a, out, dims: tuple, keepdim: bool):
+    """For each element of ``a``, the product of the other elements it was reduced with (prod's derivative).
+
+    Without zeros that is out / a (differentiable, for double backward); with zeros, exclusive cumulative
+    products from both sides (torch's prod_safe_zeros_backward), which never divide by zero.
+    """
+    if not dims:
+        return a * 0 + 1
+    if not bool((a == 0).any()):
+        return (out if keepdim else out.reshape(_keep_shape(a.shape, dims))) / a
+    xp = get_array_module(a._array)
+    arr = a._array
+    moved = xp.moveaxis(arr, dims, tuple(range(-len(dims), 0))) if len(dims) < arr.ndim else arr
+    flat = moved.reshape(moved.shape[:moved.ndim - len(dims)] + (-1,))
+    ones = xp.ones(flat.shape[:-1] + (1,), dtype=arr.dtype)
+    left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    right = xp.flip(xp.cumprod(xp.flip(xp.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1)
+    others = (left * right).reshape(moved.shape)
+    if len(dims) < arr.ndim:
+        others = xp.moveaxis(others, tuple(range(-len(dims), 0)), dims)
+    return Tensor._make(others)
+
+
+def _prod_dtype(a, dtype):
+    if dtype is None and a.dtype.kind in "bui":
+        return dtypes.int64.np
+    return dtype
+
+
+class ProdAll(Function):
+    """out = product of all elements. Saves a and out."""
+
+    node_name, array_forward = "ProdBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, dtype=None):
+        out = get_array_module(a).asarray(a.prod(dtype=_prod_dtype(a, dtype)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        if int((a == 0).sum()) > 1:  # two zeros: every other-product is 0 (torch returns zeros_like)
+            return grad * Tensor._make(get_array_module(a._array).zeros_like(a._array)), None
+        return grad * _prod_of_others(a, out, tuple(range(a.ndim)), False), None
+
+
+class Prod(Function):
+    """out = product over ``dim``. Saves a and out."""
+
+    node_name, array_forward = "ProdBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim=False, dtype=None):
+        ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
+        out = get_array_module(a).asarray(a.prod(axis=ctx.dims, keepdims=keepdim, dtype=_prod_dtype(a, dtype)))
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors
+        if not ctx.keepdim:
+            grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
+        return grad * _prod_of_others(a, out, ctx.dims, ctx.keepdim), None, None, None
 
 
 # ---- functional API ---------------------------------------------------------------------------------
@@ -166,6 +241,16 @@ def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
     if dim is None:
         return SumAll.apply(a, np_dt) if np_dt is not None else SumAll.apply(a)
     return Sum.apply(a, dim, keepdim, np_dt)
+
+
+def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
+    """Product of all elements, or over one ``dim``."""
+    np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
+    if dim is None:
+        return ProdAll.apply(a, np_dt)
+    if not isinstance(dim, (int, np.integer)):
+        raise TypeError("prod(): argument 'dim' must be int, not " + type(dim).__name__)
+    return Prod.apply(a, dim, keepdim, np_dt)
 
 
 def mean(a, dim=None, keepdim: bool = False, *, dtype=None):

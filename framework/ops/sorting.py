@@ -11,7 +11,7 @@ from ..backend import get_array_module
 from ..creation import zeros
 from ..random import _gen
 from ..tensor import Tensor
-from ._util import normalize_dims
+from ._util import normalize_dims, wrap_dim
 from .combine import Cat
 from .gather import ScatterAdd
 
@@ -26,10 +26,14 @@ class _ByIndices(Function):
     @staticmethod
     def forward(ctx, a, dim, indices):
         ctx.shape, ctx.dim, ctx.indices = a.shape, dim, indices
+        if a.ndim == 0:  # a 0-d tensor sorted along dim 0: itself
+            return a.copy()
         return get_array_module(a).take_along_axis(a, indices, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
+        if not ctx.shape:
+            return grad, None, None
         base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
         return ScatterAdd.apply(base, ctx.dim, ctx.indices, grad), None, None
 
@@ -59,9 +63,10 @@ def _argsort(arr, dim: int, descending: bool):
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):
     """(values, indices) sorted along dim; NaN sorts last as in torch (stable order for ties)."""
+    dim = wrap_dim(dim, input.ndim)
     if input.ndim == 0:
-        return values_indices(input.clone(), Tensor._make(get_array_module(input._array).zeros((), np.int64)))
-    dim = dim % input.ndim
+        idx = get_array_module(input._array).zeros((), np.int64)
+        return values_indices(SortValues.apply(input, dim, idx), Tensor._make(idx))
     idx = _argsort(input._array, dim, descending)
     return values_indices(SortValues.apply(input, dim, idx), Tensor._make(idx))
 
@@ -72,7 +77,7 @@ def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
     """(values, indices) of the k largest (or smallest) elements along dim, in sorted order."""
-    dim = dim % max(input.ndim, 1)
+    dim = wrap_dim(dim, input.ndim)
     size = input.shape[dim] if input.ndim else 1
     if not 0 <= k <= size:
         raise RuntimeError("selected index k out of range")
@@ -81,7 +86,6 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
     idx = idx[(slice(None),) * dim + (slice(0, k),)]
     if not input.ndim:
         idx = idx.reshape(())
-        return values_indices(input.clone(), Tensor._make(idx))
     return values_indices(TopkValues.apply(input, dim, idx), Tensor._make(idx))
 
 
@@ -93,9 +97,8 @@ class Cumsum(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim, ctx.dtype = dim, a.dtype
-        if a.dtype.kind in "bui":
-            return get_array_module(a).cumsum(a, axis=dim, dtype=np.int64)
-        return get_array_module(a).cumsum(a, axis=dim)
+        out = get_array_module(a).cumsum(a, axis=dim, dtype=np.int64 if a.dtype.kind in "bui" else None)
+        return out.reshape(a.shape)  # numpy flattens a 0-d input to shape (1,)
 
     @staticmethod
     def backward(ctx, grad):
@@ -106,7 +109,7 @@ class Cumsum(Function):
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return Cumsum.apply(input, dim % max(input.ndim, 1))
+    return Cumsum.apply(input, wrap_dim(dim, input.ndim))
 
 
 class Cumprod(Function):
@@ -117,7 +120,7 @@ class Cumprod(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        out = get_array_module(a).cumprod(a, axis=dim)
+        out = get_array_module(a).cumprod(a, axis=dim).reshape(a.shape)  # numpy flattens a 0-d input
         ctx.save_for_backward(a, out)
         return out
 
@@ -125,6 +128,8 @@ class Cumprod(Function):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
         dim = ctx.dim
+        if a.ndim == 0:  # the product of one element: the element itself
+            return grad, None
         if not bool((a == 0).any()):
             go = grad * out
             return (go.sum(dim=dim, keepdim=True) - Cumsum.apply(go, dim) + go) / a, None
@@ -147,7 +152,7 @@ class Cumprod(Function):
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
     if dtype is not None:
         input = input.to(dtype)
-    return Cumprod.apply(input, dim % max(input.ndim, 1))
+    return Cumprod.apply(input, wrap_dim(dim, input.ndim))
 
 
 class Logsumexp(Function):

@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._util import binary_dtype
 
 
 def _float(a):
@@ -27,6 +28,8 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx, a):
+        if a.dtype.kind == "b":
+            raise NotImplementedError("\"abs_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(a)
         return get_array_module(a).abs(a)
 
@@ -171,11 +174,17 @@ class Sigmoid(_SavesOutput):
     dout = staticmethod(lambda grad, out: grad * out * (1 - out))
 
 
+def _relu(xp, a):
+    if a.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return xp.maximum(a, 0).astype(a.dtype, copy=False)
+
+
 class Relu(_SavesOutput):
     """out = max(a, 0). Saves out."""
 
     node_name = "ReluBackward0"
-    f = staticmethod(lambda xp, a: xp.maximum(a, 0).astype(a.dtype, copy=False))
+    f = staticmethod(lambda xp, a: _relu(xp, a))
     dout = staticmethod(lambda grad, out: grad * (out > 0))
 
 
@@ -217,8 +226,12 @@ class Clamp(Function):
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
-        out = get_array_module(a).clip(a, lo, hi)
-        return out.astype(a.dtype, copy=False)
+        dt = a.dtype  # torch promotes: int_tensor.clamp(0.5) is float32
+        for bound in (lo, hi):
+            if bound is not None:
+                dt = binary_dtype(a.astype(dt, copy=False), bound)
+        out = get_array_module(a).clip(a.astype(dt, copy=False), lo, hi)
+        return out.astype(dt, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

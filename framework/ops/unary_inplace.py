@@ -4,6 +4,7 @@ They save their output where the out-of-place op does, and a copy of the old inp
 """
 from __future__ import annotations
 
+from ._util import check_inplace_cast
 from .unary import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
 
 
@@ -12,6 +13,8 @@ def _inplace(base, name, save_input_copy=False):
 
     def forward(ctx, a, *args):
         out = base.forward(ctx, a, *args)
+        if out.dtype != a.dtype:  # clamp_ on an integer tensor with a float bound: torch refuses the cast
+            check_inplace_cast(out.dtype, a.dtype, c_names=True)
         if save_input_copy:  # backward needs the old input: keep a copy, as torch's original_self
             ctx.save_for_backward(a.copy())
             a[...] = out
@@ -53,3 +56,21 @@ class LeakyReluInplace(LeakyRelu):
 
 
 ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True)
+
+
+# ---- functional API: torch's top-level in-place forms (torch.relu_(x) is x.relu_()) ---------------------
+
+def _method(name: str):
+    def fn(input, *args, **kwargs):
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``input.{name}(...)``: in place, returns ``input``."
+    return fn
+
+
+abs_, clamp_, clip_, cos_, exp_, log_, neg_, relu_, sigmoid_, sin_, sqrt_, tanh_ = (
+    _method(n) for n in ("abs_", "clamp_", "clip_", "cos_", "exp_", "log_", "neg_", "relu_", "sigmoid_", "sin_",
+                         "sqrt_", "tanh_"))
+detach_, fill_, zero_ = (_method(n) for n in ("detach_", "fill_", "zero_"))
+negative_ = neg_

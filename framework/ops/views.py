@@ -11,7 +11,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import normalize_dims, shape_args, sum_to
+from ._util import normalize_dims, shape_args, sum_to, wrap_dim
 
 
 def _infer_shape(shape, numel: int) -> tuple:
@@ -86,6 +86,8 @@ class Transpose(Function):
     @staticmethod
     def forward(ctx, a, d0, d1):
         ctx.d0, ctx.d1 = d0, d1
+        if a.ndim == 0:  # a 0-d tensor "transposed" along dim 0 (or -1): a view of itself
+            return a[...]
         return get_array_module(a).swapaxes(a, d0, d1)
 
     @staticmethod
@@ -250,8 +252,7 @@ def view(a, *shape):
 
 
 def transpose(a, dim0: int, dim1: int):
-    nd = a.ndim
-    return Transpose.apply(a, dim0 % nd if nd else 0, dim1 % nd if nd else 0)
+    return Transpose.apply(a, wrap_dim(dim0, a.ndim), wrap_dim(dim1, a.ndim))
 
 
 swapaxes = transpose
@@ -284,9 +285,9 @@ def expand_as(a, other):
 
 
 def flatten(a, start_dim: int = 0, end_dim: int = -1):
+    s, e = wrap_dim(start_dim, a.ndim), wrap_dim(end_dim, a.ndim)
     if a.ndim == 0:
         return reshape(a, 1)
-    s, e = start_dim % a.ndim, end_dim % a.ndim
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
