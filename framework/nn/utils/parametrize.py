@@ -124,7 +124,8 @@ def _inject_new_class(module: Module) -> None:
             return obj
         replica = self.__new__(self.__class__)
         memo[id(self)] = replica
-        object.__setattr__(replica, "__dict__", copy.deepcopy(self.__dict__, memo))  # Module.__setattr__ needs _parameters first
+        # object's setattr: Module.__setattr__ refuses anything before _parameters exists
+        object.__setattr__(replica, "__dict__", copy.deepcopy(self.__dict__, memo))
         for slot in copyreg._slotnames(self.__class__):
             if hasattr(self, slot):
                 setattr(replica, slot, copy.deepcopy(getattr(self, slot), memo))
