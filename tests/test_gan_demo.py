@@ -14,7 +14,7 @@ from models import BNGenerator, Discriminator, Generator
 from train import datasets
 from train.cli import build_parser, main
 from train.gan_cli import parse_seeds, sweep_table
-from train.gan_techniques import Packed, late_decay, r1_penalty
+from train.gan_techniques import Packed, late_decay, r1_penalty, spectral_normed
 from train.gan_trainer import GANTrainer
 from train.image_quality import class_metrics, frechet_distance
 from train.metrics import mode_metrics
@@ -121,11 +121,13 @@ def test_late_decay_factor():
     assert [f(0), f(74), f(75), f(99)] == [1.0, 1.0, 0.1, 0.1]
 
 
-def _ring_run(steps=400, bn=False, **kw):
+def _ring_run(steps=400, bn=False, sn=False, **kw):
     framework.manual_seed(0)
     ring = datasets.ring()
     pack = kw.get("pack", 1)
     G, D = (BNGenerator(2, 64) if bn else Generator(2, 64)), Discriminator(2 * pack, 64)
+    if sn:
+        D = spectral_normed(D)
     if pack > 1:
         D = Packed(D, pack)
     opt_g = optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
@@ -140,8 +142,8 @@ def _ring_run(steps=400, bn=False, **kw):
     return [r for r in history.rows if "modes_covered" in r], history
 
 
-@pytest.mark.parametrize("technique", [{}, {"bn": True}, {"r1": 0.1}, {"pack": 2}, {"ema": 0.9}],
-                         ids=["plain", "g_batchnorm", "r1", "pack", "ema"])
+@pytest.mark.parametrize("technique", [{}, {"bn": True}, {"r1": 0.1}, {"pack": 2}, {"ema": 0.9}, {"sn": True}],
+                         ids=["plain", "g_batchnorm", "r1", "pack", "ema", "spectral_norm"])
 def test_each_technique_learns(technique):
     evals, history = _ring_run(**technique)
     first, last = evals[0], evals[-1]

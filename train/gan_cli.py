@@ -42,6 +42,9 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                         "G converges instead of circling (default off)")
     g.add_argument("--pack", type=int, default=None,
                    help="PacGAN: D judges this many samples at once, which exposes mode collapse (default 1)")
+    g.add_argument("--spectral-norm", action="store_true", default=None,
+                   help="spectral normalisation of every Linear/Conv layer of D: it bounds D's Lipschitz constant so "
+                        "D cannot overpower G (default off)")
     g.add_argument("--ema", type=float, default=None,
                    help="evaluate an exponential moving average of G's weights with this decay (default off)")
     g.add_argument("--checkpoint-every", type=int, default=None,
@@ -72,8 +75,9 @@ def resolve(args) -> dict:
     """The recipe's settings with the explicit options on top."""
     recipe = dict(RECIPES[args.recipe])
     chosen = {"r1": args.r1, "pack": args.pack, "lr_schedule": args.lr_schedule, "steps": args.steps,
-              "g_batchnorm": args.g_batchnorm}
-    settings = {"r1": 0.0, "pack": 1, "lr_schedule": "cosine", "steps": 3000, "g_batchnorm": False, **recipe}
+              "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm}
+    settings = {"r1": 0.0, "pack": 1, "lr_schedule": "cosine", "steps": 3000, "g_batchnorm": False,
+                "spectral_norm": False, **recipe}
     settings.update({k: v for k, v in chosen.items() if v is not None})
     if args.quick and args.steps is None:
         settings["steps"] = 200
@@ -109,7 +113,7 @@ def run_gan(args, out: str) -> dict:
     from models import BNGenerator, ConvDiscriminator, ConvGenerator, Discriminator, Generator
 
     from . import datasets, distributed, plotting
-    from .gan_techniques import Packed, late_decay
+    from .gan_techniques import Packed, late_decay, spectral_normed
     from .gan_trainer import GANTrainer
     from .metrics import mode_metrics
 
@@ -141,6 +145,8 @@ def run_gan(args, out: str) -> dict:
             return x_train[rng.integers(0, len(x_train), n)]
 
         evaluate = None
+    if cfg["spectral_norm"]:
+        D = spectral_normed(D)
     if cfg["pack"] > 1:
         D = Packed(D, cfg["pack"])
     betas = (0.5, 0.999)
@@ -179,7 +185,7 @@ def run_gan(args, out: str) -> dict:
     written["loss.png"] = "D and G losses"
     result = {"data": args.data, "steps": trainer.step, "seconds": round(trainer.seconds, 2), "mode": args.mode,
               "seed": args.seed, "recipe": args.recipe, "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
-              "g_batchnorm": cfg["g_batchnorm"],
+              "g_batchnorm": cfg["g_batchnorm"], "spectral_norm": cfg["spectral_norm"],
               "lr_schedule": cfg["lr_schedule"]}
     if mixture is not None:
         result["protocol"] = (f"{'paper' if cfg['std'] == PROTOCOLS['paper'] else 'demo'}: {args.data} of "
@@ -283,6 +289,8 @@ def _argv_summary(args) -> list[str]:
             parts.append(f"--{name.replace('_', '-')} {value}")
     if args.g_batchnorm:
         parts.append("--g-batchnorm")
+    if args.spectral_norm:
+        parts.append("--spectral-norm")
     if args.batch_size != 256 or args.lr != 1e-3:
         parts += [f"--batch-size {args.batch_size}", f"--lr {args.lr}"]
     return parts + [f"--seeds {args.seeds[0]}-{args.seeds[-1]}" if args.seeds == list(

@@ -6,11 +6,15 @@
 - ``Packed``: PacGAN packing (Lin et al. 2018): D judges ``k`` samples at once, so a G that repeats itself (mode
   collapse) is easy to tell from real data.
 - ``late_decay``: a constant learning rate that drops late in training, so G settles on the modes it found.
+- ``spectral_normed``: spectral normalisation (Miyato et al. 2018) of every Linear/Conv layer of D: each weight is
+  divided by its largest singular value (``nn.utils.parametrizations.spectral_norm``, as in torch), which bounds D's
+  Lipschitz constant, so D cannot become steep enough to overpower G.
 """
 from __future__ import annotations
 
 import framework
 from framework import nn
+from framework.nn.utils.parametrizations import spectral_norm
 
 
 def r1_penalty(d_real, real, gamma: float):
@@ -39,3 +43,11 @@ def late_decay(total_steps: int, at: float = 0.75, factor: float = 0.1):
     def factor_at(step: int) -> float:
         return 1.0 if step < boundary else factor
     return factor_at
+
+
+def spectral_normed(D: nn.Module) -> nn.Module:
+    """``D`` with ``spectral_norm`` on every Linear, Conv2d and ConvTranspose2d (in place; returns ``D``)."""
+    for m in list(D.modules()):  # a list first: registering adds submodules while we walk
+        if isinstance(m, (nn.Linear, nn.Conv2d, nn.ConvTranspose2d)):
+            spectral_norm(m)
+    return D

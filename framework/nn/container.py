@@ -86,6 +86,9 @@ class ModuleDict(Module):
     def __setitem__(self, key: str, module: Module) -> None:
         self.add_module(key, module)
 
+    def __delitem__(self, key: str) -> None:
+        del self._modules[key]
+
     def __len__(self) -> int:
         return len(self._modules)
 

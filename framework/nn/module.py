@@ -14,9 +14,20 @@ from ..autograd.node import RemovableHandle
 from ..creation import as_tensor
 from ..tensor import Tensor
 from .parameter import Parameter
-from .utils import zero_grads_
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def zero_grads_(parameters, set_to_none: bool = True) -> None:
+    """What Module.zero_grad and Optimizer.zero_grad do: drop each .grad, or zero it in place."""
+    for p in parameters:
+        if p._grad is None:
+            continue
+        if set_to_none:
+            p._grad = None
+        else:
+            p._grad = p._grad.detach()
+            p._grad.zero_()
 
 
 class Module:

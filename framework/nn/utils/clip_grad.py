@@ -1,30 +1,18 @@
-"""Gradient clipping and parameter <-> vector helpers (torch.nn.utils)."""
+"""Gradient clipping and parameter <-> vector helpers (torch.nn.utils.clip_grad, convert_parameters)."""
 from __future__ import annotations
 
 import math
 
-from ..autograd.grad_mode import no_grad
-from ..creation import tensor
-from ..ops import cat
-from ..tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ...creation import tensor
+from ...ops import cat
+from ...tensor import Tensor
 
 
 def _grads(parameters) -> list[Tensor]:
     if isinstance(parameters, Tensor):
         parameters = [parameters]
     return [p.grad for p in parameters if p.grad is not None]
-
-
-def zero_grads_(parameters, set_to_none: bool = True) -> None:
-    """What Module.zero_grad and Optimizer.zero_grad do: drop each .grad, or zero it in place."""
-    for p in parameters:
-        if p._grad is None:
-            continue
-        if set_to_none:
-            p._grad = None
-        else:
-            p._grad = p._grad.detach()
-            p._grad.zero_()
 
 
 def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:

@@ -1,0 +1,4 @@
+"""torch.nn.utils: gradient clipping, parameter <-> vector helpers, parametrizations (spectral_norm)."""
+from ..module import zero_grads_  # noqa: F401  (Optimizer.zero_grad imports it from here)
+from . import parametrizations, parametrize  # noqa: F401
+from .clip_grad import clip_grad_norm_, clip_grad_value_, parameters_to_vector, vector_to_parameters  # noqa: F401
