@@ -155,6 +155,18 @@ class Div(Function):
         return ga, gb
 
 
+class MulScalar(Mul):
+    """out = a * number with no edge for the number: ATen's mul(Tensor, Scalar) inside composite ops."""
+
+    node_name, scalar_edges = "MulBackward1", False
+
+
+class DivScalar(Div):
+    """out = a / number with no edge for the number: ATen's div(Tensor, Scalar) inside composite ops."""
+
+    node_name, scalar_edges = "DivBackward1", False
+
+
 class Neg(Function):
     """out = -a. Saves nothing."""
 

@@ -1,0 +1,270 @@
+"""grad_fn names, next_functions chains, saves and _version as torch's (issue 15, "Metadata").
+
+Each case builds the same graph in framework and in torch and compares the names along the
+next_functions tree; the losses also compare values and gradients. New ops get float64 gradchecks
+that need no torch.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import framework
+import framework.nn.functional as F
+from framework.testing import gradcheck
+
+
+def chain(t, depth: int = 4) -> str:
+    """'Name(child, child)' down next_functions to ``depth``, with torch's C++ prefix removed."""
+    def walk(fn, d):
+        if fn is None:
+            return "None"
+        name = fn.name().replace("torch::autograd::", "")
+        if d == 0:
+            return name
+        return name + "(" + ",".join(walk(n, d - 1) for n, _ in fn.next_functions) + ")"
+    return walk(t.grad_fn, depth)
+
+
+def _pair(torch, array, requires_grad=True):
+    """The same values as a framework tensor and a torch tensor."""
+    return (framework.tensor(array, requires_grad=requires_grad),
+            torch.tensor(array, requires_grad=requires_grad))
+
+
+def _lib(torch, which):
+    return (framework, F) if which == 0 else (torch, torch.nn.functional)
+
+
+# ---- losses --------------------------------------------------------------------------------------
+
+_rng = np.random.default_rng(0)
+_X = _rng.standard_normal((3, 4))
+_Y = _rng.standard_normal((3, 4))
+_P = 1 / (1 + np.exp(-_X))
+_T = 1 / (1 + np.exp(-_Y))
+_W4 = _rng.random(4)
+_CLS = np.array([0, 1, 3])
+_X4 = _rng.standard_normal((2, 4, 3, 5))
+_T4 = _rng.integers(0, 4, (2, 3, 5))
+_X3 = _rng.standard_normal((2, 4, 3))
+_T3 = _rng.integers(0, 4, (2, 3))
+_X5 = _rng.standard_normal((2, 4, 3, 2, 2))
+_T5 = _rng.integers(0, 4, (2, 3, 2, 2))
+
+
+def _loss_cases():
+    """name -> fn(lib, F, make, long, const) building a loss; make(array) is a tensor that requires grad."""
+    return {
+        "mse": lambda L, F, m, k, f: F.mse_loss(m(_X), f(_Y), reduction=R),
+        "mse_target_grad": lambda L, F, m, k, f: F.mse_loss(m(_X), m(_Y), reduction=R),
+        "mse_broadcast": lambda L, F, m, k, f: F.mse_loss(m(_X), f(_Y[0]), reduction=R),
+        "bce": lambda L, F, m, k, f: F.binary_cross_entropy(m(_X).sigmoid(), f(_T), reduction=R),
+        "bce_weight": lambda L, F, m, k, f: F.binary_cross_entropy(m(_X).sigmoid(), f(_T),
+                                                                weight=f(_W4), reduction=R),
+        "bce_target_grad": lambda L, F, m, k, f: F.binary_cross_entropy(m(_P), m(_T), reduction=R),
+        "nll": lambda L, F, m, k, f: F.nll_loss(m(_X), k(_CLS), reduction=R),
+        "nll_weight_ignore": lambda L, F, m, k, f: F.nll_loss(m(_X), k([0, 2, 3]), weight=f(_W4),
+                                                          ignore_index=2, reduction=R),
+        "nll_1d": lambda L, F, m, k, f: F.nll_loss(m(_X[0]), k(2), reduction=R),
+        "nll_2d": lambda L, F, m, k, f: F.nll_loss(m(_X4), k(_T4), reduction=R),
+        "nll_3d": lambda L, F, m, k, f: F.nll_loss(m(_X3), k(_T3), reduction=R),
+        "nll_5d": lambda L, F, m, k, f: F.nll_loss(m(_X5), k(_T5), reduction=R),
+        "ce": lambda L, F, m, k, f: F.cross_entropy(m(_X), k(_CLS), reduction=R),
+        "ce_weight_ignore": lambda L, F, m, k, f: F.cross_entropy(m(_X), k([0, 2, 3]), weight=f(_W4),
+                                                              ignore_index=2, reduction=R),
+        "ce_1d": lambda L, F, m, k, f: F.cross_entropy(m(_X[0]), k(1), reduction=R),
+        "ce_2d": lambda L, F, m, k, f: F.cross_entropy(m(_X4), k(_T4), reduction=R),
+        "ce_smooth": lambda L, F, m, k, f: F.cross_entropy(m(_X), k([0, 2, 3]), ignore_index=2,
+                                                       label_smoothing=0.1, reduction=R),
+        "ce_smooth_weight": lambda L, F, m, k, f: F.cross_entropy(m(_X), k([0, 2, 3]), weight=f(_W4),
+                                                              label_smoothing=0.2, reduction=R),
+        "ce_probs": lambda L, F, m, k, f: F.cross_entropy(m(_X), f(_T), reduction=R),
+        "ce_probs_smooth_weight": lambda L, F, m, k, f: F.cross_entropy(m(_X), f(_T), weight=f(_W4),
+                                                                    label_smoothing=0.1, reduction=R),
+        "l1": lambda L, F, m, k, f: F.l1_loss(m(_X), f(_Y), reduction=R),
+        "smooth_l1": lambda L, F, m, k, f: F.smooth_l1_loss(m(_X), f(_Y), reduction=R),
+        "huber": lambda L, F, m, k, f: F.huber_loss(m(_X), f(_Y), reduction=R),
+        "kl_div": lambda L, F, m, k, f: F.kl_div(m(_X), f(_T), reduction=R),
+        "bce_logits": lambda L, F, m, k, f: F.binary_cross_entropy_with_logits(m(_X), f(_T), reduction=R),
+    }
+
+
+R = "mean"  # set per test (the case lambdas read it)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("case", list(_loss_cases()))
+def test_loss_graph_values_and_grads_match_torch(case, reduction, dtype):
+    torch = pytest.importorskip("torch")
+    global R
+    R = reduction
+    results = []
+    for which in (0, 1):
+        L, FF = _lib(torch, which)
+        dt = getattr(L, dtype)
+        leaves = []
+
+        def make(a, L=L, dt=dt, leaves=leaves):
+            t = L.tensor(np.asarray(a), dtype=dt, requires_grad=True)
+            leaves.append(t)
+            return t
+
+        def long(a, L=L):
+            return L.tensor(np.asarray(a), dtype=L.int64)
+
+        def const(a, L=L, dt=dt):
+            return L.tensor(np.asarray(a), dtype=dt)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            out = _loss_cases()[case](L, FF, make, long, const)
+        names = chain(out, 6)
+        (out * L.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(tuple(out.shape)), dtype=dt)).sum().backward()
+        results.append((names, out.detach().numpy(), [leaf.grad.numpy() for leaf in leaves], str(out.dtype)))
+    (n0, v0, g0, d0), (n1, v1, g1, d1) = results
+    assert n0 == n1
+    assert d0.replace("framework.", "torch.") == d1
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == "float32" else dict(rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(v0, v1, **tol)
+    for a, b in zip(g0, g1):
+        np.testing.assert_allclose(a, b, **tol)
+
+
+@pytest.mark.parametrize("which", ["mse", "bce", "nll", "ce"])
+def test_loss_saves_its_input_like_torch(which):
+    """Modifying the loss's input in place after the loss: the version error at backward where the node
+    saved it (mse, bce, nll), none where it did not (cross_entropy: log_softmax saved its own output)."""
+    torch = pytest.importorskip("torch")
+    for L, FF in (_lib(torch, 0), _lib(torch, 1)):
+        leaf = L.tensor(_X, requires_grad=True)
+        x = leaf.sigmoid() * 1  # a non-leaf in (0, 1), so the in-place write is allowed
+        loss = {"mse": lambda: FF.mse_loss(x, L.tensor(_Y)),
+                "bce": lambda: FF.binary_cross_entropy(x, L.tensor(_T)),
+                "nll": lambda: FF.nll_loss(x, L.tensor(_CLS)),
+                "ce": lambda: FF.cross_entropy(x, L.tensor(_CLS))}[which]()
+        x.mul_(0.5)
+        if which != "ce":
+            with pytest.raises(RuntimeError, match="one of the variables needed for gradient computation has "
+                                                   "been modified by an inplace operation"):
+                loss.backward()
+        else:
+            loss.backward()
+
+
+def test_nll_all_ignored_is_nan_like_torch():
+    torch = pytest.importorskip("torch")
+    outs = []
+    for L, FF in (_lib(torch, 0), _lib(torch, 1)):
+        x = L.tensor(_X, requires_grad=True)
+        out = FF.nll_loss(x, L.tensor([1, 1, 1]), ignore_index=1)
+        out.backward()
+        outs.append((float(out.detach()), x.grad.numpy()))
+    assert np.isnan(outs[0][0]) and np.isnan(outs[1][0])
+    np.testing.assert_allclose(outs[0][1], outs[1][1])
+
+
+# ---- gradchecks of the new nodes (float64, no torch) ----------------------------------------------
+
+def _f64(a, rg=True):
+    return framework.tensor(np.asarray(a, dtype=np.float64), requires_grad=rg)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_gradcheck_mse_loss(reduction):
+    assert gradcheck(lambda a, b: F.mse_loss(a, b, reduction=reduction), (_f64(_X), _f64(_Y)))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_gradcheck_binary_cross_entropy(reduction):
+    w = framework.tensor(_W4)
+    assert gradcheck(lambda p, t: F.binary_cross_entropy(p, t, weight=w, reduction=reduction),
+                     (_f64(_P * 0.8 + 0.1), _f64(_T)))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", ["1d", "2d", "4d", "3d"])
+def test_gradcheck_nll_loss(reduction, shape):
+    x, t = {"1d": (_X[0], np.array(1)), "2d": (_X, np.array([0, 2, 3])), "4d": (_X4, _T4), "3d": (_X3, _T3)}[shape]
+    w = framework.tensor(_W4)
+    t = framework.tensor(t)
+    assert gradcheck(lambda a: F.nll_loss(a, t, weight=w, ignore_index=2, reduction=reduction), (_f64(x),))
+
+
+def test_gradcheck_loss_double_backward():
+    """The nodes' backward is differentiable: the create_graph gradient has the right derivative."""
+    t = framework.tensor(np.array([0, 2, 3]))
+
+    def mse_grad(a):
+        (g,) = framework.autograd.grad(F.mse_loss(a * a, _f64(_Y, False)), (a,), create_graph=True)
+        return g
+
+    def nll_grad(a):
+        (g,) = framework.autograd.grad(F.cross_entropy(a, t), (a,), create_graph=True)
+        return g
+
+    def bce_grad(a):
+        (g,) = framework.autograd.grad(F.binary_cross_entropy(a, _f64(_T, False)), (a,), create_graph=True)
+        return g
+    assert gradcheck(mse_grad, (_f64(_X),))
+    assert gradcheck(nll_grad, (_f64(_X),))
+    assert gradcheck(bce_grad, (_f64(_P * 0.8 + 0.1),))
+
+
+def test_gradcheck_masked_fill_inplace():
+    mask = framework.tensor(_X > 0)
+
+    def f(a):
+        b = a * 1
+        b.masked_fill_(mask, 0.5)
+        return b
+    assert gradcheck(f, (_f64(_Y),))
+
+
+# ---- graph shapes of other ops -----------------------------------------------------------------------
+
+def _graph_cases():
+    def R(L, *s):
+        return L.tensor(_rng.standard_normal(s), requires_grad=True)
+
+    def masked_fill_(L):
+        a = R(L, 3, 4) * 1
+        return a.masked_fill_(a.detach() > 0, 0.0)
+
+    def masked_fill_tensor_value(L):
+        a = R(L, 3, 4) * 1
+        return a.masked_fill_(a.detach() > 0, L.tensor(2.0))
+    def masked_fill_grad_value(L):
+        a = R(L, 3, 4) * 1
+        return a.masked_fill_(a.detach() > 0, R(L) * 2)
+
+    def masked_fill_out_of_place(L):
+        a = R(L, 3, 4)
+        return a.masked_fill(a.detach() > 0, L.tensor(2.0))
+
+    return {"masked_fill_": masked_fill_, "masked_fill_tensor_value": masked_fill_tensor_value,
+            "masked_fill_grad_value": masked_fill_grad_value, "masked_fill_out_of_place": masked_fill_out_of_place}
+
+
+@pytest.mark.parametrize("case", list(_graph_cases()))
+def test_graph_names_and_version_match_torch(case):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        out = _graph_cases()[case](L)
+        got.append((chain(out, 5), out._version, out.requires_grad, out.is_leaf))
+    assert got[0] == got[1]
+
+
+def test_gradcheck_masked_fill_tensor_value():
+    mask = framework.tensor(_X > 0)
+
+    def f(a, v):
+        b = a.masked_fill(mask, v)
+        c = a * 1
+        c.masked_fill_(~mask, v * 2)
+        return b + c
+    assert gradcheck(f, (_f64(_Y), _f64(0.3)))
