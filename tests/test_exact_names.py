@@ -268,3 +268,96 @@ def test_gradcheck_masked_fill_tensor_value():
         c.masked_fill_(~mask, v * 2)
         return b + c
     assert gradcheck(f, (_f64(_Y), _f64(0.3)))
+
+
+# ---- matmul, linear, reshape -----------------------------------------------------------------------
+
+_MATMUL_SHAPES = [((3,), (3, 4)), ((3, 4), (4,)), ((3,), (3,)), ((2, 3, 4), (4,)), ((3,), (2, 3, 4)),
+                  ((2, 3, 4), (2, 4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((3, 4), (4, 5)),
+                  ((2, 2, 3, 4), (4,)), ((3,), (2, 2, 3, 4)), ((2, 1, 3, 4), (5, 4, 2)), ((5, 3, 4), (2, 1, 4, 2))]
+
+
+@pytest.mark.parametrize("sa,sb", _MATMUL_SHAPES)
+def test_matmul_graph_version_values_and_grads_match_torch(sa, sb):
+    torch = pytest.importorskip("torch")
+    a0, b0 = _rng.standard_normal(sa), _rng.standard_normal(sb)
+    got = []
+    for L in (framework, torch):
+        a, b = L.tensor(a0, requires_grad=True), L.tensor(b0, requires_grad=True)
+        out = a @ b
+        meta = (chain(out, 6), out._version, out._base is not None, tuple(out.shape))
+        (out * out).sum().backward()
+        got.append((meta, out.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+    assert got[0][0] == got[1][0]
+    for x, y in zip(got[0][1:], got[1][1:]):
+        np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("sa,sb", [s for s in _MATMUL_SHAPES if len(s[0]) + len(s[1]) > 2])
+def test_gradcheck_matmul_compositions(sa, sb):
+    assert gradcheck(lambda a, b: a @ b, (_f64(_rng.standard_normal(sa)), _f64(_rng.standard_normal(sb))))
+
+
+def _linear_inputs():
+    return {"1d": (3,), "2d": (2, 3), "3d": (5, 2, 3), "4d": (2, 2, 2, 3), "3d_noncontig": "nc"}
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("case", list(_linear_inputs()))
+def test_linear_graph_values_and_grads_match_torch(case, bias):
+    torch = pytest.importorskip("torch")
+    shape = _linear_inputs()[case]
+    x0 = _rng.standard_normal((5, 3, 2) if shape == "nc" else shape)
+    w0, b0 = _rng.standard_normal((4, 3)), _rng.standard_normal(4)
+    got = []
+    for L in (framework, torch):
+        x, w, b = (L.tensor(v, requires_grad=True) for v in (x0, w0, b0))
+        xin = x.transpose(-1, -2) if shape == "nc" else x
+        out = L.nn.functional.linear(xin, w, b if bias else None)
+        meta = (chain(out, 5), out._version, tuple(out.shape))
+        (out * out).sum().backward()
+        got.append((meta, out.detach().numpy(), x.grad.numpy(), w.grad.numpy(),
+                    b.grad.numpy() if bias else None))
+    assert got[0][0] == got[1][0]
+    for x, y in zip(got[0][1:], got[1][1:]):
+        if x is not None:
+            np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+def test_linear_weight_grad_is_c_ordered():
+    """addmm's backward computes weight.t()'s gradient transposed, so weight.grad is C-ordered (as torch's)."""
+    w = framework.randn(4, 3, requires_grad=True)
+    F.linear(framework.randn(2, 3), w, framework.zeros(4)).sum().backward()
+    assert w.grad.numpy().flags.c_contiguous
+
+
+def test_gradcheck_linear_addmm():
+    x, w, b = _f64(_rng.standard_normal((5, 2, 3))), _f64(_rng.standard_normal((4, 3))), _f64(_rng.standard_normal(4))
+    assert gradcheck(lambda x, w, b: F.linear(x, w, b), (x, w, b))
+    assert gradcheck(lambda x, w, b: F.linear(x[0, 0], w, b), (x, w, b))
+    assert gradcheck(lambda x, w, b: F.linear(x.transpose(-1, -2).transpose(-1, -2)[:, :, :3], w, b), (x, w, b))
+
+
+def _reshape_cases():
+    return {"contiguous": lambda t: t.reshape(12), "same_shape": lambda t: t.reshape(3, 4),
+            "transposed_same": lambda t: t.t().reshape(4, 3), "sliced_viewable": lambda t: t[:, ::2].reshape(6),
+            "transposed_copy": lambda t: t.t().reshape(-1), "flatten_copy": lambda t: t.t().flatten(),
+            "flatten_viewable": lambda t: t[:, ::2].flatten(), "expanded_copy": lambda t: t[:, :1].expand(3, 4).reshape(12),
+            "permuted_viewable": lambda t: t.reshape(2, 3, 2).permute(2, 0, 1).reshape(2, 6),
+            "size_one_dims": lambda t: t[:1].t().reshape(4)}
+
+
+@pytest.mark.parametrize("case", list(_reshape_cases()))
+def test_reshape_graph_and_aliasing_match_torch(case):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        leaf = L.tensor(_rng.standard_normal((3, 4)), requires_grad=True)
+        out = _reshape_cases()[case](leaf)
+        got.append((chain(out, 5), out._base is not None, tuple(out.shape)))
+    assert got[0] == got[1]
+
+
+def test_gradcheck_reshape_paths():
+    for fn in _reshape_cases().values():
+        assert gradcheck(fn, (_f64(_rng.standard_normal((3, 4))),))
