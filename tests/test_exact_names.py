@@ -361,3 +361,64 @@ def test_reshape_graph_and_aliasing_match_torch(case):
 def test_gradcheck_reshape_paths():
     for fn in _reshape_cases().values():
         assert gradcheck(fn, (_f64(_rng.standard_normal((3, 4))),))
+
+
+# ---- gradients accumulated into .grad ----------------------------------------------------------------
+
+def _grad_cases():
+    def plain_twice(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward()
+        (x * x).sum().backward()  # accumulates in place: grad's _version 1
+        return x.grad
+
+    def create_graph_leaf(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward(create_graph=True)  # empty.copy_(g): CopyBackwards, _version 1
+        return x.grad
+
+    def create_graph_twice(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        (x * x).sum().backward(create_graph=True)
+        (x * x).sum().backward(create_graph=True)
+        return x.grad
+
+    def create_graph_constant_grad(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        (x * 2).sum().backward(create_graph=True)
+        return x.grad
+
+    def retained_create_graph(L):
+        x = L.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        (y * y).sum().backward(create_graph=True)  # retain_grad clones: CloneBackward0
+        return y.grad
+
+    return {"plain_twice": plain_twice, "create_graph_leaf": create_graph_leaf,
+            "create_graph_twice": create_graph_twice, "create_graph_constant_grad": create_graph_constant_grad,
+            "retained_create_graph": retained_create_graph}
+
+
+@pytest.mark.parametrize("case", list(_grad_cases()))
+def test_accumulated_grad_graph_and_version_match_torch(case):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            g = _grad_cases()[case](L)
+        got.append((chain(g, 4), g._version, g.requires_grad, g.detach().numpy().tolist()))
+    assert got[0] == got[1]
+
+
+def test_linear_version_error_names_no_view_node():
+    """addmm saves weight.t(); after optimizer.step() changed weight, the error names no node (torch names a
+    regenerated AsStrided view node that we do not build)."""
+    w = framework.nn.Parameter(framework.randn(2, 2))
+    out = F.linear(framework.randn(2), w, framework.zeros(2))
+    with framework.no_grad():
+        w.add_(1)
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[framework\.FloatTensor \[2, 2\]\] "
+                                           r"is at version 1; expected version 0 instead\."):
+        out.sum().backward()
