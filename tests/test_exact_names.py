@@ -416,7 +416,7 @@ def test_linear_version_error_names_no_view_node():
     """addmm saves weight.t(); after optimizer.step() changed weight, the error names no node (torch names a
     regenerated AsStrided view node that we do not build)."""
     w = framework.nn.Parameter(framework.randn(2, 2))
-    out = F.linear(framework.randn(2), w, framework.zeros(2))
+    out = F.linear(framework.randn(2, requires_grad=True), w, framework.zeros(2))
     with framework.no_grad():
         w.add_(1)
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[framework\.FloatTensor \[2, 2\]\] "
