@@ -422,3 +422,53 @@ def test_linear_version_error_names_no_view_node():
     with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[framework\.FloatTensor \[2, 2\]\] "
                                            r"is at version 1; expected version 0 instead\."):
         out.sum().backward()
+
+
+# ---- double backward ---------------------------------------------------------------------------------
+
+def _double_cases():
+    return {"sigmoid": lambda x: x.sigmoid(), "tanh": lambda x: x.tanh(), "relu": lambda x: x.relu(),
+            "relu_": lambda x: (x * 1).relu_(), "softmax": lambda x: x.softmax(0),
+            "log_softmax": lambda x: x.log_softmax(0), "exp": lambda x: x.exp(), "pow": lambda x: x ** 3,
+            "sqrt": lambda x: x.sqrt(), "reciprocal": lambda x: 1 / x, "abs": lambda x: x.abs() * x,
+            "mul": lambda x: x * x, "log": lambda x: x.log(), "sin": lambda x: x.sin()}
+
+
+@pytest.mark.parametrize("how", ["grad", "backward"])
+@pytest.mark.parametrize("case", list(_double_cases()))
+def test_double_backward_graph_matches_torch(case, how):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        x = L.tensor([0.5, 1.0, 2.0, 3.0], dtype=L.float64, requires_grad=True)
+        y = _double_cases()[case](x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if how == "grad":
+                (g,) = L.autograd.grad((y * L.tensor([1.0, -2.0, 3.0, 0.5], dtype=L.float64)).sum(), x,
+                                       create_graph=True)
+            else:
+                (y * L.tensor([1.0, -2.0, 3.0, 0.5], dtype=L.float64)).sum().backward(create_graph=True)
+                g = x.grad
+        meta = (chain(g, 4), g._version, g.requires_grad)
+        (gg,) = L.autograd.grad((g * g).sum(), x, allow_unused=True) if g.requires_grad else (None,)
+        got.append((meta, g.detach().numpy(), None if gg is None else gg.numpy()))
+    assert got[0][0] == got[1][0]
+    np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
+    if got[1][2] is None:
+        assert got[0][2] is None
+    else:
+        np.testing.assert_allclose(got[0][2], got[1][2], rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "tanh", "relu", "softmax", "log_softmax"])
+def test_gradcheck_double_backward_nodes(name):
+    """The gradient (a double-backward node) has correct derivatives: gradcheck of x -> grad(f)(x) * v."""
+    f = _double_cases()[name]
+    v = framework.tensor([1.0, -2.0, 3.0, 0.5], dtype=framework.float64)
+
+    def grad_of(x, u):
+        (g,) = framework.autograd.grad((f(x) * u).sum(), x, create_graph=True)
+        return g * v
+    x = _f64([0.5, -1.0, 2.0, 3.0] if name != "relu" else [0.5, -1.0, 2.0, -3.0])
+    assert gradcheck(grad_of, (x, _f64([0.3, 0.7, -1.1, 2.0])))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function
 from ..backend import get_array_module
+from .backward_ops import LogSoftmaxBackwardData, SoftmaxBackwardData
 
 
 class Softmax(Function):
@@ -22,7 +23,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return out * (grad - (grad * out).sum(dim=ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
 
 class LogSoftmax(Function):
@@ -42,7 +43,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
 
 def softmax(a, dim: int, dtype=None):

@@ -202,7 +202,8 @@ class PowScalar(Function):
         p = ctx.p
         if p == 0:
             return grad * 0, None
-        return grad_for(grad * p * a ** (p - 1), a.shape, a._array.dtype), None
+        # torch's pow_backward: grad * (p * a^(p-1)), the scalar product its own MulBackward1 node
+        return grad_for(grad * MulScalar.apply(a ** (p - 1), p), a.shape, a._array.dtype), None
 
 
 class PowTensor(Function):
@@ -261,7 +262,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return -grad * out * out
+        return -grad * (out * out)  # torch's grouping
 
 
 # ---- functional API: scalars and keyword forms handled here, as torch's bindings do -----------------
