@@ -472,3 +472,58 @@ def test_gradcheck_double_backward_nodes(name):
         return g * v
     x = _f64([0.5, -1.0, 2.0, 3.0] if name != "relu" else [0.5, -1.0, 2.0, -3.0])
     assert gradcheck(grad_of, (x, _f64([0.3, 0.7, -1.1, 2.0])))
+
+
+# ---- setitem with tensor values -----------------------------------------------------------------------
+
+def _setitem_cases():
+    def R(L, *s):
+        return L.tensor(_rng.standard_normal(s), requires_grad=True)
+
+    def case(idx, value_shape):
+        def f(L):
+            a = R(L, 3, 4) * 1
+            i = idx(L, a) if callable(idx) else idx
+            a[i] = R(L, *value_shape)
+            return a
+        return f
+    return {"int_same": case(1, (4,)), "int_broadcast": case(1, (1,)), "int_0d": case(1, ()),
+            "int_lead_ones": case(1, (1, 4)), "slice": case(slice(0, 2), (2, 4)),
+            "slice_broadcast": case(slice(0, 2), (4,)), "column": case((slice(None), 1), (3,)),
+            "ellipsis": case(Ellipsis, (3, 4)), "ellipsis_broadcast": case(Ellipsis, (1, 4)),
+            "mask": case(lambda L, a: a.detach() > 0, (1,)),
+            "index_tensor": case(lambda L, a: L.tensor([0, 2]), (4,)),
+            "index_tensor_lead_ones": case(lambda L, a: L.tensor([0, 2]), (1, 1, 4))}
+
+
+@pytest.mark.parametrize("case", list(_setitem_cases()))
+def test_setitem_graph_values_and_grads_match_torch(case):
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        global _rng
+        _rng = np.random.default_rng(5)
+        a = _setitem_cases()[case](L)
+        meta = (chain(a, 5), a._version)
+        leaves = [fn.variable for fn, _ in _leaf_edges(a.grad_fn)]
+        (a * a).sum().backward()
+        got.append((meta, a.detach().numpy(), [leaf.grad.numpy() for leaf in leaves]))
+    assert got[0][0] == got[1][0]
+    np.testing.assert_allclose(got[0][1], got[1][1])
+    for x, y in zip(got[0][2], got[1][2]):
+        np.testing.assert_allclose(x, y)
+
+
+def _leaf_edges(fn, seen=None):
+    """AccumulateGrad edges reachable from fn, in next_functions order (depth first)."""
+    seen = set() if seen is None else seen
+    out = []
+    for nxt, nr in fn.next_functions:
+        if nxt is None or id(nxt) in seen:
+            continue
+        seen.add(id(nxt))
+        if hasattr(nxt, "variable"):
+            out.append((nxt, nr))
+        else:
+            out.extend(_leaf_edges(nxt, seen))
+    return out
