@@ -18,7 +18,7 @@ from ..backend import get_array_module
 from ..ops import conv as _conv, unary_inplace as _un
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
-from ..ops import arithmetic as _arith, loss as _loss, loss_nll as _nll
+from ..ops import loss as _loss, loss_nll as _nll, scalar_ops as _scalar
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
 
@@ -261,7 +261,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
             return -prod.sum(dim=class_dim)
         if reduction == "sum":
             return -prod.sum()
-        return _arith.DivScalar.apply(-prod.sum(), input.numel() // n_classes)
+        return _scalar.DivScalar.apply(-prod.sum(), input.numel() // n_classes)
     nll = _nll.nll_loss(logp, target, weight, ignore_index, reduction)
     if label_smoothing == 0:
         return nll
@@ -275,8 +275,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
             smooth = smooth.sum() / weight.gather(0, target[~ignore_mask].flatten()).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    return (_arith.MulScalar.apply(nll, 1 - label_smoothing)
-            + _arith.MulScalar.apply(smooth, label_smoothing / n_classes))
+    return (_scalar.MulScalar.apply(nll, 1 - label_smoothing)
+            + _scalar.MulScalar.apply(smooth, label_smoothing / n_classes))
 
 
 nll_loss = _nll.nll_loss

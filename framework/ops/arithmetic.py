@@ -10,6 +10,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._util import as_operand, binary_dtype, broadcast_error, check_device, grad_for, shape_of, sum_to_array
+from . import scalar_ops as _scalar
 from .unary import _float
 
 
@@ -155,18 +156,6 @@ class Div(Function):
         return ga, gb
 
 
-class MulScalar(Mul):
-    """out = a * number with no edge for the number: ATen's mul(Tensor, Scalar) inside composite ops."""
-
-    node_name, scalar_edges = "MulBackward1", False
-
-
-class DivScalar(Div):
-    """out = a / number with no edge for the number: ATen's div(Tensor, Scalar) inside composite ops."""
-
-    node_name, scalar_edges = "DivBackward1", False
-
-
 class Neg(Function):
     """out = -a. Saves nothing."""
 
@@ -203,7 +192,7 @@ class PowScalar(Function):
         if p == 0:
             return grad * 0, None
         # torch's pow_backward: grad * (p * a^(p-1)), the scalar product its own MulBackward1 node
-        return grad_for(grad * MulScalar.apply(a ** (p - 1), p), a.shape, a._array.dtype), None
+        return grad_for(grad * _scalar.MulScalar.apply(a ** (p - 1), p), a.shape, a._array.dtype), None
 
 
 class PowTensor(Function):

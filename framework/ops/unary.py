@@ -11,7 +11,7 @@ from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
-from . import arithmetic as _arith, backward_ops as _bw
+from . import backward_ops as _bw, scalar_ops as _scalar
 
 
 def _float(a):
@@ -89,7 +89,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad / _arith.MulScalar.apply(out, 2)  # torch: grad / (2 * result), a MulBackward1 node
+        return grad / _scalar.MulScalar.apply(out, 2)  # torch: grad / (2 * result), a MulBackward1 node
 
 
 class Sin(Function):
