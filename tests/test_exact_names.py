@@ -527,3 +527,32 @@ def _leaf_edges(fn, seen=None):
         else:
             out.extend(_leaf_edges(nxt, seen))
     return out
+
+
+def test_setitem_number_into_0d_is_copy_like_torch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        t = L.tensor(3.0, requires_grad=True) * 1
+        t[...] = 5.0
+        got.append((chain(t, 2), t._version, t.item()))
+    assert got[0] == got[1]
+
+
+def test_setitem_leading_ones_value_into_0d_slot_like_torch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        t = L.tensor([1.0], requires_grad=True) * 1
+        t[0] = t
+        v = L.tensor(2.0, requires_grad=True) * 1
+        v[()] = L.tensor([5.0], requires_grad=True)
+        got.append((chain(t, 3), t._version, t.tolist(), chain(v, 3), v.item()))
+    assert got[0] == got[1]
+
+
+def test_binary_cross_entropy_rejects_nan_input_like_torch():
+    torch = pytest.importorskip("torch")
+    for L, FF in (_lib(torch, 0), _lib(torch, 1)):
+        with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+            FF.binary_cross_entropy(L.tensor([0.5, float("nan")]), L.tensor([1.0, 0.0]))

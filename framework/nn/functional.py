@@ -222,7 +222,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     """-w (t log p + (1-t) log(1-p)), each log clamped at -100, as one BinaryCrossEntropyBackward0 node."""
     _check_same_size(input, target, "bce")
     with backend.input_check():
-        if bool(((input._array < 0) | (input._array > 1)).any()):
+        if not bool(((input._array >= 0) & (input._array <= 1)).all()):  # NaN fails too, as torch's check
             raise RuntimeError("all elements of input should be between 0 and 1")
     return _loss.binary_cross_entropy(input, target, weight, reduction)
 
