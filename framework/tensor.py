@@ -220,7 +220,7 @@ class Tensor:
         if self._grad is None:
             if not keep_graph:
                 self._grad = Tensor._make(g._array.copy())
-            elif retained:
+            elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
                 self._grad = g.clone()
             else:
                 xp = backend.get_array_module(g._array)

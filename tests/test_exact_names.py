@@ -556,3 +556,36 @@ def test_binary_cross_entropy_rejects_nan_input_like_torch():
     for L, FF in (_lib(torch, 0), _lib(torch, 1)):
         with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
             FF.binary_cross_entropy(L.tensor([0.5, float("nan")]), L.tensor([1.0, 0.0]))
+
+
+def test_0d_output_saved_by_its_op_is_tracked_like_torch():
+    """tanh of a 0-d tensor saves its output: a create_graph gradient depends on it, and an in-place change
+    of the output is caught at backward (numpy's ufuncs return scalars for 0-d inputs)."""
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        x = L.tensor(-0.36, requires_grad=True)
+        y = L.tanh(x)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y.backward(create_graph=True, inputs=[x])
+        got.append((chain(x.grad, 3), x.grad.requires_grad))
+        y2 = L.tanh(L.tensor(0.5, requires_grad=True))
+        y2.mul_(2)
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            y2.backward()
+    assert got[0] == got[1]
+
+
+def test_non_leaf_inputs_grad_is_cloned_like_torch():
+    torch = pytest.importorskip("torch")
+    got = []
+    for L in (framework, torch):
+        t0 = L.tensor(1.64, dtype=L.float64, requires_grad=True)
+        t1 = t0.reshape(())
+        t2 = t1.reshape(())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (t2 * t2).sum().backward(create_graph=True, inputs=[t1, t2])
+        got.append((chain(t1.grad, 3), chain(t2.grad, 3), t1.grad._version, t1.grad.item()))
+    assert got[0] == got[1]
