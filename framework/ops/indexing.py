@@ -232,7 +232,7 @@ def setitem(a, idx, value) -> None:
                     v = v.expand(*target.shape)
             value = v
         target.copy_(value)
-    elif target.ndim == 0:  # torch: the number becomes a 0-d tensor of the same shape: copy_, not fill_
+    elif target is a and a.ndim == 0:  # torch: a 0-d tensor of the same shape: copy_ (CopyBackwards), not fill_
         target.copy_(Tensor._make(get_array_module(a._array).asarray(value, dtype=a._array.dtype)))
     else:
         FillTensor.apply(target, value)
