@@ -124,7 +124,7 @@ def test_loss_graph_values_and_grads_match_torch(case, reduction, dtype):
             out = _loss_cases()[case](L, FF, make, long, const)
         names = chain(out, 6)
         (out * L.tensor(np.linspace(0.5, 1.5, out.numel()).reshape(tuple(out.shape)), dtype=dt)).sum().backward()
-        results.append((names, out.detach().numpy(), [leaf.grad.numpy() for leaf in leaves], str(out.dtype)))
+        results.append((names, out.detach().cpu().numpy(), [leaf.grad.cpu().numpy() for leaf in leaves], str(out.dtype)))
     (n0, v0, g0, d0), (n1, v1, g1, d1) = results
     assert n0 == n1
     assert d0.replace("framework.", "torch.") == d1
@@ -162,7 +162,7 @@ def test_nll_all_ignored_is_nan_like_torch():
         x = L.tensor(_X, requires_grad=True)
         out = FF.nll_loss(x, L.tensor([1, 1, 1]), ignore_index=1)
         out.backward()
-        outs.append((float(out.detach()), x.grad.numpy()))
+        outs.append((float(out.detach()), x.grad.cpu().numpy()))
     assert np.isnan(outs[0][0]) and np.isnan(outs[1][0])
     np.testing.assert_allclose(outs[0][1], outs[1][1])
 
@@ -287,7 +287,7 @@ def test_matmul_graph_version_values_and_grads_match_torch(sa, sb):
         out = a @ b
         meta = (chain(out, 6), out._version, out._base is not None, tuple(out.shape))
         (out * out).sum().backward()
-        got.append((meta, out.detach().numpy(), a.grad.numpy(), b.grad.numpy()))
+        got.append((meta, out.detach().cpu().numpy(), a.grad.cpu().numpy(), b.grad.cpu().numpy()))
     assert got[0][0] == got[1][0]
     for x, y in zip(got[0][1:], got[1][1:]):
         np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
@@ -316,8 +316,8 @@ def test_linear_graph_values_and_grads_match_torch(case, bias):
         out = L.nn.functional.linear(xin, w, b if bias else None)
         meta = (chain(out, 5), out._version, tuple(out.shape))
         (out * out).sum().backward()
-        got.append((meta, out.detach().numpy(), x.grad.numpy(), w.grad.numpy(),
-                    b.grad.numpy() if bias else None))
+        got.append((meta, out.detach().cpu().numpy(), x.grad.cpu().numpy(), w.grad.cpu().numpy(),
+                    b.grad.cpu().numpy() if bias else None))
     assert got[0][0] == got[1][0]
     for x, y in zip(got[0][1:], got[1][1:]):
         if x is not None:
@@ -328,7 +328,7 @@ def test_linear_weight_grad_is_c_ordered():
     """addmm's backward computes weight.t()'s gradient transposed, so weight.grad is C-ordered (as torch's)."""
     w = framework.randn(4, 3, requires_grad=True)
     F.linear(framework.randn(2, 3), w, framework.zeros(4)).sum().backward()
-    assert w.grad.numpy().flags.c_contiguous
+    assert w.grad.cpu().numpy().flags.c_contiguous
 
 
 def test_gradcheck_linear_addmm():
@@ -408,7 +408,7 @@ def test_accumulated_grad_graph_and_version_match_torch(case):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             g = _grad_cases()[case](L)
-        got.append((chain(g, 4), g._version, g.requires_grad, g.detach().numpy().tolist()))
+        got.append((chain(g, 4), g._version, g.requires_grad, g.detach().cpu().numpy().tolist()))
     assert got[0] == got[1]
 
 
@@ -452,7 +452,7 @@ def test_double_backward_graph_matches_torch(case, how):
                 g = x.grad
         meta = (chain(g, 4), g._version, g.requires_grad)
         (gg,) = L.autograd.grad((g * g).sum(), x, allow_unused=True) if g.requires_grad else (None,)
-        got.append((meta, g.detach().numpy(), None if gg is None else gg.numpy()))
+        got.append((meta, g.detach().cpu().numpy(), None if gg is None else gg.cpu().numpy()))
     assert got[0][0] == got[1][0]
     np.testing.assert_allclose(got[0][1], got[1][1], rtol=1e-12)
     if got[1][2] is None:
@@ -507,7 +507,7 @@ def test_setitem_graph_values_and_grads_match_torch(case):
         meta = (chain(a, 5), a._version)
         leaves = [fn.variable for fn, _ in _leaf_edges(a.grad_fn)]
         (a * a).sum().backward()
-        got.append((meta, a.detach().numpy(), [leaf.grad.numpy() for leaf in leaves]))
+        got.append((meta, a.detach().cpu().numpy(), [leaf.grad.cpu().numpy() for leaf in leaves]))
     assert got[0][0] == got[1][0]
     np.testing.assert_allclose(got[0][1], got[1][1])
     for x, y in zip(got[0][2], got[1][2]):
