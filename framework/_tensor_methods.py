@@ -11,7 +11,7 @@ import numpy as np
 
 from . import dtypes, ops
 from .autograd import backward as _autograd_backward
-from .ops import arithmetic_inplace as ar, conversion, indexing, inplace, unary_inplace as un
+from .ops import arithmetic_inplace as ar, combine, conversion, indexing, inplace, unary_inplace as un
 from .ops._util import _type_name, operand, refused
 from .tensor import Tensor
 
@@ -141,9 +141,7 @@ def _normal_(self, mean=0.0, std=1.0, *, generator=None):
 
 
 def _masked_fill_(self, mask, value):
-    idx = mask._array if mask.shape == self.shape else mask.expand(self.shape)._array
-    return indexing.IndexPut.apply(self, idx, value._array if isinstance(value, Tensor) else
-                                   self._array.dtype.type(value))
+    return combine.masked_fill_(self, mask, value)
 
 
 def _getitem(self, idx):

@@ -210,14 +210,27 @@ class Tensor:
                                    f"expected {self.dtype}")
         self._grad = value
 
-    def _accumulate_grad(self, g: "Tensor", keep_graph: bool) -> None:
-        """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added."""
+    def _accumulate_grad(self, g: "Tensor", keep_graph: bool, retained: bool = False) -> None:
+        """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added.
+
+        As torch: with a graph (create_graph), a leaf's first grad is ``empty.copy_(g)`` (CopyBackwards,
+        _version 1) and a retained grad is ``g.clone()``; a later one is ``grad + g``, out of place without
+        a graph only when neither has one, in place otherwise (which bumps grad's _version).
+        """
         if self._grad is None:
-            self._grad = g if keep_graph else Tensor._make(g._array.copy())
+            if not keep_graph:
+                self._grad = Tensor._make(g._array.copy())
+            elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
+                self._grad = g.clone()
+            else:
+                xp = backend.get_array_module(g._array)
+                self._grad = Tensor._make(xp.empty(g._array.shape, dtype=g._array.dtype)).copy_(g)
         elif keep_graph or self._grad.requires_grad:
             self._grad = self._grad + g
         else:
             self._grad._array += g._array
+            if self._grad._version_counter is not None:
+                self._grad._version_counter.bump("AccumulateGrad")
 
     def retain_grad(self) -> None:
         """Make backward fill ``.grad`` for this non-leaf tensor too."""
@@ -232,7 +245,7 @@ class Tensor:
         def retain(grad):
             t = ref()
             if t is not None:
-                t._accumulate_grad(grad, keep_graph=is_grad_enabled())
+                t._accumulate_grad(grad, keep_graph=is_grad_enabled(), retained=True)
 
         if fn._retain_grad_hooks is None:
             fn._retain_grad_hooks = {}

@@ -251,7 +251,8 @@ def _apply_fast(cls, *args):
         if record:
             _record(cls, ctx, args, results, (), 3)
         return tuple(results) if type(out) is tuple else results[0]
-    if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot and full reductions
+    raw = out  # what forward returned: a numpy scalar for 0-d results, which forward may have saved
+    if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot, full reductions and 0-d ufuncs
         out = np.asarray(out)
     t = _new(Tensor)  # Tensor._make inlined: one frame less on every op
     t._array = out
@@ -271,7 +272,7 @@ def _apply_fast(cls, *args):
         if ctx._to_save:
             saved = []
             for s in ctx._to_save:  # the output and None are resolved here, without a call
-                saved.append(None if s is None else SavedTensor.of_output(t) if s is out else
+                saved.append(None if s is None else SavedTensor.of_output(t) if (s is out or s is raw) else
                              _resolve_saved(s, args, (t,)))
             ctx._saved = tuple(saved)
             ctx._to_save = ()

@@ -18,6 +18,7 @@ from ..backend import get_array_module
 from ..ops import conv as _conv, unary_inplace as _un
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
+from ..ops import loss as _loss, loss_nll as _nll, scalar_ops as _scalar
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
 
@@ -206,12 +207,15 @@ def _check_same_size(input, target, name):
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """One MseLossBackward0 node, on the two tensors broadcast to a common shape (as torch)."""
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
                       "same size.", UserWarning, stacklevel=2)
-    diff = input - target
-    return _reduce(diff * diff, reduction)
+        shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
+        input = input if tuple(input.shape) == shape else input.expand(*shape)
+        target = target if tuple(target.shape) == shape else target.expand(*shape)
+    return _loss.mse_loss(input, target, reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
@@ -219,16 +223,12 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"):
-    """-(t log p + (1-t) log(1-p)), each log clamped at -100 as in torch."""
+    """-w (t log p + (1-t) log(1-p)), each log clamped at -100, as one BinaryCrossEntropyBackward0 node."""
     _check_same_size(input, target, "bce")
-    if bool(((input._array < 0) | (input._array > 1)).any()):
-        raise RuntimeError("all elements of input should be between 0 and 1")
-    log_p = ops.clamp(input.log(), min=-100)
-    log_1mp = ops.clamp((1 - input).log(), min=-100)
-    loss = -(target * log_p + (1 - target) * log_1mp)
-    if weight is not None:
-        loss = loss * weight
-    return _reduce(loss, reduction)
+    with backend.input_check():
+        if not bool(((input._array >= 0) & (input._array <= 1)).all()):  # NaN fails too, as torch's check
+            raise RuntimeError("all elements of input should be between 0 and 1")
+    return _loss.binary_cross_entropy(input, target, weight, reduction)
 
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
@@ -238,82 +238,52 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
 
-def _class_last(x: Tensor) -> Tensor:
-    """(N, C, d1, ...) -> (N*d1*..., C); (N, C) unchanged."""
-    if x.ndim <= 2:
-        return x
-    perm = (0,) + tuple(range(2, x.ndim)) + (1,)
-    return x.permute(*perm).reshape(-1, x.shape[1])
-
-
-def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-             reduction: str = "mean") -> Tensor:
-    """-input[n, target[n]] * weight[target[n]], mean over the weights of non-ignored targets."""
-    if target._array.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
-    if input.ndim >= 1 and input.shape[0] != (target.shape[0] if target.ndim else 1) and input.ndim > 1:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
-    out_shape = tuple(target.shape)
-    logp = _class_last(input) if input.ndim > 1 else input.unsqueeze(0)
-    xp = get_array_module(target._array)
-    t = target._array.reshape(-1)
-    valid = t != ignore_index
-    n_classes = logp.shape[1]
-    with backend.input_check():
-        if bool(((t[valid] < 0) | (t[valid] >= n_classes)).any()):
-            raise IndexError(f"Target {int(t[valid][(t[valid] < 0) | (t[valid] >= n_classes)][0])} is out of bounds.")
-    safe_t = xp.where(valid, t, 0)
-    picked = logp[xp.arange(len(t)), safe_t]  # advanced index: scatter-add gradient
-    w = Tensor._make(xp.where(valid, 1.0, 0.0).astype(logp._array.dtype))
-    if weight is not None:
-        w = w * weight[Tensor._make(safe_t)]
-    loss = -picked * w
-    if reduction == "mean":
-        return loss.sum() / w.sum()
-    if reduction == "sum":
-        return loss.sum()
-    return loss.reshape(out_shape)
-
-
 def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
                   reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
-    """log_softmax over dim 1 then nll_loss; target is class indices or class probabilities."""
+    """log_softmax over the class dim, then nll_loss (class indices) or -sum(target * logp) (probabilities).
+
+    The compositions are ATen's (cross_entropy_loss and its label-smoothing and probability-target forms),
+    so the graph's nodes and their order are torch's.
+    """
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
     class_dim = 1 if input.ndim > 1 else 0
     logp = log_softmax(input, dim=class_dim)
     n_classes = input.shape[class_dim]
+    w = None
+    if weight is not None:  # weight viewed to broadcast along the class dim
+        w = weight.view((1, -1) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight
     if target.is_floating_point():  # probabilities
         if tuple(target.shape) != tuple(input.shape):
             raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
-        wl = logp if weight is None else logp * weight.reshape((1, -1) + (1,) * (input.ndim - 2)) \
-            if input.ndim > 1 else logp * weight
-        loss = -(target * wl).sum(dim=class_dim)
-        if reduction == "mean":
-            return loss.sum() / (input.shape[0] if input.ndim > 1 else 1) if input.ndim <= 2 else loss.mean()
-        return _reduce(loss, reduction)
-    nll = nll_loss(logp, target, weight, ignore_index, reduction)
+        prod = logp * target if w is None else logp * target * w
+        if reduction == "none":
+            return -prod.sum(dim=class_dim)
+        if reduction == "sum":
+            return -prod.sum()
+        return _scalar.DivScalar.apply(-prod.sum(), input.numel() // n_classes)
+    nll = _nll.nll_loss(logp, target, weight, ignore_index, reduction)
     if label_smoothing == 0:
         return nll
-    lp = _class_last(logp) if logp.ndim > 1 else logp.unsqueeze(0)
-    t = target._array.reshape(-1)
-    valid = Tensor._make((t != ignore_index).astype(lp._array.dtype))
-    per_class = lp if weight is None else lp * weight
-    smooth = -per_class.sum(dim=1) * valid
+    ignore_mask = target == ignore_index
+    smooth = -(logp if w is None else logp * w).sum(dim=class_dim)
+    smooth.masked_fill_(ignore_mask, 0.0)
     if reduction == "mean":
         if weight is None:
-            smooth = smooth.sum() / valid.sum()
+            smooth = smooth.sum() / (~ignore_mask).sum()
         else:
-            safe = get_array_module(t).where(t != ignore_index, t, 0)
-            smooth = smooth.sum() / (weight[Tensor._make(safe)] * valid).sum()
+            smooth = smooth.sum() / weight.gather(0, target[~ignore_mask].flatten()).sum()
     elif reduction == "sum":
         smooth = smooth.sum()
-    else:
-        smooth = smooth.reshape(tuple(target.shape))
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / n_classes)
+    return (_scalar.MulScalar.apply(nll, 1 - label_smoothing)
+            + _scalar.MulScalar.apply(smooth, label_smoothing / n_classes))
+
+
+nll_loss = _nll.nll_loss
 
 
 # ---- added for real PyTorch scripts (issue 16): defined in their own modules (which do not import this one),

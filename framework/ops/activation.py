@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import normalize_dims, scalar_type_name, wrap_dim
+from .backward_ops import LogSoftmaxBackwardData, SoftmaxBackwardData
 
 
 class Softmax(Function):
@@ -23,7 +24,7 @@ class Softmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return out * (grad - (grad * out).sum(dim=ctx.dim, keepdim=True)), None
+        return SoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
 
 class LogSoftmax(Function):
@@ -43,7 +44,7 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad - out.exp() * grad.sum(dim=ctx.dim, keepdim=True), None
+        return LogSoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
 
 def _check_float(a, dim: int, kernel: str) -> None:

@@ -9,7 +9,9 @@ from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._util import binary_dtype, operand, broadcast_error, check_device, grad_for, promote, shape_of, sum_to_array
+from ._util import (as_operand, binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
+                    sum_to_array)
+from . import scalar_ops as _scalar
 from .unary import _float
 
 
@@ -216,7 +218,8 @@ class PowScalar(Function):
         p = ctx.p
         if p == 0:
             return grad * 0, None
-        return grad_for(grad * p * a ** (p - 1), a.shape, a._array.dtype), None
+        # torch's pow_backward: grad * (p * a^(p-1)), the scalar product its own MulBackward1 node
+        return grad_for(grad * _scalar.MulScalar.apply(a ** (p - 1), p), a.shape, a._array.dtype), None
 
 
 class PowTensor(Function):
@@ -285,7 +288,7 @@ class Reciprocal(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return -grad * out * out
+        return -grad * (out * out)  # torch's grouping
 
 
 # ---- functional API: scalars and keyword forms handled here, as torch's bindings do -----------------

@@ -131,6 +131,56 @@ class MaskedFill(Function):
         return grad * Tensor._make(~ctx.mask), None, None
 
 
+class MaskedFillInplace(MaskedFill):
+    """a[mask] = value in place (torch's masked_fill_, also MaskedFillBackward0). Saves the mask."""
+
+    node_name, inplace = "MaskedFillBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.mask = mask
+        a[get_array_module(a).broadcast_to(mask, a.shape)] = value
+        return a
+
+
+class MaskedFillTensor(Function):
+    """out = a with the 0-d tensor ``value`` where mask is True (torch's MaskedFillBackward1). Saves the mask."""
+
+    node_name, array_forward = "MaskedFillBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.mask = get_array_module(a).broadcast_to(mask, a.shape)
+        out = a.copy()
+        out[ctx.mask] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        mask = Tensor._make(ctx.mask)
+        ga = grad * Tensor._make(~ctx.mask) if ctx.needs_input_grad[0] else None
+        gv = (grad * mask).sum() if ctx.needs_input_grad[2] else None
+        return ga, None, gv
+
+
+class MaskedFillTensorInplace(MaskedFillTensor):
+    """a[mask] = value (a 0-d tensor) in place: torch's masked_fill_ with a tensor value."""
+
+    node_name, inplace = "MaskedFillBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, mask, value):
+        ctx.mask = get_array_module(a).broadcast_to(mask, a.shape)
+        a[ctx.mask] = value
+        return a
+
+
+def _check_fill_value(value) -> None:
+    if value.ndim != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.ndim} dimension(s).")
+
+
 class Maximum(Function):
     """out = elementwise max(a, b); ties split the gradient in half, as torch. Saves a and b."""
 
@@ -180,7 +230,17 @@ def where(cond, a=None, b=None):
 
 
 def masked_fill(a, mask, value):
+    if isinstance(value, Tensor):  # torch's masked_fill.Tensor: an edge to the value
+        _check_fill_value(value)
+        return MaskedFillTensor.apply(a, mask._array, value)
     return MaskedFill.apply(a, mask._array, value.item() if hasattr(value, "item") else value)
+
+
+def masked_fill_(a, mask, value):
+    if isinstance(value, Tensor):
+        _check_fill_value(value)
+        return MaskedFillTensorInplace.apply(a, mask._array, value)
+    return MaskedFillInplace.apply(a, mask._array, value)
 
 
 def maximum(a, b):

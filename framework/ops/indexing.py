@@ -220,7 +220,7 @@ def setitem(a, idx, value) -> None:
     if any(_is_advanced(i) for i in key):
         index = tuple(_to_array_index(i, a) for i in key) if len(key) > 1 else _to_array_index(key[0], a)
         if isinstance(value, Tensor):
-            IndexPut.apply(a, index, value)
+            IndexPut.apply(a, index, _strip_leading_ones(value, always=False))
         else:
             IndexPut.apply(a, index, get_array_module(a._array).asarray(value, dtype=a._array.dtype))
         return
@@ -230,9 +230,33 @@ def setitem(a, idx, value) -> None:
     else:
         target = getitem(a, key)
     if isinstance(value, Tensor):
+        if value.ndim and tuple(value.shape) != tuple(target.shape):
+            # torch's copy_to: value viewed without its leading 1-dims, then expanded to the target's shape
+            v = _strip_leading_ones(value, always=True)
+            try:
+                np.broadcast_shapes(tuple(v.shape), tuple(target.shape))
+            except ValueError:
+                v = value  # copy_ raises torch's error for shapes that do not broadcast
+            else:
+                if tuple(v.shape) != tuple(target.shape):
+                    v = v.expand(*target.shape)
+            value = v
         target.copy_(value)
+    elif target is a and a.ndim == 0:  # torch: a 0-d tensor of the same shape: copy_ (CopyBackwards), not fill_
+        target.copy_(Tensor._make(get_array_module(a._array).asarray(value, dtype=a._array.dtype)))
     else:
         FillTensor.apply(target, value)
+
+
+def _strip_leading_ones(value, always: bool):
+    """value.view(shape without leading 1-dims), as torch's slicePrefix1sSize; ``always``: view even if none."""
+    shape = tuple(value.shape)
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    if k == 0 and not always:
+        return value
+    return value.view(*shape[k:])
 
 
 # ---- functional API: slicing and splitting ----------------------------------------------------------

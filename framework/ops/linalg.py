@@ -1,18 +1,18 @@
 """Matrix products: mm, mv, dot, bmm and broadcasting matmul; each saves an input only if the other needs grad."""
 from __future__ import annotations
 
+import numpy as np
+
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
-from ._util import c_type_name, check_device, sum_to
-from .views import MatmulSqueeze
+from ._util import broadcast_error, c_type_name, check_device, sum_to, sum_to_array
+from .views import ReshapeCopy
 
 
 def _scalar_name(a) -> str:
     """torch's ScalarType name of an array's dtype: Float, Double, Long..."""
     return dtypes.from_numpy_dtype(a.dtype).legacy.replace("Tensor", "")
-
-
 
 
 def _check_dtypes(a, b, kernel: str = "mm"):
@@ -131,32 +131,55 @@ class Bmm(Function):
         return ga, gb
 
 
-class Matmul(Function):
-    """out = a @ b with batch broadcasting (N-D). Saves a if b needs grad, b if a needs grad."""
+class _SqueezeInplace(Function):
+    """out = a (1, n) product squeezed to (n,): torch.matmul's squeeze_(0) of its own private result, so not a
+    view, and the result's _version is 1. Saves nothing."""
 
-    node_name, array_forward = "UnsafeViewBackward0", True
+    node_name, array_forward = "SqueezeBackward4", True
 
     @staticmethod
-    def forward(ctx, a, b):
-        if a.shape[-1] != b.shape[-2]:
-            raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                               f"[{b.shape[-3] if b.ndim > 2 else 1}, {a.shape[-1]}] but got: "
-                               f"[{b.shape[-3] if b.ndim > 2 else 1}, {b.shape[-2]}].")
-        _check_dtypes(a, b, "mm" if b.ndim == 2 else "bmm")  # torch folds a 2-D b into one mm
-        _save_crossed(ctx, a, b)
-        ctx.a_shape, ctx.b_shape = a.shape, b.shape
-        return a @ b
+    def forward(ctx, a):
+        ctx.shape = a.shape
+        return a.reshape(a.shape[1:])
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
-        ga = sum_to(grad.matmul(b.transpose(-1, -2)), ctx.a_shape) if ctx.needs_input_grad[0] else None
-        gb = sum_to(a.transpose(-1, -2).matmul(grad), ctx.b_shape) if ctx.needs_input_grad[1] else None
-        return ga, gb
+        return grad.reshape(ctx.shape)
+
+
+def _unsafe_view(a, shape):
+    return ReshapeCopy.apply(a, tuple(shape))
+
+
+def _fold(a, b):
+    """N-D @ 1-D/2-D (or the mirror): fold the batch dims into the rows of one mm/mv, as ATen's matmul."""
+    transpose = b.ndim > a.ndim
+    t1 = b.transpose(-1, -2) if transpose else a
+    t2 = (a.t() if a.ndim == 2 else a) if transpose else b
+    out_shape = tuple(t1.shape[:-1])
+    folded = t1.reshape(int(np.prod(out_shape)), t1.shape[-1])
+    if t2.ndim == 2:
+        out = _unsafe_view(Mm.apply(folded, t2), out_shape + (t2.shape[1],))
+        return out.transpose(-1, -2).contiguous() if transpose else out
+    return _unsafe_view(Mv.apply(folded, t2), out_shape)
+
+
+def _batched(a, b):
+    """N-D @ N-D (both >= 3-D): broadcast the batch dims, flatten them, one bmm, as ATen's matmul."""
+    n, m1 = a.shape[-2], a.shape[-1]
+    m2, p = b.shape[-2], b.shape[-1]
+    try:
+        batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    except ValueError:
+        raise broadcast_error(a.shape[:-2], b.shape[:-2]) from None
+    count = int(np.prod(batch))
+    a3 = a.expand(*batch, n, m1).reshape(count, n, m1)
+    b3 = b.expand(*batch, m2, p).reshape(count, m2, p)
+    return _unsafe_view(Bmm.apply(a3, b3), batch + (n, p))
 
 
 def matmul(a, b):
-    """torch.matmul's dispatch: dot, mv, mm, bmm, or broadcasting batched matmul."""
+    """torch.matmul's dispatch and graph: dot, mv, mm (+ squeeze_), folded mm/mv, or broadcast bmm."""
     check_device(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
@@ -165,17 +188,15 @@ def matmul(a, b):
     if a.ndim == 2 and b.ndim == 1:
         return Mv.apply(a, b)
     if a.ndim == 1 and b.ndim == 2:
-        return MatmulSqueeze.apply(Mm.apply(a.unsqueeze(0), b), 0)
+        out = _SqueezeInplace.apply(Mm.apply(a.unsqueeze(0), b))
+        if out._version_counter is not None:
+            out._version_counter.bump("SqueezeBackward4")
+        return out
     if a.ndim == 2 and b.ndim == 2:
         return Mm.apply(a, b)
-    if b.ndim == 1:
-        _check_dtypes(a._array, b._array, "mv")  # torch folds N-D @ 1-D into one mv
-        return Matmul.apply(a, b.unsqueeze(-1)).squeeze(-1)
-    if a.ndim == 1:
-        return Matmul.apply(a.unsqueeze(0), b).squeeze(-2)
-    if a.ndim == 3 and b.ndim == 3 and a.shape[0] == b.shape[0]:
-        return Bmm.apply(a, b)
-    return Matmul.apply(a, b)
+    if (a.ndim >= 3 and b.ndim <= 2) or (b.ndim >= 3 and a.ndim <= 2):
+        return _fold(a, b)
+    return _batched(a, b)
 
 
 def mm(a, b):
@@ -202,53 +223,59 @@ def dot(a, b):
     return Dot.apply(a, b)
 
 
-class Linear(Function):
-    """out = x @ W.T + b in one op (nn.Linear's fast path). Saves x if W needs grad, W if x needs grad."""
+class Addmm(Function):
+    """out = bias + m1 @ m2 for 2-D m1, m2 (torch's addmm, as F.linear uses it with m2 = weight.t()).
+
+    Edges (bias, m1, m2), as torch. Saves m1 if m2 needs grad, m2 if m1 needs grad.
+    """
 
     node_name, array_forward = "AddmmBackward0", True
 
     @staticmethod
-    def forward(ctx, x, w, b=None):
-        if x.shape[-1] != w.shape[1]:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.size // x.shape[-1]}x{x.shape[-1]} "
-                               f"and {w.shape[1]}x{w.shape[0]})")
-        _check_dtypes(x, w)
-        _save_crossed(ctx, x, w)
-        out = x @ w.T
-        if b is not None:
-            out += b
+    def forward(ctx, bias, m1, m2):
+        if m1.shape[1] != m2.shape[0]:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x{m1.shape[1]} and "
+                               f"{m2.shape[0]}x{m2.shape[1]})")
+        _check_dtypes(m1, m2)
+        need_1, need_2 = ctx.needs_input_grad[1], ctx.needs_input_grad[2]
+        ctx.save_for_backward(m1 if need_2 else None, m2 if need_1 else None)
+        ctx.bias_shape = bias.shape
+        # m2 is usually weight.t(): then the backward computes g2's transpose, so weight gets a C-ordered grad
+        ctx.m2_transposed = m2.flags.f_contiguous and not m2.flags.c_contiguous
+        out = m1 @ m2
+        out += bias
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, w = ctx.saved_tensors
-        gx = grad.matmul(w) if ctx.needs_input_grad[0] else None
-        gw = gb = None
-        if ctx.needs_input_grad[1]:
-            g2 = grad.reshape(-1, grad.shape[-1])
-            gw = g2.t().mm(x.reshape(-1, x.shape[-1]))
-        if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
-            gb = sum_to(grad, (grad.shape[-1],))
-        return gx, gw, gb
+        m1, m2 = ctx.saved_tensors
+        gb = sum_to(grad, ctx.bias_shape) if ctx.needs_input_grad[0] else None
+        g1 = grad.mm(m2.t()) if ctx.needs_input_grad[1] else None
+        g2 = m1.t().mm(grad) if ctx.needs_input_grad[2] else None
+        return gb, g1, g2
 
     @staticmethod
     def backward_arrays(ctx, g):
-        x, w = ctx.saved_arrays
-        gx = g @ w if ctx.needs_input_grad[0] else None
-        gw = gb = None
-        if ctx.needs_input_grad[1]:
-            gw = g.reshape(-1, g.shape[-1]).T @ x.reshape(-1, x.shape[-1])
-        if len(ctx.needs_input_grad) > 2 and ctx.needs_input_grad[2]:
-            gb = g.reshape(-1, g.shape[-1]).sum(axis=0)
-        return gx, gw, gb
-
-
-class _LinearNoBias(Linear):
-    node_name = "MmBackward0"
+        m1, m2 = ctx.saved_arrays
+        gb = sum_to_array(g, ctx.bias_shape) if ctx.needs_input_grad[0] else None
+        g1 = g @ m2.T if ctx.needs_input_grad[1] else None
+        g2 = None
+        if ctx.needs_input_grad[2]:
+            g2 = (g.T @ m1).T if ctx.m2_transposed else m1.T @ g
+        return gb, g1, g2
 
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """x @ weight.T + bias, as one op (torch's addmm)."""
+    """x @ weight.T + bias with torch's graph: addmm for 2-D input (flattened N-D contiguous input), else matmul."""
+    if x.ndim == 0 or weight.ndim == 0:
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
+                           f"{weight.ndim}D")
+    wt = weight.t()
     if bias is None:
-        return _LinearNoBias.apply(x, weight)
-    return Linear.apply(x, weight, bias)
+        return matmul(x, wt)
+    if x.ndim == 2:
+        return Addmm.apply(bias, x, wt)
+    if x._array.flags.c_contiguous and bias.ndim == 1:
+        out = Addmm.apply(bias, x.reshape(int(np.prod(x.shape[:-1])), x.shape[-1]), wt)
+        return out.view(*x.shape[:-1], out.shape[1])
+    return matmul(x, wt).add_(bias)  # in place on matmul's fresh result, as torch (AddBackward0)

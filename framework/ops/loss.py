@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -72,3 +72,111 @@ def binary_cross_entropy_with_logits(x: Tensor, t: Tensor, weight=None, pos_weig
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     return BCEWithLogits.apply(x, t, weight, pos_weight, _REDUCTIONS[reduction])
+
+
+def _reduced(xp, loss, reduction: int):
+    """loss reduced as torch's Reduction enum: 0 none, 1 mean, 2 sum (0-d arrays, never numpy scalars)."""
+    if reduction == 1:
+        return xp.asarray(loss.mean(dtype=loss.dtype))
+    if reduction == 2:
+        return xp.asarray(loss.sum(dtype=loss.dtype))
+    return loss
+
+
+class MseLoss(Function):
+    """loss = (x - t)^2, reduced. Saves x and t (as torch's MseLossBackward0)."""
+
+    node_name, array_forward = "MseLossBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, t, reduction):
+        xp = get_array_module(x)
+        ctx.save_for_backward(x, t)
+        ctx.reduction = reduction
+        d = x - t
+        return _reduced(xp, d * d, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, t = ctx.saved_tensors
+        scale = 2.0 / x.numel() if ctx.reduction == 1 else 2.0
+        g = (x - t) * (grad * scale)
+        return (g if ctx.needs_input_grad[0] else None), (-g if ctx.needs_input_grad[1] else None), None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        x, t = ctx.saved_arrays
+        scale = 2.0 / x.size if ctx.reduction == 1 else 2.0
+        gx = ((x - t) * (g * scale)).astype(x.dtype, copy=False)
+        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None
+
+
+def mse_loss(x: Tensor, t: Tensor, reduction: str = "mean") -> Tensor:
+    """torch.nn.functional.mse_loss on same-shape tensors (the caller broadcasts)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return MseLoss.apply(x, t, _REDUCTIONS[reduction])
+
+
+_BCE_EPS = 1e-12  # torch's EPSILON in binary_cross_entropy_backward
+
+
+class BinaryCrossEntropy(Function):
+    """loss = -w (t log p + (1 - t) log(1 - p)), each log clamped at -100, reduced. Saves p and t (and w).
+
+    The weight is a raw array, not an input with an edge: torch's node has edges to p and t only.
+    """
+
+    node_name, array_forward = "BinaryCrossEntropyBackward0", True
+
+    @staticmethod
+    def forward(ctx, p, t, weight, reduction):
+        xp = get_array_module(p)
+        with errstate(xp, divide="ignore"):
+            log_p = xp.maximum(xp.log(p), -100)
+            log_1mp = xp.maximum(xp.log(1 - p), -100)
+        loss = -(t * log_p + (1 - t) * log_1mp)
+        if weight is not None:
+            loss = loss * weight
+        ctx.save_for_backward(p, t)
+        ctx.weight, ctx.reduction = weight, reduction
+        return _reduced(xp, loss.astype(p.dtype, copy=False), reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        p, t = ctx.saved_tensors
+        w = ctx.weight
+        if ctx.reduction == 1:
+            grad = grad / p.numel()
+        gp = gt = None
+        if ctx.needs_input_grad[0]:  # (p - t) / max(p (1 - p), eps), as torch
+            gp = grad * (p - t) / ((1 - p) * p).clamp(min=_BCE_EPS)
+            gp = gp * Tensor._make(w) if w is not None else gp
+        if ctx.needs_input_grad[1]:  # -logit(p), unclamped, as torch's target backward
+            gt = grad * ((1 - p).log() - p.log())
+            gt = gt * Tensor._make(w) if w is not None else gt
+        return gp, gt, None, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        if ctx.needs_input_grad[1]:  # rare: the target needs a gradient; use the Tensor formulas
+            return tuple(None if r is None else r._array for r in BinaryCrossEntropy.backward(ctx, Tensor._make(g)))
+        p, t = ctx.saved_arrays
+        xp = get_array_module(p)
+        if ctx.reduction == 1:
+            g = g / p.size
+        gp = g * (p - t) / xp.maximum((1 - p) * p, _BCE_EPS)
+        if ctx.weight is not None:
+            gp = gp * ctx.weight
+        return gp.astype(p.dtype, copy=False), None, None, None
+
+
+def binary_cross_entropy(p: Tensor, t: Tensor, weight: Tensor | None = None, reduction: str = "mean") -> Tensor:
+    """torch.nn.functional.binary_cross_entropy on same-shape p and t (weight broadcasts to them)."""
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    w = None
+    if weight is not None:
+        xp = get_array_module(p._array)
+        w = xp.broadcast_to(weight._array, p._array.shape).astype(p._array.dtype, copy=False)
+    return BinaryCrossEntropy.apply(p, t, w, _REDUCTIONS[reduction])

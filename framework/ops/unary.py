@@ -12,6 +12,7 @@ from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import binary_dtype
+from . import backward_ops as _bw, scalar_ops as _scalar
 
 
 def _float(a):
@@ -36,7 +37,7 @@ class Abs(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * a.sign()
+        return grad * Sgn.apply(a)  # torch: grad * self.sgn()
 
 
 class Sign(Function):
@@ -51,6 +52,12 @@ class Sign(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad * 0
+
+
+class Sgn(Sign):
+    """out = sgn(a), equal to sign(a) for real a (torch's abs backward uses sgn). Saves nothing."""
+
+    node_name = "SgnBackward0"
 
 
 class Log(Function):
@@ -85,7 +92,7 @@ class Sqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad / (2 * out)
+        return grad / _scalar.MulScalar.apply(out, 2)  # torch: grad / (2 * result), a MulBackward1 node
 
 
 class Sin(Function):
@@ -132,10 +139,15 @@ class _SavesOutput(Function):
         ctx.save_for_backward(out)
         return out
 
+    backward_op = None  # an op computing dout as one node (torch's double-backward node), if torch has one
+
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return ctx._forward_cls.dout(grad, out)
+        fwd = ctx._forward_cls
+        if fwd.backward_op is not None:
+            return fwd.backward_op.apply(grad, out)
+        return fwd.dout(grad, out)
 
     @staticmethod
     def backward_arrays(ctx, g):
@@ -154,7 +166,7 @@ class Exp(_SavesOutput):
 class Tanh(_SavesOutput):
     """out = tanh(a). Saves out."""
 
-    node_name = "TanhBackward0"
+    node_name, backward_op = "TanhBackward0", _bw.TanhBackward
     f = staticmethod(lambda xp, a: xp.tanh(_float(a)))
     dout = staticmethod(lambda grad, out: grad * (1 - out * out))
 
@@ -169,7 +181,7 @@ def _sigmoid(xp, a):
 class Sigmoid(_SavesOutput):
     """out = 1 / (1 + e**-a). Saves out."""
 
-    node_name = "SigmoidBackward0"
+    node_name, backward_op = "SigmoidBackward0", _bw.SigmoidBackward
     f = staticmethod(_sigmoid)
     dout = staticmethod(lambda grad, out: grad * out * (1 - out))
 
@@ -183,7 +195,7 @@ def _relu(xp, a):
 class Relu(_SavesOutput):
     """out = max(a, 0). Saves out."""
 
-    node_name = "ReluBackward0"
+    node_name, backward_op = "ReluBackward0", _bw.ThresholdBackward
     f = staticmethod(lambda xp, a: _relu(xp, a))
     dout = staticmethod(lambda grad, out: grad * (out > 0))
 

@@ -12,6 +12,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import normalize_dims, shape_args, sum_to, wrap_dim
+from .conversion import Clone
 
 
 def _infer_shape(shape, numel: int) -> tuple:
@@ -63,8 +64,14 @@ class View(Function):
         return grad.reshape(ctx.shape), None
 
 
+class ReshapeAlias(View):
+    """reshape of a viewable but non-contiguous tensor (torch's _reshape_alias): a view. Saves nothing."""
+
+    node_name = "ReshapeAliasBackward0"
+
+
 class ReshapeCopy(Function):
-    """out = a copied into a new shape (reshape of a non-viewable tensor). Saves nothing."""
+    """out = a (a fresh contiguous copy) in a new shape, not a view (torch's _unsafe_view). Saves nothing."""
 
     node_name, array_forward = "UnsafeViewBackward0", True
 
@@ -229,20 +236,18 @@ def _legacy(a) -> str:
     return dtypes.from_numpy_dtype(a.dtype).legacy
 
 
-class MatmulSqueeze(Squeeze):
-    """The squeeze torch.matmul applies to a (1, n) result of vector @ matrix (torch names it SqueezeBackward4)."""
-
-    node_name = "SqueezeBackward4"
-
-
 # ---- functional API ---------------------------------------------------------------------------------
 
 def reshape(a, *shape):
     """A view when the strides allow it (ViewBackward0), otherwise a copy, as torch.reshape."""
     shape = shape_args(shape)
-    if _no_copy_reshape(a._array, _infer_shape(shape, a._array.size)) is not None:
+    arr = a._array
+    if arr.flags.c_contiguous:  # torch's contiguity also ignores the strides of size-1 dims, as numpy's flag
         return View.apply(a, shape)
-    return ReshapeCopy.apply(a, shape)
+    if _no_copy_reshape(arr, _infer_shape(shape, arr.size)) is not None:
+        return ReshapeAlias.apply(a, shape)
+    # torch: _unsafe_view(clone(contiguous)): the copy is its own node, the reshape of it is not a view
+    return ReshapeCopy.apply(Clone.apply(a), shape)
 
 
 def view(a, *shape):

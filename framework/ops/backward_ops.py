@@ -1,0 +1,109 @@
+"""Ops that compute another op's gradient from its saved output, recorded as torch's double-backward nodes.
+
+A create_graph backward through sigmoid, tanh, relu, softmax or log_softmax calls these, so the gradient's
+grad_fn is torch's (``SigmoidBackwardBackward0``...) with edges (grad_output, output); their own backward is
+written with Tensor ops, so higher orders work too.
+"""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ..tensor import Tensor
+
+
+class SigmoidBackward(Function):
+    """out = g * y * (1 - y) (torch's sigmoid_backward). Saves g and y."""
+
+    node_name, array_forward = "SigmoidBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.save_for_backward(g, y)
+        return g * y * (1 - y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, y = ctx.saved_tensors
+        gg = grad * y * (1 - y) if ctx.needs_input_grad[0] else None
+        gy = grad * g * (1 - 2 * y) if ctx.needs_input_grad[1] else None
+        return gg, gy
+
+
+class TanhBackward(Function):
+    """out = g * (1 - y^2) (torch's tanh_backward). Saves g and y."""
+
+    node_name, array_forward = "TanhBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.save_for_backward(g, y)
+        return g * (1 - y * y)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, y = ctx.saved_tensors
+        gg = grad * (1 - y * y) if ctx.needs_input_grad[0] else None
+        gy = grad * g * y * -2 if ctx.needs_input_grad[1] else None
+        return gg, gy
+
+
+class ThresholdBackward(Function):
+    """out = g where y > 0, else 0 (torch's threshold_backward for relu). Saves y's mask."""
+
+    node_name, array_forward = "ThresholdBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, y):
+        ctx.mask = y > 0
+        ctx.y_meta = (y.shape, y.dtype)
+        return get_array_module(g).where(ctx.mask, g, 0).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        gg = grad * Tensor._make(ctx.mask.astype(grad._array.dtype)) if ctx.needs_input_grad[0] else None
+        gy = None
+        if ctx.needs_input_grad[1]:  # piecewise constant in y: zero, as torch's zeros_like(grad)
+            gy = Tensor._make(get_array_module(ctx.mask).zeros(*ctx.y_meta))
+        return gg, gy
+
+
+class SoftmaxBackwardData(Function):
+    """out = y * (g - sum(g * y, dim)) (torch's _softmax_backward_data). Saves g and y."""
+
+    node_name, array_forward = "SoftmaxBackwardDataBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.save_for_backward(g, y)
+        ctx.dim = dim
+        return y * (g - (g * y).sum(axis=dim, keepdims=True))
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, y = ctx.saved_tensors
+        d = ctx.dim
+        uy = (grad * y).sum(dim=d, keepdim=True)
+        gg = y * (grad - uy) if ctx.needs_input_grad[0] else None
+        gy = grad * (g - (g * y).sum(dim=d, keepdim=True)) - g * uy if ctx.needs_input_grad[1] else None
+        return gg, gy, None
+
+
+class LogSoftmaxBackwardData(Function):
+    """out = g - exp(y) * sum(g, dim) (torch's _log_softmax_backward_data). Saves g and y."""
+
+    node_name, array_forward = "LogSoftmaxBackwardDataBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, y, dim):
+        ctx.save_for_backward(g, y)
+        ctx.dim = dim
+        return g - get_array_module(y).exp(y) * g.sum(axis=dim, keepdims=True)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, y = ctx.saved_tensors
+        d = ctx.dim
+        e = y.exp()
+        gg = grad - (grad * e).sum(dim=d, keepdim=True) if ctx.needs_input_grad[0] else None
+        gy = -grad * e * g.sum(dim=d, keepdim=True) if ctx.needs_input_grad[1] else None
+        return gg, gy, None

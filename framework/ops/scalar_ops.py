@@ -1,0 +1,47 @@
+"""Tensor-by-number product and quotient with no edge for the number (ATen's mul/div(Tensor, Scalar)).
+
+Python's ``t * 2`` records MulBackward0 with a (None, 0) edge for the wrapped number, as torch's Python
+binding does; ATen's own composite ops (pow's and sqrt's backward, cross_entropy's label smoothing) call
+the Scalar overloads, whose nodes are MulBackward1/DivBackward1 with one edge. These reproduce those.
+"""
+from __future__ import annotations
+
+from ..autograd.function import Function
+
+
+class MulScalar(Function):
+    """out = a * c for a Python number c. Saves nothing."""
+
+    node_name, array_forward = "MulBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.c = c
+        return (a * c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a * c
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad * ctx.c, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return g * ctx.c, None
+
+
+class DivScalar(Function):
+    """out = a / c for a Python number c. Saves nothing."""
+
+    node_name, array_forward = "DivBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, c):
+        ctx.c = c
+        return (a / c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a / c
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad / ctx.c, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return g / ctx.c, None
