@@ -10,6 +10,7 @@ import re
 import sys
 
 from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
+from .autograd.view_meta import rebase_error
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with framework.autograd.set_detect_anomaly(True).")
@@ -45,8 +46,11 @@ def _describe(shape, dtype) -> str:
 
 # ---- in-place on leaves ---------------------------------------------------------------------------
 
-def check_inplace(t) -> None:
-    """Refuse, under grad mode, an in-place op on a leaf that requires grad or on a view of one."""
+def check_inplace(t, any_requires_grad: bool = True) -> None:
+    """Refuse, under grad mode, an in-place op on a leaf that requires grad or on a view of one, or on a view
+    whose creation forbids it (made under no_grad, by unbind/split/chunk, by a custom Function)."""
+    if t._creation_meta and (any_requires_grad or t.requires_grad):
+        raise rebase_error(t, indirect=False)
     if not t.requires_grad:
         return
     base = t._base

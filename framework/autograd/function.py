@@ -21,6 +21,7 @@ from .node import Node, _sequence
 from .saved import SavedTensor
 from ..tensor import Tensor
 from .version import VersionCounter
+from .view_meta import CreationMeta
 
 _new = object.__new__
 
@@ -169,6 +170,7 @@ class Function(metaclass=_FunctionMeta):
     array_forward = False
     inplace = False   # built-ins: forward modifies arg 0 in place and returns it
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
+    multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
     # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
@@ -191,7 +193,7 @@ class Function(metaclass=_FunctionMeta):
         record = True in needs and is_grad_enabled()
         if cls.inplace:
             if is_grad_enabled():
-                diagnostics.check_inplace(args[0])
+                diagnostics.check_inplace(args[0], True in needs)
             if not getattr(getattr(args[0]._array, "flags", None), "writeable", True):
                 raise diagnostics.overlapping_write()
         ctx = cls._node_cls()
@@ -315,11 +317,18 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
                 t = d
                 break
         if t is None:
-            if cls.is_view and i == 0:
-                t = Tensor._make_view(arr, args[0], cls, args[1:])
+            if cls.is_view and (i == 0 or cls.multi_view):
+                t = Tensor._make_view(arr, args[0], cls, args[1:], cls.multi_view)
             elif isinstance(o, Tensor) and not cls.array_forward and o._base is not None and \
                     any(o._base is a or o._base is a._base for a in args if isinstance(a, Tensor)):
                 t = o  # a user Function returning a view of an input
+                if record:  # torch: its history is the custom backward, so in-place changes to it are refused
+                    t._creation_meta = CreationMeta.IN_CUSTOM_FUNCTION
+            elif record and not cls.array_forward and any(o is a for a in args):
+                t = Tensor._make(arr, o._version_counter)  # an input returned as-is: torch makes it a view of it
+                t._base = o if o._base is None else o._base
+                t._view_version = o._version_counter.value if o._version_counter is not None else 0
+                t._creation_meta = CreationMeta.IN_CUSTOM_FUNCTION
             else:
                 t = Tensor._make(arr)
         differentiable = record and t._array.dtype.kind == "f" and not any(
@@ -383,8 +392,9 @@ def _resolve_saved(s, args, results):
     """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
     if s is None:
         return None
+    arr = s._array if isinstance(s, Tensor) else s  # a user Function's output is re-wrapped: match its array
     for t in results:
-        if t is not None and (t is s or t._array is s):
+        if t is not None and (t is s or t._array is arr):
             return SavedTensor.of_output(t)
     for a in args:
         if isinstance(a, Tensor) and (a is s or a._array is s):
