@@ -1,0 +1,212 @@
+"""PyTorch-exactness of views, in-place writes, saved versions and the engine (issue 15): each scenario runs under
+framework and torch, and what a user observes (values, requires_grad, grad_fn, the error's class and first
+sentence) must be the same."""
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+import framework
+from scenario import outcome
+
+torch = pytest.importorskip("torch")
+
+
+def _same(fn):
+    """fn(m) under both libraries: the same outcome (a value, or an error's class and first sentence)."""
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours == theirs
+    return ours
+
+
+def _first_line(fn, m) -> str:
+    with pytest.raises(RuntimeError) as info:
+        fn(m)
+    return str(info.value).split("\n")[0]
+
+
+# ---- 1. views created under no_grad / inference_mode, multi-output views, custom Function views --------------
+
+VIEWS = {
+    "view": lambda t: t.view(6),
+    "reshape": lambda t: t.reshape(3, 2),
+    "expand": lambda t: t[0:1].expand(4, 3),
+    "flatten": lambda t: t.flatten(),
+    "unsqueeze": lambda t: t.unsqueeze(0),
+    "narrow": lambda t: t.narrow(1, 0, 2),
+    "permute": lambda t: t.permute(1, 0),
+    "select": lambda t: t.select(0, 1),
+    "squeeze": lambda t: t.unsqueeze(1).squeeze(),
+    "t": lambda t: t.t(),
+    "T": lambda t: t.T,
+    "chunk": lambda t: t.chunk(2, 1)[0],
+    "transpose": lambda t: t.transpose(0, 1),
+    "index": lambda t: t[1, 1:],
+}
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_no_grad_view_requires_grad_and_refuses_inplace(name):
+    view = VIEWS[name]
+
+    def state(m):
+        base = m.ones(2, 3, requires_grad=True).clone()
+        with m.no_grad():
+            v = view(base)
+        return v.requires_grad, v.grad_fn is None, v.is_leaf, v._base is base
+
+    assert _same(state) == ("ok", (True, True, True, True))
+
+    def inplace_on_view(m):
+        base = m.ones(2, 3, requires_grad=True).clone()
+        with m.no_grad():
+            v = view(base)
+        v.mul_(2)
+
+    _same(inplace_on_view)
+    assert _first_line(inplace_on_view, framework).startswith("A view was created in no_grad mode and is being "
+                                                              "modified inplace with grad mode enabled.")
+
+    def base_modified(m):
+        base = m.ones(2, 3, requires_grad=True).clone()
+        with m.no_grad():
+            v = view(base)
+        base.add_(1)
+        return (v * 2).sum().item()
+
+    _same(base_modified)
+    assert "its base or another view of its base has been modified inplace" in _first_line(base_modified, framework)
+
+
+def test_no_grad_view_inplace_inside_no_grad_is_allowed_but_poisons_grad_fn():
+    def fn(m):
+        a = m.ones(3, requires_grad=True)
+        with m.no_grad():
+            v = a[:2]
+            v.mul_(2)
+        return v.grad_fn
+
+    _same(fn)  # torch: the grad_fn getter raises once the version moved
+
+
+def test_no_grad_view_gets_no_gradient():
+    def fn(m):
+        a = m.ones(3, requires_grad=True)
+        with m.no_grad():
+            v = a[:2]
+        y = v * 2
+        y.sum().backward()
+        return a.grad, [e[0] is None for e in y.grad_fn.next_functions]
+
+    assert _same(fn) == ("ok", (None, [True, True]))
+
+
+def test_view_of_a_no_grad_view_and_inference_view():
+    def view_of_view(m):
+        d = m.ones(2, 3, requires_grad=True).clone()
+        with m.no_grad():
+            v = d[0]
+        w = v.unsqueeze(0)
+        assert w.grad_fn.name() == "UnsqueezeBackward0"
+        w.mul_(2)
+
+    assert _same(view_of_view)[2].startswith("Output 0 of Unsqueeze is a view of a view which was created in no_grad")
+
+    def inference(m):
+        a = m.ones(3, requires_grad=True)
+        with m.inference_mode():
+            v = a[:2]
+        assert v.requires_grad
+        v.mul_(2)
+
+    assert _same(inference)[2].startswith("A view was created in inference mode and is being modified inplace")
+
+
+@pytest.mark.parametrize("split", ["unbind", "split", "split_sizes", "chunk"])
+def test_multi_output_views_are_one_node_and_refuse_inplace(split):
+    make = {"unbind": lambda t: t.unbind(0), "split": lambda t: t.split(1), "split_sizes": lambda t: t.split([1, 2]),
+            "chunk": lambda t: t.chunk(3)}[split]
+
+    def names(m):
+        outs = make(m.ones(3, 2, requires_grad=True).clone())
+        return [o.grad_fn.name() for o in outs], [o.output_nr for o in outs]
+
+    _same(names)
+
+    def inplace(m):
+        make(m.ones(3, 2, requires_grad=True).clone())[1].mul_(2)
+
+    assert "This view is the output of a function that returns multiple views." in _same(inplace)[2]
+
+    def base_modified(m):
+        d = m.ones(3, 2, requires_grad=True).clone()
+        outs = make(d)
+        d.mul_(2)
+        return outs[0] * 2
+
+    _same(base_modified)
+
+    def under_no_grad(m):
+        d = m.ones(3, 2, requires_grad=True).clone()
+        with m.no_grad():
+            outs = make(d)
+            outs[0].mul_(2)  # allowed inside no_grad
+        return d.tolist()
+
+    assert _same(under_no_grad)[0] == "ok"
+
+
+def test_multi_output_gradients():
+    def fn(m):
+        a = m.arange(6.0).reshape(3, 2).requires_grad_()
+        u = a.unbind(1)
+        s = a.split([2, 1])
+        (u[0] * 3 + s[1].sum()).sum().backward()  # unused outputs get zero gradients
+        return a.grad.tolist()
+
+    _same(fn)
+
+
+def test_custom_function_views_refuse_inplace():
+    def fn(m, as_is):
+        class Id(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x if as_is else x.view_as(x)
+
+            @staticmethod
+            def backward(ctx, g):
+                return g
+
+        a = m.ones(3, requires_grad=True).clone()
+        out = Id.apply(a)
+        out.mul_(2)
+
+    for as_is in (False, True):
+        assert "This view was created inside a custom Function" in _same(lambda m: fn(m, as_is))[2]
+
+
+# ---- 4. a custom Function that saves its output, then the output is modified in place -----------------------
+
+def test_custom_function_saved_output_modified_in_place():
+    def fn(m):
+        class Exp(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                y = x.exp()
+                ctx.save_for_backward(y)
+                return y
+
+            @staticmethod
+            def backward(ctx, g):
+                y, = ctx.saved_tensors
+                return g * y
+
+        x = m.ones(3, requires_grad=True)
+        y = Exp.apply(x)
+        y.mul_(2)
+        y.sum().backward()
+
+    kind, cls, head, versions = _same(fn)
+    assert (kind, cls, versions) == ("error", "RuntimeError", ("1", "0"))
