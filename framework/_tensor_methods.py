@@ -11,6 +11,7 @@ import numpy as np
 
 from . import dtypes, ops
 from .autograd import backward as _autograd_backward
+from .autograd.function import check_no_partial_overlap
 from .ops import arithmetic_inplace as ar, conversion, indexing, inplace, unary_inplace as un
 from .tensor import Tensor
 
@@ -71,16 +72,19 @@ def _pow_(self, p):
 
 def _addcmul_(self, t1, t2, *, value=1):
     """self += value * t1 * t2, in place (used by optimizers under no_grad)."""
+    check_no_partial_overlap(self, t1, t2)
     return _add_(self, ops.mul(t1, t2), alpha=value)
 
 
 def _addcdiv_(self, t1, t2, *, value=1):
     """self += value * t1 / t2, in place (used by optimizers under no_grad)."""
+    check_no_partial_overlap(self, t1, t2)
     return _add_(self, ops.div(t1, t2), alpha=value)
 
 
 def _lerp_(self, end, weight: float):
     """self += weight * (end - self), in place, with torch's two formulas (exact at both ends)."""
+    check_no_partial_overlap(self, end)
     diff = ops.sub(end, self)
     value = ops.add(self, ops.mul(diff, weight)) if weight < 0.5 else ops.sub(end, ops.mul(diff, 1 - weight))
     return _copy_(self, value)

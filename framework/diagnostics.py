@@ -87,6 +87,16 @@ def overlapping_write() -> Exception:
         + _fixes("write into `x.clone()` (or `x.contiguous()`), which has its own memory for every element."))
 
 
+def partial_overlap() -> Exception:
+    """In-place write whose input shares part (not all) of the written-to memory."""
+    return AutogradError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
+        "What happened: an input of this in-place op is a different view of the same memory (e.g. `b = a.t();\n"
+        "  b.add_(a)`): writing the result element by element would change inputs still to be read.\n"
+        + _fixes("pass a copy as the input: `b.add_(a.clone())`, or compute out of place: `b = b + a`."))
+
+
 # ---- saved tensors --------------------------------------------------------------------------------
 
 def saved_tensor_freed(node) -> AutogradError:

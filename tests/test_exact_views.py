@@ -210,3 +210,57 @@ def test_custom_function_saved_output_modified_in_place():
 
     kind, cls, head, versions = _same(fn)
     assert (kind, cls, versions) == ("error", "RuntimeError", ("1", "0"))
+
+
+# ---- 2. in-place ops whose input overlaps the written-to memory ----------------------------------------------
+
+OVERLAPS = {
+    "t_add": lambda a: a.t().add_(a),
+    "self_add": lambda a: a.add_(a),
+    "detach": lambda a: a.add_(a.detach()),
+    "same_view_twice": lambda a: a.view(9).add_(a.view(9)),
+    "shift_copy": lambda a: a.view(9)[1:].copy_(a.view(9)[:-1]),
+    "shift_mul": lambda a: a.view(9)[1:].mul_(a.view(9)[:-1]),
+    "disjoint": lambda a: a[0].add_(a[1]),
+    "row_broadcast": lambda a: a.add_(a[0]),
+    "copy_t": lambda a: a.copy_(a.t()),
+    "sub_t": lambda a: a.sub_(a.t()),
+    "clamp_t": lambda a: a.clamp_(min=a.t()),
+    "addcmul_t": lambda a: a.t().addcmul_(a, a),
+    "addcmul_self": lambda a: a.addcmul_(a, a),
+    "lerp_t": lambda a: a.t().lerp_(a, 0.5),
+    "setitem": lambda a: a.__setitem__(slice(1, 3), a[0:2]),
+    "reshape_div": lambda a: a.reshape(-1).div_(a),
+}
+
+
+@pytest.mark.parametrize("name", list(OVERLAPS))
+def test_inplace_memory_overlap(name):
+    def fn(m):
+        a = m.arange(9.0).reshape(3, 3)
+        OVERLAPS[name](a)
+        return a.tolist()
+
+    _same(fn)
+
+
+def test_inplace_memory_overlap_under_no_grad_with_grad_tensors():
+    def fn(m):
+        p = m.ones(2, 2, requires_grad=True)
+        with m.no_grad():
+            t1 = p.reshape(-1)
+            t1.div_(p)
+
+    assert _same(fn)[2].startswith("unsupported operation: some elements of the input tensor and the written-to "
+                                   "tensor refer to a single memory location.")
+
+
+def test_repr_of_a_view_whose_history_is_invalid():
+    def fn(m):
+        a = m.ones(3, requires_grad=True)
+        with m.no_grad():
+            v = a[:2]
+            v.mul_(2)
+        return repr(v).replace("framework", "torch")
+
+    _same(fn)

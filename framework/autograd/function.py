@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import diagnostics
+from .. import backend, diagnostics
 from ..creation import zeros
 from . import anomaly as _anomaly
 from .broadcast import sum_to
@@ -194,8 +194,11 @@ class Function(metaclass=_FunctionMeta):
         if cls.inplace:
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
-            if not getattr(getattr(args[0]._array, "flags", None), "writeable", True):
+            target = args[0]._array
+            if not getattr(getattr(target, "flags", None), "writeable", True):
                 raise diagnostics.overlapping_write()
+            if len(args) > 1:
+                _check_partial_overlap(target, args)
         ctx = cls._node_cls()
         ctx.needs_input_grad = needs
         if cls.array_forward:
@@ -215,6 +218,23 @@ class Function(metaclass=_FunctionMeta):
         if record:
             _record(cls, ctx, args, results, dirty, 3)
         return results[0] if single else tuple(results)
+
+
+def check_no_partial_overlap(out: Tensor, *inputs) -> None:
+    """For in-place ops built from other ops (addcmul_, lerp_): torch's overlap check on their operands."""
+    _check_partial_overlap(out._array, (out,) + inputs)
+
+
+def _check_partial_overlap(target, args) -> None:
+    """torch's assert_no_partial_overlap: an input that shares only part of the written-to memory is refused
+    (the op would read elements it has already overwritten); the very same memory (``a.add_(a)``) is fine."""
+    root = target if target.base is None else target.base
+    for a in args[1:]:
+        if isinstance(a, Tensor):
+            arr = a._array
+            if arr is not target and (arr if arr.base is None else arr.base) is root and \
+                    backend.memory_overlap(target, arr) == "partial":
+                raise diagnostics.partial_overlap()
 
 
 _NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
