@@ -232,14 +232,24 @@ class Tensor:
                                    f"expected {self.dtype}")
         self._grad = value
 
-    def _accumulate_grad(self, g: "Tensor", keep_graph: bool) -> None:
-        """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added."""
-        if self._grad is None:
-            self._grad = g if keep_graph else Tensor._make(g._array.copy())
-        elif keep_graph or self._grad.requires_grad:
-            self._grad = self._grad + g
-        else:
-            self._grad._array += g._array
+    def _accumulate_grad(self, g: "Tensor", keep_graph: bool, retained: bool = False) -> None:
+        """AccumulateGrad (leaves) or retain_grad's hook (``retained``), as torch's: the first gradient is copied
+        in, later ones are added (in place for a leaf when no graph of backward is built)."""
+        grad = self._grad
+        if grad is None:
+            if not keep_graph:
+                self._grad = Tensor._make(g._array.copy())
+            elif retained:  # torch: new_grad.clone() (CloneBackward0 when the gradient has history)
+                self._grad = g.clone()
+            else:  # torch: an empty tensor copy_()'d from the gradient, so its history is CopyBackwards
+                xp = backend.get_array_module(self._array)
+                self._grad = Tensor._make(xp.empty_like(self._array, dtype=g._array.dtype)).copy_(g)
+        elif keep_graph or retained:
+            self._grad = grad + g
+        else:  # torch: variable.grad += new_grad, which bumps the grad's version
+            grad._array += g._array
+            if grad._version_counter is not None:
+                grad._version_counter.value += 1
 
     def retain_grad(self) -> None:
         """Make backward fill ``.grad`` for this non-leaf tensor too."""
@@ -254,7 +264,7 @@ class Tensor:
         def retain(grad):
             t = ref()
             if t is not None:
-                t._accumulate_grad(grad, keep_graph=is_grad_enabled())
+                t._accumulate_grad(grad, keep_graph=is_grad_enabled(), retained=True)
 
         if fn._retain_grad_hooks is None:
             fn._retain_grad_hooks = {}

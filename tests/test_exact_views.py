@@ -264,3 +264,84 @@ def test_repr_of_a_view_whose_history_is_invalid():
         return repr(v).replace("framework", "torch")
 
     _same(fn)
+
+
+# ---- 3. the engine: backward(inputs=...), gradients accumulated with create_graph, in-place on gradients ------
+
+def test_backward_with_inputs_frees_the_graph():
+    def second_backward(m, first_inputs, then):
+        a = m.ones(3, requires_grad=True)
+        b = m.full((3,), 2.0, requires_grad=True)
+        c = a.exp()
+        y = (c * b.exp()).sum()
+        y.backward(inputs=first_inputs(a, b, c))
+        then(y, a, b, c)
+
+    for first in (lambda a, b, c: [a], lambda a, b, c: [c]):
+        for then in (lambda y, a, b, c: y.backward(), lambda y, a, b, c: y.backward(inputs=[b])):
+            assert _same(lambda m: second_backward(m, first, then))[2].startswith(
+                "Trying to backward through the graph a second time")
+    # a non-leaf input's own grad_fn runs (and is freed) too
+    assert _same(lambda m: second_backward(m, lambda a, b, c: [c], lambda y, a, b, c: c.sum().backward()))[0] \
+        == "error"
+
+
+def test_backward_with_non_leaf_input_retains_its_grad():
+    def fn(m):
+        a = m.ones(3, requires_grad=True)
+        c = a.exp()
+        y = (c * 2).sum()
+        y.backward(inputs=[c], retain_graph=True)
+        first = (c.retains_grad, c.grad.tolist(), a.grad)
+        y.backward(retain_graph=True)
+        return first, c.grad.tolist(), a.grad.allclose(2 * c.detach())
+
+    _same(fn)
+
+
+def test_create_graph_grad_then_plain_backward_accumulates_in_place():
+    def fn(m):
+        t0 = m.ones(3, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t0.sum().backward(create_graph=True)
+        first = (t0.grad.grad_fn, t0.grad.requires_grad, t0.grad._version, t0.grad.stride())
+        t0.backward(m.full((3,), 2.0))
+        return first, t0.grad.tolist(), t0.grad._version
+
+    _same(fn)
+
+
+def test_create_graph_grad_of_a_leaf_is_copy_based():
+    def fn(m):
+        t1 = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = t1 * 2
+        y.retain_grad()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (y * y).sum().backward(create_graph=True)
+        name = lambda fn: type(fn).__name__  # noqa: E731 - torch's name() says torch::autograd::CopyBackwards
+        first = (name(t1.grad.grad_fn), [e[0] and e[0].name() for e in t1.grad.grad_fn.next_functions],
+                 t1.grad.requires_grad, t1.grad._version, y.grad.grad_fn.name(), y.grad._version)
+        (y * y).sum().backward(retain_graph=True)  # no graph of backward: the leaf's grad grows in place
+        second = (name(t1.grad.grad_fn), t1.grad._version, y.grad.grad_fn, t1.grad.tolist(), y.grad.tolist())
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            (y * y).sum().backward(create_graph=True)
+        return first, second, t1.grad.grad_fn.name(), t1.grad.tolist()
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("create_graph", [True, False])
+@pytest.mark.parametrize("reduce", ["mean", "sum_times_2", "square_sum"])
+def test_inplace_on_autograd_grad_results(create_graph, reduce):
+    def fn(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        y = {"mean": x.mean(), "sum_times_2": (x * 2).sum(), "square_sum": (x * x).sum()}[reduce]
+        gx, = m.autograd.grad(y, [x], create_graph=create_graph)
+        gx.mul_(2)
+        gx.add_(1)
+        return gx.tolist(), gx.requires_grad
+
+    _same(fn)
