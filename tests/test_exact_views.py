@@ -345,3 +345,21 @@ def test_inplace_on_autograd_grad_results(create_graph, reduce):
         return gx.tolist(), gx.requires_grad
 
     _same(fn)
+
+
+@pytest.mark.parametrize("how", ["requires_grad_false", "detach_"])
+def test_leaf_that_stopped_requiring_grad_gets_no_grad(how):
+    def fn(m):
+        t0 = m.ones(3, requires_grad=True)
+        t1 = m.ones(3, requires_grad=True)
+        seen = []
+        t0.register_hook(lambda g: seen.append(g.tolist()))
+        t2 = t1 - t0
+        if how == "detach_":
+            t0.detach_()
+        else:
+            t0.requires_grad = False
+        t2.backward(m.ones(3))
+        return t0.grad, t1.grad.tolist(), seen
+
+    _same(fn)

@@ -105,6 +105,8 @@ class AccumulateGrad(Node):
         pass  # a leaf keeps its hooks on the tensor itself
 
     def apply(self, grads: list) -> list:
+        if not self.variable._rg:  # torch: a leaf set to requires_grad=False (or detach_()ed) since gets nothing
+            return []
         self.variable._accumulate_grad(grads[0], keep_graph=is_grad_enabled())
         for hook in self.variable._post_accumulate_grad_hooks or ():
             hook(self.variable)
