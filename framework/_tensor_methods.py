@@ -72,14 +72,12 @@ def _pow_(self, p):
 
 def _addcmul_(self, t1, t2, *, value=1):
     """self += value * t1 * t2, in place (used by optimizers under no_grad)."""
-    check_no_partial_overlap(self, t1, t2)
-    return _add_(self, ops.mul(t1, t2), alpha=value)
+    return ar.AddcmulInplace.apply(self, ops._t(t1), ops._t(t2), value)
 
 
 def _addcdiv_(self, t1, t2, *, value=1):
     """self += value * t1 / t2, in place (used by optimizers under no_grad)."""
-    check_no_partial_overlap(self, t1, t2)
-    return _add_(self, ops.div(t1, t2), alpha=value)
+    return ar.AddcdivInplace.apply(self, ops._t(t1), ops._t(t2), value)
 
 
 def _lerp_(self, end, weight: float):

@@ -214,7 +214,9 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad is None and not self._retains_grad and self._rg and self.grad_fn is not None:
+        # (a view with a creation meta never gets a new grad_fn: read the field, as its getter may raise)
+        if self._grad is None and not self._retains_grad and self._rg and \
+                (self._grad_fn if self._creation_meta else self.grad_fn) is not None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

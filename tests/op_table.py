@@ -183,6 +183,10 @@ OPS += [
     OpCase("split_sizes", lambda m, a: a.split([1, 4], dim=1)[1], [(3, 5)]),
     OpCase("chunk", lambda m, a: a.chunk(2, dim=0)[0], [(3, 5)]),
     OpCase("unbind_all", lambda m, a: m.stack(a.unbind(0)[::-1], 1), [(3, 2)]),
+    # in-place ops on a clone: the output's grad_fn is the in-place op's node
+    OpCase("addcmul_", lambda m, a, b, c: a.clone().addcmul_(b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),
+    OpCase("addcdiv_", lambda m, a, b, c: a.clone().addcdiv_(b, c, value=0.7), [(3, 4), (3, 4), (4,)],
+           domain=_pos()),
 ]
 
 # Known deviation: torch's einsum is a permute/reshape/bmm program whose last node varies with the equation

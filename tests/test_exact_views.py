@@ -363,3 +363,78 @@ def test_leaf_that_stopped_requiring_grad_gets_no_grad(how):
         return t0.grad, t1.grad.tolist(), seen
 
     _same(fn)
+
+
+# ---- causes found by a differential fuzz of views, in-place ops and grad modes --------------------------------
+
+@pytest.mark.parametrize("op", ["mul", "div", "add", "sub", "addcmul", "addcdiv", "pow", "copy", "mul_view"])
+def test_inplace_op_reading_what_it_writes_saves_the_old_version(op):
+    """b.mul_(b): MulBackward0 saved b *before* the write, so backward must refuse (torch) rather than use the
+    new values (a silently wrong gradient before)."""
+    run = {"mul": lambda b: b.mul_(b), "div": lambda b: b.div_(b), "add": lambda b: b.add_(b),
+           "sub": lambda b: b.sub_(b), "addcmul": lambda b: b.addcmul_(b, b), "addcdiv": lambda b: b.addcdiv_(b, b),
+           "pow": lambda b: b.pow_(2), "copy": lambda b: b.copy_(b), "mul_view": lambda b: b.mul_(b.view(3))}[op]
+
+    def fn(m):
+        x = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = x.clone()
+        run(b)
+        b.sum().backward()
+        return x.grad.tolist()
+
+    _same(fn)
+
+
+def test_inplace_op_takes_its_edges_before_writing():
+    """An operand that is a view made under inference_mode of the written tensor: torch reads its (valid) history
+    before the write bumps the shared version."""
+    def fn(m):
+        b = m.ones(3, 3, requires_grad=True).clone()
+        with m.inference_mode():
+            v = b.flatten()
+        d = v.detach()
+        d.add_(b.view(9) * 0 + v)
+        return d.requires_grad, d.grad_fn.name(), d._version
+
+    _same(fn)
+
+
+def test_inplace_under_inference_mode_bumps_a_normal_tensors_version():
+    def fn(m):
+        b = m.ones(3, requires_grad=True).clone()
+        with m.inference_mode():
+            b.relu_()
+            b[0] = 2.0
+        return b._version
+
+    assert _same(fn) == ("ok", 2)
+
+
+def test_addcmul_addcdiv_are_nodes_with_torchs_names():
+    def fn(m):
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True).clone()
+        t1 = m.tensor([0.5, 1.0, 2.0], requires_grad=True)
+        t2 = m.tensor([2.0, 4.0, 8.0], requires_grad=True)
+        a.addcmul_(t1, t2, value=0.5)
+        name1 = a.grad_fn.name()
+        a.addcdiv_(t1, t2, value=2.0)
+        a.sum().backward()
+        return name1, a.grad_fn.name(), t1.grad.tolist(), t2.grad.tolist()
+
+    _same(fn)
+
+    def refused(m):  # the leaf/view check comes before the overlap check, as in torch
+        a = m.ones(3, 3, requires_grad=True)
+        with m.no_grad():
+            v = a.t()
+        v.addcmul_(a, a)
+
+    assert _same(refused)[2].startswith("A view was created in no_grad mode")
+
+
+@pytest.mark.parametrize("shapes", [((3, 3), (1, 3, 3)), ((9,), (3, 3)), ((3, 3), (9,)), ((3, 3), (2, 3)),
+                                    ((2, 3), (4, 2, 3))])
+def test_inplace_shape_errors(shapes):
+    out, other = shapes
+    _same(lambda m: m.ones(*out).copy_(m.ones(*other)))
+    _same(lambda m: m.ones(*out).addcmul_(m.ones(*other), m.ones(*other)))

@@ -16,7 +16,7 @@ from .broadcast import sum_to
 from .callsite import user_site
 from .copy_slices import CopySlices
 from .grad_mode import _state as _grad_state
-from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, _sequence
 from .saved import SavedTensor
 from ..tensor import Tensor
@@ -201,6 +201,9 @@ class Function(metaclass=_FunctionMeta):
                 _check_partial_overlap(target, args)
         ctx = cls._node_cls()
         ctx.needs_input_grad = needs
+        # torch collects the edges before running the op: an in-place write must not change them (nor make an
+        # input view's history unreadable) before they are taken
+        edges = _collect_edges(cls, args, needs) if record else None
         if cls.array_forward:
             out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
         else:
@@ -210,13 +213,13 @@ class Function(metaclass=_FunctionMeta):
         outs = (out,) if single else out
 
         dirty = _dirty_tensors(ctx, args, cls)
-        if dirty and not is_inference_mode_enabled():
+        if dirty:  # torch bumps in inference_mode too; only inference tensors (no counter) have no version
             for t in dirty:
                 if t._version_counter is not None:
                     t._version_counter.bump(cls._node_cls.__name__ if cls.array_forward else cls.__name__)
         results = _wrap_outputs(cls, ctx, args, outs, dirty, record)
         if record:
-            _record(cls, ctx, args, results, dirty, 3)
+            _record(cls, ctx, args, results, dirty, 3, edges)
         return results[0] if single else tuple(results)
 
 
@@ -360,16 +363,10 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
     return results
 
 
-def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
-    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices.
-
-    site_depth: frames between user_site() and the caller of Op.apply (user_site, _record, apply), so the
-    call-site walk starts at the first frame that may be the user's.
-    """
-    ctx._seq = next(_sequence)
+def _collect_edges(cls, args, needs) -> tuple:
+    """(positions of the args that have an edge, their edges): tensors, and numbers under scalar_edges."""
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
-    needs = ctx.needs_input_grad
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             edge_args.append(i)
@@ -377,8 +374,19 @@ def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
         elif scalar_edges and isinstance(a, (int, float)):
             edge_args.append(i)
             edges.append(_NO_EDGE)
-    ctx._edge_args = tuple(edge_args)
-    ctx.next_functions = tuple(edges)
+    return tuple(edge_args), tuple(edges)
+
+
+def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None = None) -> None:
+    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices.
+
+    site_depth: frames between user_site() and the caller of Op.apply (user_site, _record, apply), so the
+    call-site walk starts at the first frame that may be the user's.
+    edges: from _collect_edges, taken before forward ran (None: take them now).
+    """
+    ctx._seq = next(_sequence)
+    edge_args, ctx.next_functions = edges if edges is not None else _collect_edges(cls, args, ctx.needs_input_grad)
+    ctx._edge_args = edge_args
     if not cls.array_forward:
         ctx._input_shapes = tuple(tuple(args[i].shape) if isinstance(args[i], Tensor) else () for i in edge_args)
     ctx._site = user_site(site_depth)
@@ -404,15 +412,26 @@ def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
             t._set_history(ctx, t._output_nr)
 
     if ctx._to_save:
-        ctx._saved = tuple([_resolve_saved(s, args, results) for s in ctx._to_save])
+        # a built-in in-place op saves its other inputs as torch does, *before* its write: one that shares the
+        # written tensor's memory (b.mul_(b)) is then stale, and backward refuses it instead of using new values
+        written = args[0]._version_counter if cls.inplace else None
+        ctx._saved = tuple([_resolve_saved(s, args, results, written) for s in ctx._to_save])
         ctx._to_save = ()
 
 
-def _resolve_saved(s, args, results):
-    """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
+def _resolve_saved(s, args, results, written=None):
+    """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw.
+
+    written: the version counter an in-place built-in just bumped; its other inputs are saved as they were
+    before the write (torch saves them first), the written tensor itself as the output it now is.
+    """
     if s is None:
         return None
     arr = s._array if isinstance(s, Tensor) else s  # a user Function's output is re-wrapped: match its array
+    if written is not None:
+        for a in args[1:]:
+            if isinstance(a, Tensor) and (a is s or a._array is arr):
+                return SavedTensor.of_input(a, before_write=a._version_counter is written)
     for t in results:
         if t is not None and (t is s or t._array is arr):
             return SavedTensor.of_output(t)
