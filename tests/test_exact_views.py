@@ -438,3 +438,9 @@ def test_inplace_shape_errors(shapes):
     out, other = shapes
     _same(lambda m: m.ones(*out).copy_(m.ones(*other)))
     _same(lambda m: m.ones(*out).addcmul_(m.ones(*other), m.ones(*other)))
+
+
+def test_permute_without_dims():
+    _same(lambda m: m.ones(3).permute())
+    _same(lambda m: m.ones(()).permute())
+    _same(lambda m: m.permute(m.ones(3), ()))
