@@ -82,10 +82,12 @@ def _addcdiv_(self, t1, t2, *, value=1):
 
 def _lerp_(self, end, weight: float):
     """self += weight * (end - self), in place, with torch's two formulas (exact at both ends)."""
-    check_no_partial_overlap(self, end)
-    diff = ops.sub(end, self)
-    value = ops.add(self, ops.mul(diff, weight)) if weight < 0.5 else ops.sub(end, ops.mul(diff, 1 - weight))
-    return _copy_(self, value)
+    if isinstance(weight, Tensor):  # a tensor weight (torch: LerpBackward1), here through out-of-place ops
+        check_no_partial_overlap(self, end, weight)
+        diff = ops.sub(end, self)
+        value = ops.add(self, ops.mul(diff, weight)) if weight < 0.5 else ops.sub(end, ops.mul(diff, 1 - weight))
+        return _copy_(self, value)
+    return ar.LerpInplace.apply(self, ops._t(end), weight)
 
 
 def _clamp_(self, min=None, max=None):

@@ -187,6 +187,8 @@ OPS += [
     OpCase("addcmul_", lambda m, a, b, c: a.clone().addcmul_(b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),
     OpCase("addcdiv_", lambda m, a, b, c: a.clone().addcdiv_(b, c, value=0.7), [(3, 4), (3, 4), (4,)],
            domain=_pos()),
+    OpCase("lerp_", lambda m, a, b: a.clone().lerp_(b, 0.3), [(3, 4), (4,)]),
+    OpCase("lerp_high", lambda m, a, b: a.clone().lerp_(b, 0.8), [(3, 4), (3, 4)]),
 ]
 
 # Known deviation: torch's einsum is a permute/reshape/bmm program whose last node varies with the equation

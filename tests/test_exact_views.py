@@ -444,3 +444,14 @@ def test_permute_without_dims():
     _same(lambda m: m.ones(3).permute())
     _same(lambda m: m.ones(()).permute())
     _same(lambda m: m.permute(m.ones(3), ()))
+
+
+def test_lerp_is_a_node_with_torchs_name():
+    def fn(m):
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True).clone()
+        end = m.tensor([0.0, 4.0, 8.0], requires_grad=True)
+        a.lerp_(end, 0.25)
+        a.sum().backward()
+        return a.grad_fn.name(), a.tolist(), end.grad.tolist()
+
+    _same(fn)

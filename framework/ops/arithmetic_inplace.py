@@ -123,3 +123,24 @@ class AddcdivInplace(Function):
         g1 = grad_for(grad * value / t2, *ctx.t1_meta) if needs[1] else None
         g2 = grad_for(-grad * value * t1 / (t2 * t2), *ctx.t2_meta) if needs[2] else None
         return (grad if needs[0] else None), g1, g2, None
+
+
+class LerpInplace(Function):
+    """a += weight * (end - a) in place, with torch's two formulas (exact at both ends). Saves nothing."""
+
+    node_name, array_forward, inplace = "LerpBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, end, weight):
+        ctx.weight, ctx.end_meta = weight, (end.shape, end.dtype)
+        inplace_shape(a.shape, end.shape)
+        diff = end - a
+        value = a + diff * weight if weight < 0.5 else end - diff * (1 - weight)
+        return _write(a, value.astype(a.dtype, copy=False))
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs, w = ctx.needs_input_grad, ctx.weight
+        ga = grad * (1 - w) if needs[0] else None
+        ge = grad_for(grad * w, *ctx.end_meta) if needs[1] else None
+        return ga, ge, None
