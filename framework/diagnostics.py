@@ -53,8 +53,8 @@ def check_inplace(t, any_requires_grad: bool = True) -> None:
         raise rebase_error(t, indirect=False)
     if not t.requires_grad:
         return
-    base = t._base
-    if base is not None and base.requires_grad and base.grad_fn is None:
+    base = t._base  # torch: a view that requires grad of a leaf (even one set to requires_grad=False since)
+    if base is not None and base.grad_fn is None:
         raise AutogradError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation.",
             f"What happened: an in-place op at {format_site(user_site())}\n"

@@ -455,3 +455,21 @@ def test_lerp_is_a_node_with_torchs_name():
         return a.grad_fn.name(), a.tolist(), end.grad.tolist()
 
     _same(fn)
+
+
+def test_inplace_on_view_of_leaf_that_stopped_requiring_grad():
+    def fn(m):
+        t2 = m.ones(3, 4, requires_grad=True)
+        t3 = t2[1:, ::2]
+        t2.requires_grad = False
+        t3.fill_(0.5)
+
+    assert _same(fn)[2] == "a view of a leaf Variable that requires grad is being used in an in-place operation."
+
+    def allowed(m):  # a view of a leaf that never required grad takes a tensor that does
+        x = m.zeros(4)
+        v = x[1:3]
+        v.copy_(m.ones(2, requires_grad=True) * 3)
+        return x.tolist(), x.requires_grad, x.is_leaf
+
+    _same(allowed)
