@@ -11,6 +11,7 @@ import numpy as np
 
 from . import dtypes, ops
 from .autograd import backward as _autograd_backward
+from .autograd.function import check_no_partial_overlap
 from .ops import arithmetic_inplace as ar, combine, conversion, indexing, inplace, unary_inplace as un
 from .ops._util import _type_name, operand, refused
 from .tensor import Tensor
@@ -102,19 +103,22 @@ def _pow_(self, p):
 
 def _addcmul_(self, t1, t2, *, value=1):
     """self += value * t1 * t2, in place (used by optimizers under no_grad)."""
-    return _add_(self, ops.mul(t1, t2), alpha=value)
+    return ar.AddcmulInplace.apply(self, ops._t(t1), ops._t(t2), value)
 
 
 def _addcdiv_(self, t1, t2, *, value=1):
     """self += value * t1 / t2, in place (used by optimizers under no_grad)."""
-    return _add_(self, ops.div(t1, t2), alpha=value)
+    return ar.AddcdivInplace.apply(self, ops._t(t1), ops._t(t2), value)
 
 
 def _lerp_(self, end, weight: float):
     """self += weight * (end - self), in place, with torch's two formulas (exact at both ends)."""
-    diff = ops.sub(end, self)
-    value = ops.add(self, ops.mul(diff, weight)) if weight < 0.5 else ops.sub(end, ops.mul(diff, 1 - weight))
-    return _copy_(self, value)
+    if isinstance(weight, Tensor):  # a tensor weight (torch: LerpBackward1), here through out-of-place ops
+        check_no_partial_overlap(self, end, weight)
+        diff = ops.sub(end, self)
+        value = ops.add(self, ops.mul(diff, weight)) if weight < 0.5 else ops.sub(end, ops.mul(diff, 1 - weight))
+        return _copy_(self, value)
+    return ar.LerpInplace.apply(self, ops._t(end), weight)
 
 
 def _clamp_(self, min=None, max=None):

@@ -106,9 +106,12 @@ def tensor_str(t, prefix: str = "tensor(") -> str:
     default = (dtypes.default_float.np, np.dtype(np.int64), np.dtype(np.bool_))
     if a.dtype not in default or (a.size == 0 and a.dtype != dtypes.default_float.np):
         suffixes.append(f"dtype={t.dtype!r}")
-    fn = t.grad_fn
-    if fn is not None:
-        suffixes.append(f"grad_fn=<{fn.name()}>")
+    try:
+        fn_name = None if t.grad_fn is None else t.grad_fn.name()
+    except RuntimeError:  # a view whose history cannot be rebuilt (made under no_grad, base changed): as torch
+        fn_name = "Invalid"
+    if fn_name is not None:
+        suffixes.append(f"grad_fn=<{fn_name}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
     out = prefix + body

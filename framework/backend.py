@@ -149,6 +149,42 @@ def to_numpy(array: Array) -> np.ndarray:
     return np.asarray(array)
 
 
+def data_ptr(array: Array) -> int:
+    """The address of the array's first element (numpy, cupy and the CuPy-like stand-ins)."""
+    if isinstance(array, np.ndarray):
+        return array.__array_interface__["data"][0]
+    return array.data.ptr
+
+
+def _dense(array: Array) -> bool:
+    """torch's is_non_overlapping_and_dense: the elements tile one contiguous block (in some dim order)."""
+    dims = sorted((st, n) for st, n in zip(array.strides, array.shape) if n != 1)
+    need = array.itemsize
+    for st, n in dims:
+        if st != need:
+            return False
+        need *= n
+    return True
+
+
+def memory_overlap(a: Array, b: Array) -> str:
+    """torch's get_overlap_status for two arrays of one storage: "full", "partial", "no" or "too_hard".
+
+    Only called for arrays with the same owner (``base``); like torch, a non-dense array is "too hard" to judge.
+    """
+    if a is b:
+        return "full"
+    if a.size == 0 or b.size == 0:
+        return "no"
+    if not (_dense(a) and _dense(b)):
+        return "too_hard"
+    a0, b0 = data_ptr(a), data_ptr(b)
+    a1, b1 = a0 + a.size * a.itemsize, b0 + b.size * b.itemsize
+    if a0 == b0 and a1 == b1:
+        return "full" if a.strides == b.strides else "partial"
+    return "partial" if a0 < b1 and b0 < a1 else "no"
+
+
 def errstate(xp, **kwargs):
     """numpy's errstate (silence 0/0, log(0) warnings inside an op); a no-op for cupy, which has none."""
     if _cupy is None or xp is not _cupy:  # numpy, or framework.compile's recording stand-in for it

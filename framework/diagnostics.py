@@ -10,6 +10,7 @@ import re
 import sys
 
 from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
+from .autograd.view_meta import rebase_error
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
          "with framework.autograd.set_detect_anomaly(True).")
@@ -45,12 +46,15 @@ def _describe(shape, dtype) -> str:
 
 # ---- in-place on leaves ---------------------------------------------------------------------------
 
-def check_inplace(t) -> None:
-    """Refuse, under grad mode, an in-place op on a leaf that requires grad or on a view of one."""
+def check_inplace(t, any_requires_grad: bool = True) -> None:
+    """Refuse, under grad mode, an in-place op on a leaf that requires grad or on a view of one, or on a view
+    whose creation forbids it (made under no_grad, by unbind/split/chunk, by a custom Function)."""
+    if t._creation_meta and (any_requires_grad or t.requires_grad):
+        raise rebase_error(t, indirect=False)
     if not t.requires_grad:
         return
-    base = t._base
-    if base is not None and base.requires_grad and base.grad_fn is None:
+    base = t._base  # torch: a view that requires grad of a leaf (even one set to requires_grad=False since)
+    if base is not None and base.grad_fn is None:
         raise AutogradError(
             "a view of a leaf Variable that requires grad is being used in an in-place operation.",
             f"What happened: an in-place op at {format_site(user_site())}\n"
@@ -81,6 +85,16 @@ def overlapping_write() -> Exception:
         "What happened: the tensor is an expand()ed (broadcast) view: many of its elements are one and the\n"
         "  same memory, so an in-place write would be ambiguous.\n"
         + _fixes("write into `x.clone()` (or `x.contiguous()`), which has its own memory for every element."))
+
+
+def partial_overlap() -> Exception:
+    """In-place write whose input shares part (not all) of the written-to memory."""
+    return AutogradError(
+        "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+        "memory location. Please clone() the tensor before performing the operation.",
+        "What happened: an input of this in-place op is a different view of the same memory (e.g. `b = a.t();\n"
+        "  b.add_(a)`): writing the result element by element would change inputs still to be read.\n"
+        + _fixes("pass a copy as the input: `b.add_(a.clone())`, or compute out of place: `b = b + a`."))
 
 
 # ---- saved tensors --------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from .autograd.grad_mode import _state as _grad_state
 from .autograd.grad_mode import enable_grad, is_grad_enabled, is_inference_mode_enabled
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
+from .autograd.view_meta import CreationMeta, propagate, rebase_error
 
 
 _new = object.__new__
@@ -61,6 +62,7 @@ class Tensor:
     _post_accumulate_grad_hooks = None
     _acc_ref = None
     _pending_diff = False
+    _creation_meta = 0  # a view's CreationMeta (DEFAULT: may be modified in place under grad mode)
 
     # ---- construction ---------------------------------------------------------------------------
     def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:
@@ -99,17 +101,29 @@ class Tensor:
         return t
 
     @classmethod
-    def _make_view(cls, arr, src: "Tensor", fn_cls, rest: tuple) -> "Tensor":
-        """A tensor viewing ``src``'s storage: same base, same version counter (torch's view semantics)."""
+    def _make_view(cls, arr, src: "Tensor", fn_cls, rest: tuple, multi: bool = False) -> "Tensor":
+        """A tensor viewing ``src``'s storage: same base, same version counter (torch's view semantics).
+
+        multi: one of several views made by one op (unbind, split): never modifiable in place under grad mode.
+        """
         t = object.__new__(Tensor)
         Tensor._init(t, arr, src._version_counter)
         t._base = src._base if src._base is not None else src
-        if is_grad_enabled():
+        if multi and _grad_state.grad:
+            meta = CreationMeta.MULTI_OUTPUT_NODE
+        elif _grad_state.grad:
             parent_fn = src._view_fn
             if parent_fn is None:
                 t._view_fn = lambda b: fn_cls.apply(b, *rest)
             else:
                 t._view_fn = lambda b: fn_cls.apply(parent_fn(b), *rest)
+            meta = CreationMeta.DEFAULT
+        else:  # torch records how the view was made: modifying it in place under grad mode is then refused
+            meta = CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE
+        if src._base is not None:
+            meta = propagate(src._creation_meta, meta)
+        if meta:
+            t._creation_meta = meta
         t._view_version = src._version_counter.value if src._version_counter is not None else 0
         return t
 
@@ -126,8 +140,8 @@ class Tensor:
     def requires_grad(self) -> bool:
         if self._rg:
             return True
-        base = self._base
-        return base is not None and self._view_fn is not None and base._rg
+        base = self._base  # torch: a view requires grad when its base does, whatever the mode it was made in
+        return base is not None and base._rg
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
@@ -149,10 +163,16 @@ class Tensor:
     @property
     def grad_fn(self):
         """The node that created this tensor (None for leaves); views regenerate theirs after in-place ops."""
-        if self._base is None or self._view_fn is None:
+        if self._base is None:
             return self._grad_fn
         counter = self._version_counter
         if counter is None or self._view_version == counter.value:
+            return self._grad_fn
+        if self._creation_meta:  # torch: such a view cannot get a new history once its storage changed
+            if self._grad_fn is None and not self._base.requires_grad:
+                return None
+            raise rebase_error(self, indirect=True)
+        if self._view_fn is None:
             return self._grad_fn
         self._view_version = counter.value
         if self._base.requires_grad:
@@ -184,6 +204,8 @@ class Tensor:
         fn = self._grad_fn if self._base is None else self.grad_fn
         if fn is not None:
             return (fn, self._output_nr)
+        if not self._rg:  # a view without history (made under no_grad): torch gives it no grad accumulator
+            return (None, 0)
         acc = self._acc_ref() if self._acc_ref is not None else None
         if acc is None:
             acc = AccumulateGrad(self)
@@ -192,7 +214,9 @@ class Tensor:
 
     @property
     def grad(self):
-        if self._grad is None and not self._retains_grad and self._rg and self.grad_fn is not None:
+        # (a view with a creation meta never gets a new grad_fn: read the field, as its getter may raise)
+        if self._grad is None and not self._retains_grad and self._rg and \
+                (self._grad_fn if self._creation_meta else self.grad_fn) is not None:
             warnings.warn(_NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 

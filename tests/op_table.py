@@ -185,13 +185,19 @@ OPS = [
     OpCase("chain", lambda m, a, b: ((a * b).exp() + a.sin()).sum(dim=0), [(3, 2), (3, 2)]),
 ]
 
-# Known deviation: torch's unbind/split/chunk return several views from one node (UnbindBackward0,
-# SplitBackward0) and forbid in-place changes to them; ours are separate select/narrow views. Values and
-# gradients are the same, so these rows get the float64 gradcheck only.
-MULTI_VIEW_OPS = [
+# Multi-output views: several views of one node (UnbindBackward0, SplitBackward0, SplitWithSizesBackward0), as torch.
+OPS += [
     OpCase("unbind", lambda m, a: a.unbind(1)[1], [(3, 4)]),
     OpCase("split", lambda m, a: a.split(2, dim=1)[1], [(3, 5)]),
+    OpCase("split_sizes", lambda m, a: a.split([1, 4], dim=1)[1], [(3, 5)]),
     OpCase("chunk", lambda m, a: a.chunk(2, dim=0)[0], [(3, 5)]),
+    OpCase("unbind_all", lambda m, a: m.stack(a.unbind(0)[::-1], 1), [(3, 2)]),
+    # in-place ops on a clone: the output's grad_fn is the in-place op's node
+    OpCase("addcmul_", lambda m, a, b, c: a.clone().addcmul_(b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),
+    OpCase("addcdiv_", lambda m, a, b, c: a.clone().addcdiv_(b, c, value=0.7), [(3, 4), (3, 4), (4,)],
+           domain=_pos()),
+    OpCase("lerp_", lambda m, a, b: a.clone().lerp_(b, 0.3), [(3, 4), (4,)]),
+    OpCase("lerp_high", lambda m, a, b: a.clone().lerp_(b, 0.8), [(3, 4), (3, 4)]),
 ]
 
 # Known deviation: torch's einsum is a permute/reshape/bmm program whose last node varies with the equation

@@ -74,13 +74,20 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     if not inputs:
         run_backward(edges, grads, retain_graph, create_graph)
         return
-    captured = _run_captured(edges, grads, inputs, retain_graph, create_graph)
+    for t in inputs:  # torch: a non-leaf input retains its grad (for good), and its grad_fn runs and is freed
+        if t.requires_grad and t.grad_fn is not None:
+            t.retain_grad()
+    captured = _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets=True)
     for t, g in zip(inputs, captured):
-        if g is not None:
+        if g is not None and t.grad_fn is None:
             t._accumulate_grad(g, keep_graph=create_graph)
 
 
-def _run_captured(edges, grads, inputs, retain_graph, create_graph) -> list:
+def _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets: bool = False) -> list:
+    """Run backward only as far as ``inputs`` and return the gradient that reached each one.
+
+    run_targets: the inputs' own grad_fn nodes run too (backward(inputs=...) does, autograd.grad does not).
+    """
     capture: dict = {"out": [None] * len(inputs)}
     slots: dict = {}
     targets = set()
@@ -92,7 +99,7 @@ def _run_captured(edges, grads, inputs, retain_graph, create_graph) -> list:
         targets.add(node)
     capture.update({k: v[0] for k, v in slots.items()})
     run_backward(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False,
-                 targets=targets)
+                 targets=targets, run_targets=run_targets)
     out = capture["out"]
     for k, idxs in slots.items():  # the same tensor passed twice gets the same gradient
         for j in idxs[1:]:

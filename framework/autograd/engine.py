@@ -77,12 +77,13 @@ def queue_callback(fn) -> None:
 
 
 def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, create_graph: bool,
-                 capture: dict | None = None, accumulate: bool = True, targets: set | None = None) -> None:
+                 capture: dict | None = None, accumulate: bool = True, targets: set | None = None,
+                 run_targets: bool = False) -> None:
     """Propagate gradients through the graph (see _propagate), then run the callbacks queued meanwhile."""
     callbacks: list = []
     _final_callbacks.append(callbacks)
     try:
-        _propagate(root_edges, root_grads, retain_graph, create_graph, capture, accumulate, targets)
+        _propagate(root_edges, root_grads, retain_graph, create_graph, capture, accumulate, targets, run_targets)
         for fn in callbacks:  # a callback may queue more; the loop picks them up
             fn()
     finally:
@@ -90,16 +91,20 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
 
 
 def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, create_graph: bool,
-               capture: dict | None = None, accumulate: bool = True, targets: set | None = None) -> None:
+               capture: dict | None = None, accumulate: bool = True, targets: set | None = None,
+               run_targets: bool = False) -> None:
     """Propagate ``root_grads`` from ``root_edges`` through the graph.
 
     capture: {(node, input_nr): slot} -> the gradient flowing into that spot is stored in capture_out.
     accumulate: run AccumulateGrad nodes (backward) or not (autograd.grad).
-    targets: when given, only nodes leading to these nodes run.
+    targets: when given, only nodes leading to these nodes run (and, with run_targets, the targets themselves:
+    torch's backward(inputs=[non-leaf]) runs and frees the input's grad_fn; AccumulateGrad still obeys accumulate).
     """
     roots = [e[0] for e in root_edges]
     deps = _dependencies(roots)
     needed = _needed(roots, targets) if targets is not None else None
+    if run_targets and needed is not None:
+        needed |= targets
     buffers: dict = {}
     ready: list = []
     tie = 0

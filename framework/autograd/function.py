@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import diagnostics
+from .. import backend, diagnostics
 from ..creation import zeros
 from . import anomaly as _anomaly
 from .broadcast import sum_to
 from .callsite import user_site
 from .copy_slices import CopySlices
 from .grad_mode import _state as _grad_state
-from .grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, _sequence
 from .saved import SavedTensor
 from ..tensor import Tensor
 from .version import VersionCounter
+from .view_meta import CreationMeta
 
 _new = object.__new__
 
@@ -169,6 +170,7 @@ class Function(metaclass=_FunctionMeta):
     array_forward = False
     inplace = False   # built-ins: forward modifies arg 0 in place and returns it
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
+    multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
     # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
@@ -191,11 +193,17 @@ class Function(metaclass=_FunctionMeta):
         record = True in needs and is_grad_enabled()
         if cls.inplace:
             if is_grad_enabled():
-                diagnostics.check_inplace(args[0])
-            if not getattr(getattr(args[0]._array, "flags", None), "writeable", True):
+                diagnostics.check_inplace(args[0], True in needs)
+            target = args[0]._array
+            if not getattr(getattr(target, "flags", None), "writeable", True):
                 raise diagnostics.overlapping_write()
+            if len(args) > 1:
+                _check_partial_overlap(target, args)
         ctx = cls._node_cls()
         ctx.needs_input_grad = needs
+        # torch collects the edges before running the op: an in-place write must not change them (nor make an
+        # input view's history unreadable) before they are taken
+        edges = _collect_edges(cls, args, needs) if record else None
         if cls.array_forward:
             out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
         else:
@@ -205,14 +213,31 @@ class Function(metaclass=_FunctionMeta):
         outs = (out,) if single else out
 
         dirty = _dirty_tensors(ctx, args, cls)
-        if dirty and not is_inference_mode_enabled():
+        if dirty:  # torch bumps in inference_mode too; only inference tensors (no counter) have no version
             for t in dirty:
                 if t._version_counter is not None:
                     t._version_counter.bump(cls._node_cls.__name__ if cls.array_forward else cls.__name__)
         results = _wrap_outputs(cls, ctx, args, outs, dirty, record)
         if record:
-            _record(cls, ctx, args, results, dirty, 3)
+            _record(cls, ctx, args, results, dirty, 3, edges)
         return results[0] if single else tuple(results)
+
+
+def check_no_partial_overlap(out: Tensor, *inputs) -> None:
+    """For in-place ops built from other ops (addcmul_, lerp_): torch's overlap check on their operands."""
+    _check_partial_overlap(out._array, (out,) + inputs)
+
+
+def _check_partial_overlap(target, args) -> None:
+    """torch's assert_no_partial_overlap: an input that shares only part of the written-to memory is refused
+    (the op would read elements it has already overwritten); the very same memory (``a.add_(a)``) is fine."""
+    root = target if target.base is None else target.base
+    for a in args[1:]:
+        if isinstance(a, Tensor):
+            arr = a._array
+            if arr is not target and (arr if arr.base is None else arr.base) is root and \
+                    backend.memory_overlap(target, arr) == "partial":
+                raise diagnostics.partial_overlap()
 
 
 _NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
@@ -317,11 +342,18 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
                 t = d
                 break
         if t is None:
-            if cls.is_view and i == 0:
-                t = Tensor._make_view(arr, args[0], cls, args[1:])
+            if cls.is_view and (i == 0 or cls.multi_view):
+                t = Tensor._make_view(arr, args[0], cls, args[1:], cls.multi_view)
             elif isinstance(o, Tensor) and not cls.array_forward and o._base is not None and \
                     any(o._base is a or o._base is a._base for a in args if isinstance(a, Tensor)):
                 t = o  # a user Function returning a view of an input
+                if record:  # torch: its history is the custom backward, so in-place changes to it are refused
+                    t._creation_meta = CreationMeta.IN_CUSTOM_FUNCTION
+            elif record and not cls.array_forward and any(o is a for a in args):
+                t = Tensor._make(arr, o._version_counter)  # an input returned as-is: torch makes it a view of it
+                t._base = o if o._base is None else o._base
+                t._view_version = o._version_counter.value if o._version_counter is not None else 0
+                t._creation_meta = CreationMeta.IN_CUSTOM_FUNCTION
             else:
                 t = Tensor._make(arr)
         differentiable = record and t._array.dtype.kind == "f" and not any(
@@ -333,16 +365,10 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
     return results
 
 
-def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
-    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices.
-
-    site_depth: frames between user_site() and the caller of Op.apply (user_site, _record, apply), so the
-    call-site walk starts at the first frame that may be the user's.
-    """
-    ctx._seq = next(_sequence)
+def _collect_edges(cls, args, needs) -> tuple:
+    """(positions of the args that have an edge, their edges): tensors, and numbers under scalar_edges."""
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
-    needs = ctx.needs_input_grad
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             edge_args.append(i)
@@ -350,8 +376,19 @@ def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
         elif scalar_edges and isinstance(a, (int, float)):
             edge_args.append(i)
             edges.append(_NO_EDGE)
-    ctx._edge_args = tuple(edge_args)
-    ctx.next_functions = tuple(edges)
+    return tuple(edge_args), tuple(edges)
+
+
+def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None = None) -> None:
+    """Connect ctx into the graph: edges to inputs, saved tensors, outputs' grad_fn, CopySlices.
+
+    site_depth: frames between user_site() and the caller of Op.apply (user_site, _record, apply), so the
+    call-site walk starts at the first frame that may be the user's.
+    edges: from _collect_edges, taken before forward ran (None: take them now).
+    """
+    ctx._seq = next(_sequence)
+    edge_args, ctx.next_functions = edges if edges is not None else _collect_edges(cls, args, ctx.needs_input_grad)
+    ctx._edge_args = edge_args
     if not cls.array_forward:
         ctx._input_shapes = tuple(tuple(args[i].shape) if isinstance(args[i], Tensor) else () for i in edge_args)
     ctx._site = user_site(site_depth)
@@ -378,16 +415,28 @@ def _record(cls, ctx, args, results, dirty, site_depth: int) -> None:
             t._set_history(ctx, t._output_nr)
 
     if ctx._to_save:
-        ctx._saved = tuple([_resolve_saved(s, args, results) for s in ctx._to_save])
+        # a built-in in-place op saves its other inputs as torch does, *before* its write: one that shares the
+        # written tensor's memory (b.mul_(b)) is then stale, and backward refuses it instead of using new values
+        written = args[0]._version_counter if cls.inplace else None
+        ctx._saved = tuple([_resolve_saved(s, args, results, written) for s in ctx._to_save])
         ctx._to_save = ()
 
 
-def _resolve_saved(s, args, results):
-    """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw."""
+def _resolve_saved(s, args, results, written=None):
+    """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw.
+
+    written: the version counter an in-place built-in just bumped; its other inputs are saved as they were
+    before the write (torch saves them first), the written tensor itself as the output it now is.
+    """
     if s is None:
         return None
+    arr = s._array if isinstance(s, Tensor) else s  # a user Function's output is re-wrapped: match its array
+    if written is not None:
+        for a in args[1:]:
+            if isinstance(a, Tensor) and (a is s or a._array is arr):
+                return SavedTensor.of_input(a, before_write=a._version_counter is written)
     for t in results:
-        if t is not None and (t is s or t._array is s):
+        if t is not None and (t is s or t._array is arr):
             return SavedTensor.of_output(t)
     for a in args:
         if isinstance(a, Tensor) and (a is s or a._array is s):

@@ -21,10 +21,15 @@ class SavedTensor(tuple):
     released = False  # a node frees its saved values by dropping them all (node._saved = None)
 
     @staticmethod
-    def of_input(t) -> "SavedTensor":
-        """Keep an input tensor itself (its grad_fn is another node: no cycle)."""
+    def of_input(t, before_write: bool = False) -> "SavedTensor":
+        """Keep an input tensor itself (its grad_fn is another node: no cycle).
+
+        before_write: the op has just bumped t's counter (an in-place op reading an alias of what it wrote):
+        t is saved at the version it had when the op read it.
+        """
         c = t._version_counter
-        return _tuple_new(SavedTensor, (t, None, c, c.value if c is not None else 0, t._output_nr, t._grad_fn))
+        version = 0 if c is None else c.value - 1 if before_write else c.value
+        return _tuple_new(SavedTensor, (t, None, c, version, t._output_nr, t._grad_fn))
 
     @staticmethod
     def of_output(t) -> "SavedTensor":

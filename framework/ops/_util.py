@@ -163,3 +163,15 @@ def broadcast_error(a_shape, b_shape):
             return RuntimeError(f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
                                 f"non-singleton dimension {i}")
     return RuntimeError(f"shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast")
+
+
+def inplace_shape(out_shape, *shapes) -> None:
+    """torch's errors for an in-place op whose operands do not broadcast to the written-to tensor's shape."""
+    shape = tuple(out_shape)
+    for other in shapes:
+        try:
+            shape = np.broadcast_shapes(shape, tuple(other))
+        except ValueError:
+            raise broadcast_error(shape, other) from None
+    if shape != tuple(out_shape):
+        raise RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(shape)}")

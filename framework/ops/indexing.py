@@ -12,6 +12,7 @@ from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import grad_for, wrap_dim
+from .combine import cat, stack
 from .inplace import FillTensor
 from .views import Alias, Unsqueeze
 from ..tensor import Tensor
@@ -103,6 +104,48 @@ class Slice(Function):
     @staticmethod
     def backward(ctx, grad):
         return IndexGrad.apply(grad, ctx.shape, ctx.index, False), None, None
+
+
+class Unbind(Function):
+    """outs = a.select(dim, i) for each i (views of ``a``, one node). Saves nothing."""
+
+    node_name, array_forward, is_view, multi_view = "UnbindBackward0", True, True, True
+
+    @staticmethod
+    def forward(ctx, a, dim):
+        ctx.dim = dim
+        pre = (slice(None),) * dim
+        # the trailing ... keeps numpy returning 0-d *views* rather than scalar copies
+        return tuple(a[pre + (i, Ellipsis)] for i in range(a.shape[dim]))
+
+    @staticmethod
+    def backward(ctx, *grads):  # unused outputs arrive as zeros (the node materializes them)
+        return stack(grads, ctx.dim), None
+
+
+class Split(Function):
+    """outs = consecutive pieces of ``a`` along ``dim`` with the given sizes (views, one node). Saves nothing."""
+
+    node_name, array_forward, is_view, multi_view = "SplitBackward0", True, True, True
+
+    @staticmethod
+    def forward(ctx, a, dim, sizes):
+        ctx.dim = dim
+        pre, out, start = (slice(None),) * dim, [], 0
+        for s in sizes:
+            out.append(a[pre + (slice(start, start + s),)])
+            start += s
+        return tuple(out)
+
+    @staticmethod
+    def backward(ctx, *grads):
+        return cat(grads, ctx.dim), None, None
+
+
+class SplitWithSizes(Split):
+    """Split with an explicit list of sizes (torch names its node SplitWithSizesBackward0). Saves nothing."""
+
+    node_name = "SplitWithSizesBackward0"
 
 
 class Index(Function):
@@ -283,24 +326,26 @@ def select(a, dim: int, index: int):
 
 
 def unbind(a, dim: int = 0):
+    """Every slice along ``dim``: views of one UnbindBackward0 node (torch forbids changing them in place)."""
     if a.ndim == 0 and dim in (0, -1):
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
-    dim = wrap_dim(dim, a.ndim)
-    return tuple(select(a, dim, i) for i in range(a.shape[dim]))
+    return Unbind.apply(a, wrap_dim(dim, a.ndim))
 
 
 def split(a, split_size, dim: int = 0):
+    """Pieces of ``split_size`` along ``dim`` (an int, or a list of sizes): views of one SplitBackward0 node."""
     if a.ndim == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     dim = wrap_dim(dim, a.ndim)
     n = a.shape[dim]
-    sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) \
-        if isinstance(split_size, int) else list(split_size)
-    out, start = [], 0
-    for s in sizes:
-        out.append(narrow(a, dim, start, s))
-        start += s
-    return tuple(out)
+    if isinstance(split_size, int):
+        sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) if split_size else [n]
+        return Split.apply(a, dim, tuple(sizes))
+    sizes = tuple(int(s) for s in split_size)
+    if sum(sizes) != n:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
+                           f"dimension {dim}), but got split_sizes={list(sizes)}")
+    return SplitWithSizes.apply(a, dim, sizes)
 
 
 def chunk(a, chunks: int, dim: int = 0):

@@ -5,7 +5,7 @@ from ..autograd.function import Function
 from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
 from ..tensor import Tensor
-from ._util import grad_for
+from ._util import grad_for, inplace_shape
 
 
 class Zero(Function):
@@ -55,13 +55,10 @@ class Copy(Function):
     @staticmethod
     def forward(ctx, a, src):
         ctx.src_meta = (src.shape, src.dtype)
-        try:
-            xp = get_array_module(a)
-            a[...] = xp.broadcast_to(src, a.shape) if src.shape != a.shape else src
-        except ValueError:
-            raise RuntimeError(f"The size of tensor a ({a.shape[-1] if a.ndim else 1}) must match the size of tensor "
-                               f"b ({src.shape[-1] if src.ndim else 1}) at non-singleton dimension "
-                               f"{max(a.ndim - 1, 0)}") from None
+        if src.shape != a.shape:
+            inplace_shape(a.shape, src.shape)
+            src = get_array_module(a).broadcast_to(src, a.shape)
+        a[...] = src
         return a
 
     @staticmethod

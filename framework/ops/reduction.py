@@ -84,7 +84,8 @@ class MeanAll(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        return (get_array_module(g).broadcast_to(g / ctx.n, ctx.shape),)
+        # divide after broadcasting, as backward(): a dense gradient (one that in-place ops may write into)
+        return (get_array_module(g).broadcast_to(g, ctx.shape) / ctx.n,)
 
 
 class Mean(Function):

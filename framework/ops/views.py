@@ -268,6 +268,8 @@ def t(a):
 
 
 def permute(a, *dims):
+    if not dims:  # torch's method signature requires dims (torch.permute(x, ()) is the ordinary error)
+        raise TypeError('permute() missing 1 required positional arguments: "dims"')
     return Permute.apply(a, shape_args(dims))
 
 
