@@ -238,8 +238,9 @@ class Tensor:
         """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added.
 
         As torch: with a graph (create_graph), a leaf's first grad is ``empty.copy_(g)`` (CopyBackwards,
-        _version 1) and a retained grad is ``g.clone()``; a later one is ``grad + g``, out of place without
-        a graph only when neither has one, in place otherwise (which bumps grad's _version).
+        _version 1) and a retained grad is ``g.clone()``; a later one is ``grad + g``: out of place when a graph
+        is built (or for a non-leaf), otherwise in place, which bumps grad's _version (torch's ``grad += new``
+        under no_grad, even when grad itself requires grad).
         """
         if self._grad is None:
             if not keep_graph:
@@ -249,7 +250,7 @@ class Tensor:
             else:
                 xp = backend.get_array_module(g._array)
                 self._grad = Tensor._make(xp.empty(g._array.shape, dtype=g._array.dtype)).copy_(g)
-        elif keep_graph or self._grad.requires_grad:
+        elif keep_graph or retained or self.grad_fn is not None:  # with a graph, or a non-leaf's hook: out of place
             self._grad = self._grad + g
         else:
             self._grad._array += g._array

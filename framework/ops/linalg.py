@@ -154,6 +154,8 @@ def _unsafe_view(a, shape):
 def _fold(a, b):
     """N-D @ 1-D/2-D (or the mirror): fold the batch dims into the rows of one mm/mv, as ATen's matmul."""
     transpose = b.ndim > a.ndim
+    if transpose:  # torch checks the dtypes of this case up front, with its bmm text
+        _check_dtypes(a._array, b._array, "bmm")
     t1 = b.transpose(-1, -2) if transpose else a
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
     out_shape = tuple(t1.shape[:-1])
