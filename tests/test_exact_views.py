@@ -473,3 +473,20 @@ def test_inplace_on_view_of_leaf_that_stopped_requiring_grad():
         return x.tolist(), x.requires_grad, x.is_leaf
 
     _same(allowed)
+
+
+@pytest.mark.parametrize("call", ["backward", "grad"])
+def test_a_no_grad_view_cannot_be_a_backward_root(call):
+    """Found by the fuzzer: such a view requires grad but has neither a grad_fn nor (being a view) a grad
+    accumulator, so torch refuses it as the root of backward / autograd.grad."""
+    def fn(m):
+        t1 = m.tensor([1.0, 2.0], requires_grad=True)
+        with m.no_grad():
+            t2 = t1.select(0, 0)
+        if call == "backward":
+            t2.backward()
+        else:
+            m.autograd.grad(t2, [t1])
+        return t1.grad
+
+    _same(fn)
