@@ -13,7 +13,7 @@ from . import dtypes, ops
 from .autograd import backward as _autograd_backward
 from .autograd.function import check_no_partial_overlap
 from .ops import arithmetic_inplace as ar, combine, conversion, indexing, inplace, unary_inplace as un
-from .ops._util import _type_name, operand, refused
+from .ops._util import _type_name, c_type_name as _c_name, operand, refused
 from .tensor import Tensor
 
 
@@ -113,6 +113,10 @@ def _addcdiv_(self, t1, t2, *, value=1):
 
 def _lerp_(self, end, weight: float):
     """self += weight * (end - self), in place, with torch's two formulas (exact at both ends)."""
+    end = ops._t(end)
+    if end.dtype != self.dtype:
+        raise RuntimeError(f"expected dtype {_c_name(self._array.dtype)} for `end` but got dtype "
+                           f"{_c_name(end._array.dtype)}")
     if isinstance(weight, Tensor):  # a tensor weight (torch: LerpBackward1), here through out-of-place ops
         check_no_partial_overlap(self, end, weight)
         diff = ops.sub(end, self)

@@ -192,6 +192,16 @@ def errstate(xp, **kwargs):
     return contextlib.nullcontext()
 
 
+def broadcast_view(a: Array, shape: tuple) -> Array:
+    """``a`` broadcast to ``shape`` as a view. When no element repeats (only dims of size 1 are added), a plain
+    reshape: a writeable view, as torch's expand then is writeable; otherwise NumPy's read-only broadcast (a write
+    into it would land on one element many times)."""
+    shape = tuple(shape)
+    if a.size == math.prod(shape) and [d for d in a.shape if d != 1] == [d for d in shape if d != 1]:
+        return a.reshape(shape)
+    return get_array_module(a).broadcast_to(a, shape)
+
+
 def scatter_add(target: Array, index, values: Array) -> None:
     """target[index] += values, accumulating repeated indices (np.add.at / cupyx.scatter_add)."""
     if _cupy is None or not isinstance(target, _cupy.ndarray):

@@ -309,7 +309,7 @@ class Tensor:
 
     def detach_(self) -> "Tensor":
         """Cut this tensor from its history in place."""
-        if self._base is not None and self._view_fn is not None:
+        if self._base is not None:  # any view, however it was made (torch: is_view())
             raise RuntimeError("Can't detach views in-place. Use detach() instead.")
         self._grad_fn, self._rg, self._output_nr = None, False, 0
         return self

@@ -16,6 +16,9 @@ class Softmax(Function):
     def forward(ctx, a, dim):
         xp = get_array_module(a)
         ctx.dim = dim
+        if a.size == 0:  # NumPy's max has no identity for an empty axis; the result is empty
+            ctx.save_for_backward(a)
+            return a.copy()
         e = xp.exp(a - a.max(axis=dim, keepdims=True))
         out = e / e.sum(axis=dim, keepdims=True)
         ctx.save_for_backward(out)
@@ -36,6 +39,9 @@ class LogSoftmax(Function):
     def forward(ctx, a, dim):
         xp = get_array_module(a)
         ctx.dim = dim
+        if a.size == 0:  # as softmax: an empty result
+            ctx.save_for_backward(a)
+            return a.copy()
         shifted = a - a.max(axis=dim, keepdims=True)
         out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         ctx.save_for_backward(out)

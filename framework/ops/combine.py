@@ -190,7 +190,10 @@ class Maximum(Function):
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
-        return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
+        try:
+            return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
+        except ValueError:  # NumPy's broadcast failure; torch's text
+            raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
 
     @staticmethod
     def backward(ctx, grad):

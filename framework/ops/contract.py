@@ -7,7 +7,7 @@ import string
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import grad_for, normalize_dims, scalar_type_name
+from ._util import c_type_name, grad_for, normalize_dims, scalar_type_name
 
 
 class VectorNorm(Function):
@@ -84,6 +84,13 @@ class Baddbmm(Function):
     def forward(ctx, inp, b1, b2, beta, alpha):
         if b1.ndim != 3 or b2.ndim != 3:
             raise RuntimeError("batch1 must be a 3D tensor" if b1.ndim != 3 else "batch2 must be a 3D tensor")
+        if inp.dtype != b1.dtype:  # torch's texts: the input against batch1 first, then the bmm kernel's
+            names = ", ".join(f"{n}{c_type_name(x.dtype)}" for n, x in (("input ", inp), ("batch1: ", b1),
+                                                                         ("batch2: ", b2)))
+            raise RuntimeError(f"Input dtypes must be the same, got: {names}")
+        if b1.dtype != b2.dtype:
+            raise RuntimeError(f"expected scalar type {scalar_type_name(b1.dtype)} but found "
+                               f"{scalar_type_name(b2.dtype)}")
         ctx.in_meta, ctx.beta, ctx.alpha = (inp.shape, inp.dtype), beta, alpha
         ctx.save_for_backward(b1 if ctx.needs_input_grad[2] else None, b2 if ctx.needs_input_grad[1] else None)
         prod = b1 @ b2

@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._util import c_type_name, scalar_type_name
 
 
 def _pair(v) -> tuple:
@@ -62,6 +63,15 @@ def _check_input(x, weight_in_channels, name="conv2d", groups=1):
                            "channels instead")
 
 
+def _check_dtypes(x, w, b) -> None:
+    """torch's CPU checks, in its order: the bias's dtype against the input's, then the weight's."""
+    if b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(b.dtype)}) should be "
+                           "the same")
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(w.dtype)}")
+
+
 class Conv2d(Function):
     """out = cross-correlation of x (N,C,H,W) with w (O,C,kh,kw) + b. Saves x and w."""
 
@@ -70,8 +80,7 @@ class Conv2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
         _check_input(x, w.shape[1])
-        if x.dtype != w.dtype:
-            raise RuntimeError(f"Input type ({x.dtype}) and weight type ({w.dtype}) should be the same")
+        _check_dtypes(x, w, b)
         xp = get_array_module(x)
         kh, kw = w.shape[2], w.shape[3]
         cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
@@ -115,6 +124,7 @@ class ConvTranspose2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
         _check_input(x, w.shape[0], "conv_transpose2d")
+        _check_dtypes(x, w, None)  # torch's conv_transpose2d does not check the bias's dtype
         xp = get_array_module(x)
         n, c, h, wd = x.shape
         kh, kw = w.shape[2], w.shape[3]

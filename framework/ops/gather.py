@@ -117,7 +117,13 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return Gather.apply(input, dim % max(input.ndim, 1), _index_array(index, "gather"))
 
 
+def _check_src_dtype(input: Tensor, src) -> None:
+    if isinstance(src, Tensor) and src.dtype != input.dtype:
+        raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
+
+
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+    _check_src_dtype(input, src)
     if reduce is not None:
         raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add or scatter_reduce")
     dim, index = dim % max(input.ndim, 1), _index_array(index, "scatter")
@@ -128,6 +134,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    _check_src_dtype(input, src)
     return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_array(index, "scatter_add"), src)
 
 

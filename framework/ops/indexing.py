@@ -257,6 +257,23 @@ class IndexPut(Function):
         return ga, None, gv, None
 
 
+def _covers_all(key: tuple, shape: tuple) -> bool:
+    """Whether a key of slices (and at most one Ellipsis) selects every element of every dim, in order."""
+    if not all(i is Ellipsis or isinstance(i, slice) for i in key) or sum(i is Ellipsis for i in key) > 1:
+        return False
+    if Ellipsis in key:
+        cut = key.index(Ellipsis)
+        before, after = key[:cut], key[cut + 1:]
+        if len(before) + len(after) > len(shape):
+            return False
+        pairs = list(zip(before, shape)) + list(zip(after, shape[len(shape) - len(after):]))
+    else:
+        if len(key) > len(shape):
+            return False
+        pairs = list(zip(key, shape))
+    return all(s.indices(n) == (0, n, 1) for s, n in pairs)
+
+
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
     key = idx if isinstance(idx, tuple) else (idx,)
@@ -267,8 +284,9 @@ def setitem(a, idx, value) -> None:
         else:
             IndexPut.apply(a, index, get_array_module(a._array).asarray(value, dtype=a._array.dtype))
         return
-    # torch skips full slices here too: `a[:] = 0` writes into `a` itself, not into a view of it
-    if all(i is Ellipsis or (isinstance(i, slice) and i == slice(None)) for i in key):
+    # torch skips slices that cover their whole dim: `a[:] = 0` (or `a[:1] = 0` when dim 0 has size 1) writes
+    # into `a` itself, not into a view of it
+    if _covers_all(key, tuple(a.shape)):
         target = a
     else:
         target = getitem(a, key)

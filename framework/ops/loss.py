@@ -4,6 +4,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
+from ._util import scalar_type_name
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -175,6 +176,9 @@ def binary_cross_entropy(p: Tensor, t: Tensor, weight: Tensor | None = None, red
     """torch.nn.functional.binary_cross_entropy on same-shape p and t (weight broadcasts to them)."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+    if t.dtype != p.dtype:
+        raise RuntimeError(f"Found dtype {scalar_type_name(t._array.dtype)} but expected "
+                           f"{scalar_type_name(p._array.dtype)}")
     w = None
     if weight is not None:
         xp = get_array_module(p._array)

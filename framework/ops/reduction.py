@@ -6,7 +6,7 @@ import numpy as np
 from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
-from ..backend import get_array_module
+from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
 from ._util import normalize_dims
 
@@ -41,7 +41,7 @@ class SumAll(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        return get_array_module(g).broadcast_to(g, ctx.shape), None
+        return broadcast_view(g, ctx.shape), None
 
 
 class Sum(Function):

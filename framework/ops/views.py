@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import broadcast_view, get_array_module
 from ._util import normalize_dims, shape_args, sum_to, wrap_dim
 from .conversion import Clone
 
@@ -211,7 +211,7 @@ class Expand(Function):
                                    f"({s}) at non-singleton dimension {i + lead}.  Target sizes: {list(shape)}.  "
                                    f"Tensor sizes: {list(a.shape)}")
         ctx.shape = a.shape
-        return get_array_module(a).broadcast_to(a, target)
+        return broadcast_view(a, target)
 
     @staticmethod
     def backward(ctx, grad):

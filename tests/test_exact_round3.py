@@ -1,0 +1,123 @@
+"""PyTorch-exactness, causes found by the fuzzer (tests/fuzz.py) after the issue-15 fixes: each scenario runs under
+framework and torch and must end the same way (a value, or an error's class and first sentence)."""
+from __future__ import annotations
+
+import pytest
+
+import framework
+from scenario import outcome
+
+torch = pytest.importorskip("torch")
+
+
+def _same(fn):
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours == theirs
+    return ours
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_broadcast_error_text(name):
+    _same(lambda m: getattr(m, name)(m.ones(9), m.ones(3)))
+
+
+@pytest.mark.parametrize("dtypes", [("d", "f", "d"), ("f", "d", "f"), ("f", "f", "d"), ("d", "d", "f"),
+                                    ("d", "f", "f")])
+def test_conv2d_dtype_checks_in_torchs_order(dtypes):
+    def fn(m):
+        dt = {"f": m.float32, "d": m.float64}
+        x, w, b = (dt[c] for c in dtypes)
+        return m.nn.functional.conv2d(m.ones(1, 2, 4, 4, dtype=x), m.ones(3, 2, 3, 3, dtype=w), m.ones(3, dtype=b))
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("dtypes", [("d", "f"), ("f", "d")])
+def test_conv_transpose2d_dtype_check(dtypes):
+    def fn(m):
+        dt = {"f": m.float32, "d": m.float64}
+        return m.nn.functional.conv_transpose2d(m.ones(1, 2, 4, 4, dtype=dt[dtypes[0]]),
+                                                m.ones(2, 3, 3, 3, dtype=dt[dtypes[1]]))
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["scatter", "scatter_add"])
+def test_scatter_src_dtype_must_match(op):
+    _same(lambda m: getattr(m.ones(2, 3, dtype=m.float64), op)(1, m.tensor([[0, 1]]), m.ones(1, 2)))
+
+
+@pytest.mark.parametrize("dtypes", ["dff", "fdf", "ffd"])
+def test_baddbmm_dtype_checks(dtypes):
+    def fn(m):
+        dt = {"f": m.float32, "d": m.float64}
+        return m.baddbmm(*(m.ones(2, 2, 2, dtype=dt[c]) for c in dtypes))
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("dtypes", [("d", "f"), ("f", "d")])
+def test_binary_cross_entropy_target_dtype(dtypes):
+    def fn(m):
+        dt = {"f": m.float32, "d": m.float64}
+        return m.nn.functional.binary_cross_entropy(m.full((3,), 0.5, dtype=dt[dtypes[0]]),
+                                                    m.ones(3, dtype=dt[dtypes[1]]))
+
+    _same(fn)
+
+
+def test_lerp_end_dtype():
+    _same(lambda m: m.ones(3).lerp_(m.ones(3, dtype=m.float64), 0.3))
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_of_an_empty_tensor(fn):
+    def run(m):
+        x = m.ones(2, 0, requires_grad=True)
+        y = getattr(m, fn)(x, dim=-1)
+        y.sum().backward()
+        return y.shape, x.grad.shape, type(y.grad_fn).__name__
+
+    _same(run)
+
+
+def test_detach_in_place_refuses_any_view():
+    def fn(m):
+        t = m.ones(3)
+        with m.no_grad():
+            v = t.unsqueeze(-1)
+        with pytest.raises(RuntimeError) as info:
+            v.detach_()
+        return str(info.value).split(". ")[0]  # torch's first sentence (its second names torch's own files)
+
+    assert fn(framework) == fn(torch) == "Can't detach views in-place"
+
+
+@pytest.mark.parametrize("stmt", ["a[0] = 100", "a[:1] = 0.5", "a[:, :] = 1.0", "a[..., :] = 1.0", "a[..., 0] = 1.0"])
+def test_setitem_on_a_leaf_names_the_leaf_when_the_key_covers_it(stmt):
+    def fn(m):
+        a = m.tensor([[2.0, 1.0]], requires_grad=True)
+        exec(stmt)
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["neg_", "zero_", "mul_"])
+def test_in_place_on_the_gradient_of_a_0d_sum(op):
+    """A 0-d gradient is a broadcast of nothing: no element repeats, so torch writes into it."""
+    def fn(m):
+        t0 = m.tensor(1.13, requires_grad=True)
+        (g,) = m.autograd.grad(t0.sum(), [t0])
+        getattr(g, op)(*([2.0] if op == "mul_" else []))
+        return g.tolist(), g._version
+
+    _same(fn)
+
+
+def test_in_place_on_an_expanded_gradient_still_refused():
+    def fn(m):
+        t0 = m.tensor([1.0, 2.0], requires_grad=True)
+        (g,) = m.autograd.grad(t0.sum(), [t0])
+        g.neg_()
+
+    _same(fn)
