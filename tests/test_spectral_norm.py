@@ -234,6 +234,7 @@ def _sn_step():
     return D, step
 
 
+@pytest.mark.explicit_device  # framework.compile replays NumPy steps only (a CuPy step runs eagerly): on the CPU
 def test_compiled_step_updates_u_v_as_eager():
     """A compiled step replays the power iteration's in-place buffer writes: same u, v, weights as eager."""
     xs = [framework.randn(16, 2) for _ in range(3)]
