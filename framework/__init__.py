@@ -24,7 +24,7 @@ from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm,
                   mul, mv, narrow, ne, neg, numel, permute, pow, reciprocal, relu, reshape, rsqrt, select, sigmoid,
                   sign, sin, softmax, split, sqrt, squeeze, stack, std, sub, sum, t, tanh, transpose, unbind,
                   unsqueeze, var, where)
-from .ops import floor_divide, fmod, prod, remainder
+from .ops import arctan2, atan2, floor_divide, fmod, prod, remainder
 from .ops import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, negative_, relu_, sigmoid_, sin_,
                   sqrt_, tanh_, zero_)
 from .ops import (argsort, baddbmm, cumprod, cumsum, einsum, gather, index_select, logsumexp, multinomial,

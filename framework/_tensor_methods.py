@@ -203,6 +203,7 @@ METHODS = {
     "sin": ops.sin, "cos": ops.cos, "tanh": ops.tanh, "sigmoid": ops.sigmoid, "relu": ops.relu,
     "clamp": ops.clamp, "clip": ops.clamp, "softmax": ops.softmax, "log_softmax": ops.log_softmax,
     "masked_fill": ops.masked_fill, "where": lambda self, cond, other: ops.where(cond, self, other),
+    "atan2": _method(ops.atan2, "atan2"), "arctan2": _method(ops.atan2, "arctan2"),
     "maximum": _method(ops.maximum, "maximum"), "minimum": _method(ops.minimum, "minimum"),
     # reductions
     "sum": ops.sum, "prod": ops.prod, "mean": ops.mean, "max": ops.max, "min": ops.min, "amax": ops.amax, "amin": ops.amin,

@@ -113,6 +113,8 @@ OPS = [
     OpCase("masked_fill", lambda m, a: a.masked_fill(a > 0.5, 0.0), [(3, 4)]),
     OpCase("amin", lambda m, a: a.amin(dim=0), [(3, 4)]),
     OpCase("maximum", lambda m, a, b: m.maximum(a, b), [(3, 4), (3, 4)]),
+    OpCase("atan2", lambda m, a, b: m.atan2(a, b), [(3, 4), (4,)]),
+    OpCase("atan2_method", lambda m, a, b: a.atan2(b), [(2, 3), (2, 3)]),
     # remainder/fmod: inputs kept away from the jumps of floor/trunc(a / b), where no derivative exists
     OpCase("remainder", lambda m, a, b: m.remainder(a * 3.0, b), [(3, 4), (4,)], domain=_pos(0.6, 1.9)),
     OpCase("remainder_neg", lambda m, a, b: (a * -3.0) % b, [(3, 4), (3, 4)], domain=_pos(0.6, 1.9)),

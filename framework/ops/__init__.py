@@ -12,6 +12,7 @@ from ._util import as_operand as _t  # noqa: F401  (the old name of the operand 
 from .activation import log_softmax, softmax
 from .arithmetic import (Reciprocal, add, div, divide, mul, multiply, neg, negative, pow, reciprocal, sub,
                          subtract, true_divide)
+from .combine import Atan2, arctan2, atan2
 from .combine import Maximum, Minimum, cat, concat, concatenate, masked_fill, maximum, minimum, stack, where
 from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, ceil, eq, equal, floor, ge,
                       greater, greater_equal, gt, is_tensor, isfinite, isinf, isnan, le, less, less_equal,

@@ -211,6 +211,32 @@ class Minimum(Maximum):
     node_name, _pick = "MinimumBackward0", "minimum"
 
 
+class Atan2(Function):
+    """out = atan2(a, b) elementwise: the angle of the point (b, a). Saves a and b."""
+
+    node_name, array_forward = "Atan2Backward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.save_for_backward(a, b)
+        ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
+        a, b = promote(a, b)
+        if a.dtype.kind != "f":  # integers and bools give the default float dtype, as torch
+            a, b = a.astype(np.float32), b.astype(np.float32)
+        try:
+            return get_array_module(a).arctan2(a, b)
+        except ValueError:  # NumPy's broadcast failure; torch's text
+            raise broadcast_error(a.shape, b.shape) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        recip = (a * a + b * b).reciprocal()  # torch's atan2_backward
+        ga = grad_for(grad * b * recip, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad * -a * recip, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
 # ---- functional API ---------------------------------------------------------------------------------
 
 def cat(tensors, dim: int = 0):
@@ -244,6 +270,13 @@ def masked_fill_(a, mask, value):
         _check_fill_value(value)
         return MaskedFillTensorInplace.apply(a, mask._array, value)
     return MaskedFillInplace.apply(a, mask._array, value)
+
+
+def atan2(input, other):
+    return Atan2.apply(operand(input, "atan2", 1, "input", False), operand(other, "atan2", 2, numbers=False))
+
+
+arctan2 = atan2
 
 
 def maximum(a, b):
