@@ -121,3 +121,14 @@ def test_in_place_on_an_expanded_gradient_still_refused():
         g.neg_()
 
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["x.max(dim=1)", "x.max(dim=-1)", "x.min(dim=1)", "x.amax(1)", "x.amax((0, 1))",
+                                  "x.amin(-2)", "x.argmax(1)", "x.argmin(-2)", "x.amax(2)"])
+def test_max_like_reductions_over_an_empty_dim(call):
+    def fn(m):
+        x = m.ones(2, 0, 3)
+        out = eval(call)
+        return tuple((out[0] if isinstance(out, tuple) else out).shape)
+
+    _same(fn)

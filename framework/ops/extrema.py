@@ -149,6 +149,15 @@ class Amin(Amax):
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
 
 
+def _nonempty_dims(a, dims, name: str) -> None:
+    """torch's check before a max/min-like reduction along ``dims`` (as the user gave them): none may be empty."""
+    if not a.ndim or a.numel() > 0:
+        return
+    for d in (dims if isinstance(dims, (tuple, list)) else (dims,)):
+        if -a.ndim <= d < a.ndim and a.shape[d] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
     if isinstance(dim, Tensor):
         other, dim = dim, None
@@ -156,6 +165,7 @@ def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
         return maximum(a, other) if fn_name == "max" else minimum(a, other)
     if dim is None:
         return all_cls.apply(a)
+    _nonempty_dims(a, dim, fn_name)
     v, i = dim_cls.apply(a, dim, keepdim)
     return values_indices(v, i)
 
@@ -169,14 +179,18 @@ def min(a, dim=None, keepdim: bool = False, other=None):
 
 
 def amax(a, dim=(), keepdim: bool = False):
+    _nonempty_dims(a, dim, "amax")
     return Amax.apply(a, dim, keepdim)
 
 
 def amin(a, dim=(), keepdim: bool = False):
+    _nonempty_dims(a, dim, "amin")
     return Amin.apply(a, dim, keepdim)
 
 
 def argmax(a, dim=None, keepdim: bool = False):
+    if dim is not None:
+        _nonempty_dims(a, dim % a.ndim if a.ndim else dim, "argmax")  # torch names the wrapped dim here
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmax(): does not support bool input")
     if dim is None:
@@ -185,6 +199,8 @@ def argmax(a, dim=None, keepdim: bool = False):
 
 
 def argmin(a, dim=None, keepdim: bool = False):
+    if dim is not None:
+        _nonempty_dims(a, dim % a.ndim if a.ndim else dim, "argmin")  # torch names the wrapped dim here
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmin(): does not support bool input")
     if dim is None:
