@@ -132,3 +132,14 @@ def test_max_like_reductions_over_an_empty_dim(call):
         return tuple((out[0] if isinstance(out, tuple) else out).shape)
 
     _same(fn)
+
+
+@pytest.mark.parametrize("inputs", ["[t0, t0]", "[t0, t0.flatten()]"])
+def test_backward_inputs_naming_a_tensor_twice_accumulates_once(inputs):
+    """Found by the fuzzer (a silent double count): flatten of a 1-D tensor is the tensor itself, in both."""
+    def fn(m):
+        t0 = m.tensor([-0.39, 1.9], requires_grad=True)
+        (t0 * 3).sum().backward(inputs=eval(inputs))
+        return t0.grad.tolist()
+
+    assert _same(fn) == ("ok", [3.0, 3.0])

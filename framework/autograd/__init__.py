@@ -87,8 +87,10 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         if t.requires_grad and t.grad_fn is not None:
             t.retain_grad()
     captured = _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets=True)
+    done = set()  # a tensor passed twice (or an alias torch returns as the same object) accumulates once
     for t, g in zip(inputs, captured):
-        if g is not None and t.grad_fn is None:
+        if g is not None and t.grad_fn is None and id(t) not in done:
+            done.add(id(t))
             t._accumulate_grad(g, keep_graph=create_graph)
 
 
