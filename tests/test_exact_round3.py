@@ -143,3 +143,15 @@ def test_backward_inputs_naming_a_tensor_twice_accumulates_once(inputs):
         return t0.grad.tolist()
 
     assert _same(fn) == ("ok", [3.0, 3.0])
+
+
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_maximum_minimum_gradient_with_a_nan(name):
+    """Found by the fuzzer: torch gives each side the gradient unless it lost, so against a NaN both get it."""
+    def fn(m):
+        a = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        b = m.tensor([float("nan"), 2.0, 0.5], requires_grad=True)
+        getattr(m, name)(a, b).sum().backward()
+        return a.grad.tolist(), b.grad.tolist()
+
+    _same(fn)

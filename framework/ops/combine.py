@@ -198,10 +198,11 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        a_wins = (a > b) if ctx._forward_cls._pick == "maximum" else (a < b)
-        share = a_wins.float().to(grad.dtype) + (a == b).to(grad.dtype) * 0.5
-        ga = grad_for(grad * share, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = grad_for(grad * (1 - share), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        # torch's formula: each side gets grad unless it lost (half on a tie), so with a NaN both get all of it
+        tie = (a == b).to(grad.dtype) * 0.5
+        a_lost, b_lost = ((a < b), (a > b)) if ctx._forward_cls._pick == "maximum" else ((a > b), (a < b))
+        ga = grad_for(grad * (1 - a_lost.to(grad.dtype) - tie), *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad * (1 - b_lost.to(grad.dtype) - tie), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
