@@ -21,6 +21,7 @@ from ..ops.linalg import linear  # noqa: F401  (F.linear)
 from ..ops import loss as _loss, loss_nll as _nll, scalar_ops as _scalar
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
+from .losses_more import _reduce  # the reduction tail every loss shares
 
 # ---- activations ----------------------------------------------------------------------------------
 
@@ -186,16 +187,6 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
 
 
 # ---- losses -------------------------------------------------------------------------------------
-
-
-def _reduce(loss: Tensor, reduction: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{reduction} is not a valid value for reduction")
 
 
 def _check_same_size(input, target, name):
