@@ -94,6 +94,19 @@ def _diagonal_view(xp, a, offset: int, d1: int, d2: int):
     return xp.lib.stride_tricks.as_strided(b, shape=shape, strides=strides)
 
 
+def _set_diagonal(xp, out, g, offset: int, d1: int, d2: int) -> None:
+    """out's ``offset`` diagonal over d1, d2 = g (the diagonal as g's last dim), by index arrays: no view is
+    written through (a strided view is read-only on some backends)."""
+    n = g.shape[-1]
+    rows = xp.arange(n) + (-offset if offset < 0 else 0)
+    cols = xp.arange(n) + (offset if offset > 0 else 0)
+    index = [slice(None)] * out.ndim
+    index[d1], index[d2] = rows, cols
+    # numpy's rule: the index arrays' dim takes their place when d1, d2 are adjacent, else it goes first
+    position = min(d1, d2) if abs(d1 - d2) == 1 else 0
+    out[tuple(index)] = xp.moveaxis(g, -1, position)
+
+
 def _check_diagonal_dims(ndim: int, dim1: int, dim2: int) -> tuple:
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
     if d1 == d2:
@@ -123,7 +136,8 @@ class DiagonalCopy(Diagonal):
 
     @staticmethod
     def forward(ctx, a, offset, d1, d2):
-        return Diagonal.forward(ctx, a, offset, d1, d2).copy()
+        ctx.shape, ctx.args = a.shape, (offset, d1, d2)
+        return get_array_module(a).diagonal(a, offset, d1, d2).copy()
 
 
 class DiagonalBackward(Function):
@@ -136,7 +150,7 @@ class DiagonalBackward(Function):
         ctx.args = (offset, d1, d2)
         xp = get_array_module(g)
         out = xp.zeros(shape, dtype=g.dtype)
-        _diagonal_view(xp, out, offset, d1, d2)[...] = g
+        _set_diagonal(xp, out, g, offset, d1, d2)
         return out
 
     @staticmethod
@@ -155,7 +169,7 @@ class DiagEmbed(Function):
         n = a.shape[0] + abs(offset)
         xp = get_array_module(a)
         out = xp.zeros((n, n), dtype=a.dtype)
-        _diagonal_view(xp, out, offset, 0, 1)[...] = a
+        _set_diagonal(xp, out, a, offset, 0, 1)
         return out
 
     @staticmethod
@@ -174,7 +188,7 @@ class Trace(Function):
             raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
         ctx.shape = a.shape
         xp = get_array_module(a)
-        total = _diagonal_view(xp, a, 0, 0, 1).sum(dtype=a.dtype if a.dtype.kind == "f" else xp.int64)
+        total = xp.diagonal(a).sum(dtype=a.dtype if a.dtype.kind == "f" else xp.int64)
         return xp.asarray(total)
 
     @staticmethod
