@@ -35,6 +35,8 @@ from .ops import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin
                   tan_, trunc, trunc_)
 from .ops import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, roll, swapaxes,
                   swapdims, tile, trace, unflatten)
+from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, logical_and, logical_or,
+                  logical_xor, nonzero, true_divide)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -44,6 +46,11 @@ half = float16
 long = int64
 int = int32
 short = int16
+
+
+def detach(input: Tensor) -> Tensor:
+    """torch.detach(x): x.detach()."""
+    return input.detach()
 
 
 def is_floating_point(input: Tensor) -> bool:

@@ -54,6 +54,9 @@ METHODS = {
     "tile": ops.tile, "broadcast_to": ops.broadcast_to, "movedim": ops.movedim, "moveaxis": ops.movedim,
     "swapdims": ops.swapdims, "unflatten": ops.unflatten, "diagonal": ops.diagonal, "diag": ops.diag,
     "trace": ops.trace, "outer": ops.outer, "ger": ops.outer,
+    # fused pointwise ops and index predicates (ops/pointwise_more.py)
+    "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "lerp": ops.lerp, "addmm": ops.addmm, "nonzero": ops.nonzero,
+    "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
 }
 
 for _name, _fn in METHODS.items():

@@ -271,3 +271,15 @@ OPS += [
     OpCase("trace", lambda m, a: m.trace(a), [(3, 4)]),
     OpCase("outer", lambda m, a, b: m.outer(a, b), [(3,), (4,)]),
 ]
+
+# fused pointwise ops, out of place (ops/pointwise_more.py)
+OPS += [
+    OpCase("addcmul", lambda m, a, b, c: m.addcmul(a, b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),
+    OpCase("addcmul_method", lambda m, a, b, c: a.addcmul(b, c), [(4,), (3, 4), (3, 4)]),
+    OpCase("addcdiv", lambda m, a, b, c: m.addcdiv(a, b, c, value=0.7), [(3, 4), (3, 4), (4,)], domain=_pos()),
+    OpCase("lerp", lambda m, a, b: m.lerp(a, b, 0.3), [(3, 4), (4,)]),
+    OpCase("lerp_high", lambda m, a, b: a.lerp(b, 0.8), [(3, 4), (3, 4)]),
+    OpCase("lerp_tensor", lambda m, a, b, w: m.lerp(a, b, w), [(3, 4), (3, 4), (4,)], domain=(-1.0, 1.0)),
+    OpCase("addmm", lambda m, a, b, c: m.addmm(a, b, c), [(4,), (3, 2), (2, 4)]),
+    OpCase("addmm_scaled", lambda m, a, b, c: a.addmm(b, c, beta=0.5, alpha=-2.0), [(3, 4), (3, 2), (2, 4)]),
+]

@@ -39,3 +39,4 @@ from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arcta
                          square, square_, tan, tan_, trunc, trunc_)
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
                          roll, swapdims, tile, trace, unflatten)
+from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
