@@ -283,3 +283,24 @@ OPS += [
     OpCase("addmm", lambda m, a, b, c: m.addmm(a, b, c), [(4,), (3, 2), (2, 4)]),
     OpCase("addmm_scaled", lambda m, a, b, c: a.addmm(b, c, beta=0.5, alpha=-2.0), [(3, 4), (3, 2), (2, 4)]),
 ]
+
+# more activations (ops/activation_more.py), through nn.functional
+OPS += [
+    OpCase("silu", lambda m, a: m.nn.functional.silu(a), [(3, 4)]),
+    OpCase("silu_inplace", lambda m, a: m.nn.functional.silu(a * 1, inplace=True), [(3, 4)]),
+    OpCase("elu", lambda m, a: m.nn.functional.elu(a, alpha=0.7), [(3, 4)]),
+    OpCase("elu_inplace", lambda m, a: m.nn.functional.elu(a * 1, inplace=True), [(3, 4)]),
+    OpCase("softplus", lambda m, a: m.nn.functional.softplus(a), [(3, 4)]),
+    OpCase("softplus_beta", lambda m, a: m.nn.functional.softplus(a * 4, beta=2, threshold=5), [(3, 4)]),
+    OpCase("hardtanh", lambda m, a: m.nn.functional.hardtanh(a * 2), [(3, 4)]),
+    OpCase("hardtanh_inplace", lambda m, a: m.nn.functional.hardtanh(a * 2, -0.5, 0.5, inplace=True), [(3, 4)]),
+    OpCase("relu6", lambda m, a: m.nn.functional.relu6(a * 4), [(3, 4)]),
+    OpCase("mish", lambda m, a: m.nn.functional.mish(a * 2), [(3, 4)]),
+    OpCase("hardswish", lambda m, a: m.nn.functional.hardswish(a * 3), [(3, 4)]),
+    OpCase("hardsigmoid", lambda m, a: m.nn.functional.hardsigmoid(a * 3), [(3, 4)]),
+    OpCase("logsigmoid", lambda m, a: m.nn.functional.logsigmoid(a * 3), [(3, 4)]),
+    OpCase("softmin", lambda m, a: m.nn.functional.softmin(a, dim=1), [(3, 4)]),
+    OpCase("softsign", lambda m, a: m.nn.functional.softsign(a), [(3, 4)]),
+    OpCase("prelu", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3, 4), (3,)]),
+    OpCase("prelu_single", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3), (1,)]),
+]
