@@ -304,3 +304,20 @@ OPS += [
     OpCase("prelu", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3, 4), (3,)]),
     OpCase("prelu_single", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3), (1,)]),
 ]
+
+# conv1d, 1-D pools, adaptive average pool, group norm (ops/conv_more.py)
+OPS += [
+    OpCase("conv1d", lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, stride=2, padding=1), [(2, 3, 7), (4, 3, 3),
+                                                                                               (4,)]),
+    OpCase("conv1d_dilated", lambda m, x, w: m.nn.functional.conv1d(x, w, dilation=2, padding="same"),
+           [(1, 2, 6), (3, 2, 3)]),
+    OpCase("conv1d_unbatched", lambda m, x, w: m.nn.functional.conv1d(x, w), [(2, 5), (3, 2, 2)]),
+    OpCase("max_pool1d", lambda m, x: m.nn.functional.max_pool1d(x, 2), [(2, 3, 6)]),
+    OpCase("max_pool1d_pad", lambda m, x: m.nn.functional.max_pool1d(x, 3, stride=2, padding=1), [(1, 2, 7)]),
+    OpCase("avg_pool1d", lambda m, x: m.nn.functional.avg_pool1d(x, 3, stride=2), [(2, 3, 7)]),
+    OpCase("adaptive_avg_pool2d", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (2, 3)), [(1, 2, 5, 7)]),
+    OpCase("adaptive_avg_pool2d_global", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, 1), [(2, 3, 4, 4)]),
+    OpCase("adaptive_avg_pool2d_3d", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (3, None)), [(2, 7, 4)]),
+    OpCase("group_norm", lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b), [(2, 4, 3, 2), (4,), (4,)]),
+    OpCase("group_norm_plain", lambda m, x: m.nn.functional.group_norm(x, 3, eps=1e-3), [(2, 6, 5)]),
+]

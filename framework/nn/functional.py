@@ -287,3 +287,5 @@ from .losses_more import (cosine_embedding_loss, cosine_similarity, huber_loss, 
                           margin_ranking_loss, pairwise_distance, smooth_l1_loss, triplet_margin_loss)
 from ..ops.activation_more import (elu, elu_, hardsigmoid, hardswish, hardtanh, hardtanh_, logsigmoid,  # noqa: E402
                                    mish, prelu, relu6, silu, softmin, softplus, softsign)
+from ..ops.conv_more import adaptive_avg_pool2d, avg_pool1d, conv1d, group_norm, max_pool1d  # noqa: E402
+upsample = interpolate  # torch's deprecated alias
