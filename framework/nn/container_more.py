@@ -24,6 +24,14 @@ def _describe(p, legacy: bool = False) -> str:
     return f"Parameter containing: [framework.{kind} of size {size}{device}]"
 
 
+def _repr(module) -> str:
+    """torch's Module repr for a multi-line extra_repr: one line stays inline, more go one per line."""
+    lines = module.extra_repr().split("\n")
+    if len(lines) == 1:
+        return f"{module._get_name()}({lines[0]})"
+    return f"{module._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
+
+
 class ParameterList(Module):
     """A list of parameters, registered under the names '0', '1', ..."""
 
@@ -66,12 +74,10 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({i}): {_describe(p)}" for i, p in enumerate(self))
+        return "\n".join(f"  ({i}): {_describe(p)}" for i, p in enumerate(self))
 
     def __repr__(self) -> str:
-        body = self.extra_repr()
-        return f"{self._get_name()}(\n" + "".join(f"    {line}\n" for line in body.split("\n")) + ")" if body \
-            else f"{self._get_name()}()"
+        return _repr(self)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterList should not be called.")
@@ -131,9 +137,10 @@ class ParameterDict(Module):
             self[k] = v
 
     def extra_repr(self) -> str:
-        return "\n".join(f"({k}): {_describe(p, legacy=True)}" for k, p in self.items())
+        return "\n".join(f"  ({k}): {_describe(p, legacy=True)}" for k, p in self.items())
 
-    __repr__ = ParameterList.__repr__
+    def __repr__(self) -> str:
+        return _repr(self)
 
     def __call__(self, *args, **kwargs):
         raise RuntimeError("ParameterDict should not be called.")

@@ -15,6 +15,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from .arithmetic import PowScalar
 from .arithmetic_inplace import PowScalarInplace
+from ._util import check_inplace_cast, scalar_type_name
 from .unary import Abs, Rsqrt, _float
 from .unary_inplace import _inplace
 
@@ -208,7 +209,7 @@ class Frac(Function):
     @staticmethod
     def forward(ctx, a):
         if a.dtype.kind != "f":
-            raise NotImplementedError(f"\"frac_cpu\" not implemented for '{_type_name(a)}'")
+            raise NotImplementedError(f"\"frac_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
         return a - get_array_module(a).trunc(a)
 
     @staticmethod
@@ -235,24 +236,34 @@ class NanToNum(Function):
         return grad * Tensor._make(finite), None, None, None
 
 
-def _type_name(a) -> str:
-    """torch's scalar-type name in kernel errors: 'Long', 'Int', 'Bool'..."""
-    return {"bool": "Bool"}.get(str(a.dtype), dtypes.from_numpy_dtype(a.dtype).legacy.replace("Tensor", ""))
-
-
 # ---- in-place twins -------------------------------------------------------------------------------------
 
-Log1pInplace = _inplace(Log1p, "Log1pInplace", save_input_copy=True)
-Expm1Inplace = _inplace(Expm1, "Expm1Inplace")
-Log2Inplace = _inplace(Log2, "Log2Inplace", save_input_copy=True)
-Log10Inplace = _inplace(Log10, "Log10Inplace", save_input_copy=True)
-TanInplace = _inplace(Tan, "TanInplace")
-SinhInplace = _inplace(Sinh, "SinhInplace", save_input_copy=True)
-CoshInplace = _inplace(Cosh, "CoshInplace", save_input_copy=True)
-AsinInplace = _inplace(Asin, "AsinInplace", save_input_copy=True)
-AcosInplace = _inplace(Acos, "AcosInplace", save_input_copy=True)
-AtanInplace = _inplace(Atan, "AtanInplace", save_input_copy=True)
-ErfInplace = _inplace(Erf, "ErfInplace", save_input_copy=True)
+def _inplace_float(base, name, save_input_copy=False):
+    """_inplace for a function whose result is floating: an integer tensor can't hold it, with torch's message
+    ('Long', not the C++ name _inplace's cast check uses for clamp_)."""
+    cls = _inplace(base, name, save_input_copy)
+    inner = cls.forward
+
+    def forward(ctx, a, *args):
+        if a.dtype.kind != "f":
+            check_inplace_cast(dtypes.default_float.np, a.dtype)
+        return inner(ctx, a, *args)
+
+    cls.forward = staticmethod(forward)
+    return cls
+
+
+Log1pInplace = _inplace_float(Log1p, "Log1pInplace", save_input_copy=True)
+Expm1Inplace = _inplace_float(Expm1, "Expm1Inplace")
+Log2Inplace = _inplace_float(Log2, "Log2Inplace", save_input_copy=True)
+Log10Inplace = _inplace_float(Log10, "Log10Inplace", save_input_copy=True)
+TanInplace = _inplace_float(Tan, "TanInplace")
+SinhInplace = _inplace_float(Sinh, "SinhInplace", save_input_copy=True)
+CoshInplace = _inplace_float(Cosh, "CoshInplace", save_input_copy=True)
+AsinInplace = _inplace_float(Asin, "AsinInplace", save_input_copy=True)
+AcosInplace = _inplace_float(Acos, "AcosInplace", save_input_copy=True)
+AtanInplace = _inplace_float(Atan, "AtanInplace", save_input_copy=True)
+ErfInplace = _inplace_float(Erf, "ErfInplace", save_input_copy=True)
 FloorInplace = _inplace(Floor, "FloorInplace")
 CeilInplace = _inplace(Ceil, "CeilInplace")
 RoundInplace = _inplace(Round, "RoundInplace")
