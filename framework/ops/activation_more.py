@@ -305,6 +305,8 @@ def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    if input.dtype != weight.dtype:
+        raise RuntimeError("prelu: Type promoting not supported.")
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
