@@ -57,6 +57,9 @@ METHODS = {
     # fused pointwise ops and index predicates (ops/pointwise_more.py)
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "lerp": ops.lerp, "addmm": ops.addmm, "nonzero": ops.nonzero,
     "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
+    # selection (ops/select_more.py)
+    "repeat_interleave": ops.repeat_interleave, "take": ops.take, "median": ops.median, "unique": ops.unique,
+    "cross": ops.cross, "bernoulli": ops.bernoulli,
 }
 
 for _name, _fn in METHODS.items():

@@ -321,3 +321,16 @@ OPS += [
     OpCase("group_norm", lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b), [(2, 4, 3, 2), (4,), (4,)]),
     OpCase("group_norm_plain", lambda m, x: m.nn.functional.group_norm(x, 3, eps=1e-3), [(2, 6, 5)]),
 ]
+
+# selection (ops/select_more.py)
+OPS += [
+    OpCase("repeat_interleave", lambda m, a: m.repeat_interleave(a, 2), [(2, 3)]),
+    OpCase("repeat_interleave_dim", lambda m, a: a.repeat_interleave(3, dim=1), [(2, 3)]),
+    OpCase("repeat_interleave_tensor", lambda m, a: a.repeat_interleave(m.tensor([1, 0, 2]), dim=0), [(3, 2)]),
+    OpCase("take", lambda m, a: m.take(a, m.tensor([[0, 5], [-1, 5]])), [(2, 3)]),
+    OpCase("median", lambda m, a: m.median(a), [(3, 4)]),
+    OpCase("median_dim", lambda m, a: a.median(dim=1).values, [(3, 4)]),
+    OpCase("median_keepdim", lambda m, a: m.median(a, 0, keepdim=True)[0], [(4, 3)]),
+    OpCase("cross", lambda m, a, b: m.cross(a, b, dim=1), [(2, 3), (2, 3)]),
+    OpCase("cross_dim0", lambda m, a, b: a.cross(b, dim=0), [(3, 2), (3, 2)]),
+]

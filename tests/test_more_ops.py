@@ -151,6 +151,13 @@ DTYPES = {
     "nan_to_num_int": lambda m: m.nan_to_num(m.tensor([1, 2])),
     "repeat_bool": lambda m: m.tensor([True, False]).repeat(2),
     "flip_int": lambda m: m.tensor([1, 2, 3]).flip(0),
+    "repeat_interleave_counts": lambda m: m.repeat_interleave(m.tensor([1, 0, 3])),
+    "repeat_interleave_int": lambda m: m.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0),
+    "median_int": lambda m: m.median(m.tensor([4, 1, 3, 2])),
+    "median_nan": lambda m: m.median(m.tensor([1.0, float("nan"), 0.0])).isnan(),
+    "median_dim_nan": lambda m: m.median(m.tensor([[1.0, float("nan"), 0.0], [3.0, 1.0, 2.0]]), 1).indices,
+    "take_int": lambda m: m.take(m.tensor([[1, 2], [3, 4]]), m.tensor([3, 0])),
+    "cross_int": lambda m: m.cross(m.tensor([1, 0, 0]), m.tensor([0, 1, 0]), dim=0),
 }
 
 
@@ -207,6 +214,14 @@ ERRORS = {
     "hardtanh_functional_bounds": lambda m: m.nn.functional.hardtanh(m.zeros(2), 1.0, -1.0),
     "group_norm_module": lambda m: m.nn.GroupNorm(2, 3),
     "parameter_list_index": lambda m: m.nn.ParameterList([m.nn.Parameter(m.zeros(1))])[3],
+    "cross_ndim": lambda m: m.cross(m.zeros(3, 3), m.zeros(3), dim=0),
+    "cross_length": lambda m: m.cross(m.zeros(3, 4), m.zeros(3, 4), dim=1),
+    "cross_dtypes": lambda m: m.cross(m.zeros(3), m.zeros(3, dtype=m.float64), dim=0),
+    "take_float_index": lambda m: m.take(m.zeros(3), m.tensor([0.0])),
+    "take_out_of_range": lambda m: m.take(m.zeros(2, 4), m.tensor([9])),
+    "repeat_interleave_sizes": lambda m: m.repeat_interleave(m.zeros(3), m.tensor([1, 2])),
+    "repeat_interleave_negative": lambda m: m.repeat_interleave(m.zeros(3), -1),
+    "bernoulli_int": lambda m: m.bernoulli(m.zeros(3, dtype=m.int64)),
 }
 
 
@@ -319,4 +334,41 @@ def test_parameter_list_and_dict_reprs_match_torch():
                 m.nn.ParameterDict({"a": m.nn.Parameter(m.zeros(2))}))
 
     for ours, theirs in zip(build(framework), build(torch)):
-        assert repr(ours) == repr(theirs).replace("torch.", "framework.")
+        assert repr(ours).replace(" (cuda:0)", "") == repr(theirs).replace("torch.", "framework.")
+
+
+def test_unique_matches_torch():
+    a = [[3, 1, 2], [3, 1, 1]]
+    for kwargs in ({}, {"return_inverse": True}, {"return_counts": True},
+                   {"return_inverse": True, "return_counts": True}, {"dim": 0}, {"dim": 1, "return_inverse": True}):
+        ours, theirs = framework.unique(framework.tensor(a), **kwargs), torch.unique(torch.tensor(a), **kwargs)
+        ours, theirs = (ours, theirs) if isinstance(theirs, tuple) else ((ours,), (theirs,))
+        assert len(ours) == len(theirs)
+        for o, t in zip(ours, theirs):
+            assert o.tolist() == t.tolist() and str(o.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+    assert framework.tensor([2.0, 1.0, 2.0]).unique().tolist() == [1.0, 2.0]
+
+
+def test_bernoulli_draws_zeros_and_ones_with_the_given_probability():
+    framework.manual_seed(0)
+    p = framework.full((20000,), 0.3, requires_grad=True)
+    draw = framework.bernoulli(p)
+    assert draw.dtype == framework.float32 and draw.grad_fn.name() == "BernoulliBackward0"
+    assert set(draw.tolist()) == {0.0, 1.0}
+    assert abs(draw.mean().item() - 0.3) < 0.02
+    draw.sum().backward()
+    assert p.grad.abs().sum().item() == 0.0
+    assert set(p.detach().bernoulli(0.0).tolist()) == {0.0} and set(p.detach().bernoulli(1.0).tolist()) == {1.0}
+    framework.manual_seed(1)
+    first = framework.bernoulli(framework.full((50,), 0.5)).tolist()
+    framework.manual_seed(1)
+    assert framework.bernoulli(framework.full((50,), 0.5)).tolist() == first  # seeded
+
+
+def test_cross_without_dim_warns_as_torch_and_uses_the_first_size_3_dim():
+    a, b = np.random.default_rng(0).standard_normal((2, 4, 3, 3))
+    with pytest.warns(UserWarning, match="Using torch.cross without specifying the dim arg is deprecated"):
+        ours = framework.cross(framework.tensor(a), framework.tensor(b))
+    with pytest.warns(UserWarning):
+        theirs = torch.cross(torch.tensor(a), torch.tensor(b))
+    assert_close(ours, theirs.numpy())

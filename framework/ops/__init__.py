@@ -40,3 +40,4 @@ from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arcta
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
                          roll, swapdims, tile, trace, unflatten)
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
+from .select_more import bernoulli, cross, median, repeat_interleave, take, unique

@@ -10,6 +10,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from . import arithmetic as _ar
 from . import views as _views
+from .views import _no_copy_reshape
 from ._util import shape_args, wrap_dim
 
 
@@ -80,15 +81,25 @@ class Repeat(Function):
 
 
 def _diagonal_view(xp, a, offset: int, d1: int, d2: int):
-    """The writeable strided view of a's diagonal (numpy's a.diagonal() is read-only; torch's is writeable)."""
+    """The writeable view of a's diagonal, as the last dim (numpy's a.diagonal() is read-only; torch's is not).
+
+    Where dims d1, d2 merge into one without a copy (any contiguous layout), the diagonal is a basic slice of the
+    merged dim, every ``n2 + 1``-th element: writeable on every backend. Otherwise a strided view.
+    """
+    n1, n2 = a.shape[d1], a.shape[d2]
+    n = max(min(n1, n2 - offset) if offset >= 0 else min(n1 + offset, n2), 0)
+    rest = [i for i in range(a.ndim) if i not in (d1, d2)]
+    t = xp.transpose(a, rest + [d1, d2])
+    merged = _no_copy_reshape(t, t.shape[:-2] + (n1 * n2,))
+    if merged is not None:
+        start = offset if offset >= 0 else -offset * n2
+        return merged[..., start::n2 + 1][..., :n]
     index = [slice(None)] * a.ndim
     if offset >= 0:
         index[d2] = slice(offset, None)
     else:
         index[d1] = slice(-offset, None)
     b = a[tuple(index)]
-    n = max(min(b.shape[d1], b.shape[d2]), 0)
-    rest = [i for i in range(a.ndim) if i not in (d1, d2)]
     shape = tuple(b.shape[i] for i in rest) + (n,)
     strides = tuple(b.strides[i] for i in rest) + (b.strides[d1] + b.strides[d2],)
     return xp.lib.stride_tricks.as_strided(b, shape=shape, strides=strides)
