@@ -372,3 +372,43 @@ def test_cross_without_dim_warns_as_torch_and_uses_the_first_size_3_dim():
     with pytest.warns(UserWarning):
         theirs = torch.cross(torch.tensor(a), torch.tensor(b))
     assert_close(ours, theirs.numpy())
+
+
+NEW_MODULES = ["SiLU", "ELU", "Softplus", "Hardtanh", "ReLU6", "Mish", "PReLU", "Hardswish", "Hardsigmoid", "LogSigmoid",
+               "Softmin", "Softsign", "Unflatten", "ZeroPad2d", "ConstantPad2d", "ParameterList", "ParameterDict",
+               "GroupNorm", "Conv1d", "MaxPool1d", "AvgPool1d", "AdaptiveAvgPool2d", "Upsample"]
+
+
+@pytest.mark.parametrize("name", NEW_MODULES)
+def test_new_modules_sit_at_torchs_module_paths(name):
+    import importlib
+
+    path = getattr(torch.nn, name).__module__.replace("torch.", "framework.")  # e.g. framework.nn.modules.padding
+    assert getattr(importlib.import_module(path), name) is getattr(framework.nn, name)
+    assert getattr(framework.nn.modules, name) is getattr(framework.nn, name)
+
+
+FUNCTIONAL = ["silu", "elu", "softplus", "hardtanh", "relu6", "mish", "prelu", "hardswish", "hardsigmoid", "logsigmoid",
+              "softmin", "softsign", "conv1d", "max_pool1d", "avg_pool1d", "adaptive_avg_pool2d", "group_norm",
+              "upsample", "elu_", "hardtanh_"]
+TOP_LEVEL = ["absolute", "acos", "addcdiv", "addcmul", "addmm", "bernoulli", "broadcast_to", "ceil", "cosh",
+             "count_nonzero", "cross", "detach", "diag", "diagonal", "erf", "expm1", "flip", "floor", "frac", "isclose",
+             "lerp", "log10", "log1p", "log2", "logical_and", "logical_or", "median", "movedim", "nan_to_num",
+             "nonzero", "outer", "repeat_interleave", "roll", "round", "sinh", "square", "swapaxes", "take", "tan",
+             "tile", "trace", "true_divide", "trunc", "unflatten", "unique", "square_", "floor_", "ceil_", "round_",
+             "trunc_", "frac_", "log1p_", "expm1_", "asin", "atan", "moveaxis", "swapdims", "fliplr", "flipud"]
+METHODS = ["absolute", "acos", "addcdiv", "addcmul", "addmm", "bernoulli", "broadcast_to", "cosh", "count_nonzero",
+           "cross", "diag", "diagonal", "erf", "expm1", "flip", "frac", "isclose", "lerp", "log10", "log1p", "log2",
+           "median", "movedim", "nan_to_num", "nonzero", "outer", "repeat", "repeat_interleave", "roll", "sinh",
+           "square", "take", "tan", "tile", "trace", "unflatten", "unique", "square_", "floor_", "log1p_", "erf_",
+           "nan_to_num_", "swapdims", "moveaxis"]
+
+
+def test_the_new_names_exist_where_torch_has_them():
+    t = framework.zeros(2)
+    for name in FUNCTIONAL:
+        assert hasattr(torch.nn.functional, name) and hasattr(framework.nn.functional, name), name
+    for name in TOP_LEVEL:
+        assert hasattr(torch, name) and hasattr(framework, name), name
+    for name in METHODS:
+        assert hasattr(torch.zeros(2), name) and hasattr(t, name), name
