@@ -37,7 +37,7 @@ from .ops import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, movea
                   swapdims, tile, trace, unflatten)
 from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, logical_and, logical_or,
                   logical_xor, nonzero, true_divide)
-from .ops import bernoulli, cross, median, repeat_interleave, take, unique
+from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, unique
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 

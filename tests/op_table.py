@@ -334,3 +334,12 @@ OPS += [
     OpCase("cross", lambda m, a, b: m.cross(a, b, dim=1), [(2, 3), (2, 3)]),
     OpCase("cross_dim0", lambda m, a, b: a.cross(b, dim=0), [(3, 2), (3, 2)]),
 ]
+
+# as_strided (a view of the storage) and mode (ops/strided.py)
+OPS += [
+    OpCase("as_strided", lambda m, a: a.as_strided((2, 2), (1, 2)), [(3, 4)]),
+    OpCase("as_strided_overlap", lambda m, a: m.as_strided(a, (3, 3), (1, 1), 2), [(3, 4)]),
+    OpCase("as_strided_of_view", lambda m, a: (a * 1)[1:].as_strided((2, 3), (3, 1)), [(3, 4)]),
+    OpCase("mode", lambda m, a: m.mode(m.round(a * 2) + a * 0.01, 0).values, [(4, 3)]),
+    OpCase("mode_last", lambda m, a: a.mode().values, [(3, 4)]),
+]

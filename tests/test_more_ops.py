@@ -72,6 +72,17 @@ def test_write_through_a_diagonal_view_reaches_gradients_as_torch():
     assert outs[0] == outs[1]
 
 
+def test_as_strided_is_a_view_of_the_storage():
+    outs = []
+    for m in (framework, torch):
+        base = m.arange(12.0).reshape(3, 4)
+        v = base[1:].as_strided((2, 2), (1, 2))  # from the view's own start: storage offset 4
+        w = base[1:].as_strided((2, 2), (1, 2), 0)  # an explicit offset counts from the storage's start
+        base.add_(1.0)
+        outs.append((v.tolist(), w.tolist(), v._version, v._base is base, w._base is base))
+    assert outs[0] == outs[1]
+
+
 # ---- in-place twins and version counters ------------------------------------------------------------
 
 INPLACE = ["square_", "floor_", "ceil_", "round_", "trunc_", "frac_", "log1p_", "expm1_", "log2_", "log10_", "tan_",
@@ -222,6 +233,9 @@ ERRORS = {
     "repeat_interleave_sizes": lambda m: m.repeat_interleave(m.zeros(3), m.tensor([1, 2])),
     "repeat_interleave_negative": lambda m: m.repeat_interleave(m.zeros(3), -1),
     "bernoulli_int": lambda m: m.bernoulli(m.zeros(3, dtype=m.int64)),
+    "as_strided_out_of_bounds": lambda m: m.zeros(3, 4).as_strided((3, 3), (4, 2)),
+    "as_strided_lengths": lambda m: m.zeros(3, 4).as_strided((3, 3), (4,)),
+    "mode_empty_dim": lambda m: m.mode(m.zeros(2, 0), 1),
 }
 
 

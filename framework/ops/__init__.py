@@ -41,3 +41,4 @@ from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger
                          roll, swapdims, tile, trace, unflatten)
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
 from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
+from .strided import as_strided, mode
