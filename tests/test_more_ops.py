@@ -28,6 +28,8 @@ VIEWS = {
     "swapdims": lambda m, x: x.swapdims(1, 0),
     "unflatten": lambda m, x: x.unflatten(1, (2, 2)),
     "broadcast_to": lambda m, x: m.broadcast_to(x, (1, 3, 4))[0],
+    "as_strided": lambda m, x: x.as_strided((2, 2), (4, 1), 1),
+    "diagonal_strided": lambda m, x: x[:, ::2].diagonal(),  # dims that do not merge: a strided view
 }
 COPIES = {
     "flip": lambda m, x: x.flip(0),
@@ -162,6 +164,9 @@ DTYPES = {
     "nan_to_num_int": lambda m: m.nan_to_num(m.tensor([1, 2])),
     "repeat_bool": lambda m: m.tensor([True, False]).repeat(2),
     "flip_int": lambda m: m.tensor([1, 2, 3]).flip(0),
+    "flip_keyword": lambda m: m.flip(m.tensor([[1, 2], [3, 4]]), dims=[0, 1]),
+    "tile_keyword": lambda m: m.tile(m.tensor([1, 2]), dims=(2, 1)),
+    "tile_varargs": lambda m: m.tensor([1, 2]).tile(2, 2),
     "repeat_interleave_counts": lambda m: m.repeat_interleave(m.tensor([1, 0, 3])),
     "repeat_interleave_int": lambda m: m.tensor([[1, 2], [3, 4]]).repeat_interleave(2, dim=0),
     "median_int": lambda m: m.median(m.tensor([4, 1, 3, 2])),

@@ -297,7 +297,7 @@ def softsign(input: Tensor) -> Tensor:
     return input / (input.abs() + 1)
 
 
-def softmin(input: Tensor, dim: int | None = None, dtype=None) -> Tensor:
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax(-input): torch's node is the softmax's (SoftmaxBackward0)."""
     if dim is None:  # torch's implicit choice (with a deprecation warning there)
         dim = 0 if input.ndim in (0, 1, 3) else 1

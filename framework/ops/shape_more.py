@@ -210,8 +210,9 @@ class Trace(Function):
 
 # ---- functional API ---------------------------------------------------------------------------------
 
-def flip(input: Tensor, *dims) -> Tensor:
-    dims = _dims(shape_args(dims), input.ndim)
+def flip(input: Tensor, *args, dims=None) -> Tensor:
+    """input reversed along ``dims`` (``flip(x, [0, 1])``, ``x.flip(0, 1)`` or ``dims=``): a copy."""
+    dims = _dims(shape_args(args) if dims is None else dims, input.ndim)
     for i, d in enumerate(dims):
         if d in dims[:i]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
@@ -249,8 +250,8 @@ def repeat(input: Tensor, *sizes) -> Tensor:
     return Repeat.apply(input, tuple(int(s) for s in shape_args(sizes)))
 
 
-def tile(input: Tensor, *dims) -> Tensor:
-    dims = tuple(int(s) for s in shape_args(dims))
+def tile(input: Tensor, *args, dims=None) -> Tensor:
+    dims = tuple(int(s) for s in (shape_args(args) if dims is None else dims))
     dims = (1,) * (input.ndim - len(dims)) + dims  # fewer reps than dims: the leading dims are kept as they are
     return Repeat.apply(input, dims)
 
