@@ -29,6 +29,15 @@ from .ops import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, n
                   sqrt_, tanh_, zero_)
 from .ops import (argsort, baddbmm, cumprod, cumsum, einsum, gather, index_select, logsumexp, multinomial,
                   norm, scatter, scatter_add, sort, topk, tril, triu)
+from .ops import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil, ceil_,
+                  cosh, cosh_, erf, erf_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10, log10_, log1p,
+                  log1p_, log2, log2_, nan_to_num, nan_to_num_, round, round_, sinh, sinh_, square, square_, tan,
+                  tan_, trunc, trunc_)
+from .ops import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, roll, swapaxes,
+                  swapdims, tile, trace, unflatten)
+from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, logical_and, logical_or,
+                  logical_xor, nonzero, true_divide)
+from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, unique
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -38,6 +47,11 @@ half = float16
 long = int64
 int = int32
 short = int16
+
+
+def detach(input: Tensor) -> Tensor:
+    """torch.detach(x): x.detach()."""
+    return input.detach()
 
 
 def is_floating_point(input: Tensor) -> bool:

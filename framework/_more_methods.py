@@ -40,6 +40,26 @@ METHODS = {
     "logsumexp": ops.logsumexp, "norm": ops.norm, "baddbmm": ops.baddbmm, "multinomial": ops.multinomial,
     "new_zeros": _like_factory(creation.zeros), "new_ones": _like_factory(creation.ones),
     "new_empty": _like_factory(creation.empty), "new_full": _new_full, "new_tensor": _new_tensor,
+    # more elementwise ops (ops/unary_more.py) and their in-place twins
+    "square": ops.square, "square_": ops.square_, "absolute": ops.absolute, "absolute_": ops.absolute_,
+    "log1p": ops.log1p, "log1p_": ops.log1p_, "expm1": ops.expm1, "expm1_": ops.expm1_, "log2": ops.log2,
+    "log2_": ops.log2_, "log10": ops.log10, "log10_": ops.log10_, "tan": ops.tan, "tan_": ops.tan_,
+    "sinh": ops.sinh, "sinh_": ops.sinh_, "cosh": ops.cosh, "cosh_": ops.cosh_, "asin": ops.asin, "asin_": ops.asin_,
+    "arcsin": ops.asin, "acos": ops.acos, "acos_": ops.acos_, "arccos": ops.acos, "atan": ops.atan,
+    "atan_": ops.atan_, "arctan": ops.atan, "erf": ops.erf, "erf_": ops.erf_, "floor_": ops.floor_,
+    "ceil_": ops.ceil_, "round_": ops.round_, "trunc_": ops.trunc_, "fix": ops.trunc, "fix_": ops.trunc_,
+    "frac": ops.frac, "frac_": ops.frac_, "nan_to_num": ops.nan_to_num, "nan_to_num_": ops.nan_to_num_,
+    # more shape ops (ops/shape_more.py)
+    "flip": ops.flip, "fliplr": ops.fliplr, "flipud": ops.flipud, "roll": ops.roll, "repeat": ops.repeat,
+    "tile": ops.tile, "broadcast_to": ops.broadcast_to, "movedim": ops.movedim, "moveaxis": ops.movedim,
+    "swapdims": ops.swapdims, "unflatten": ops.unflatten, "diagonal": ops.diagonal, "diag": ops.diag,
+    "trace": ops.trace, "outer": ops.outer, "ger": ops.outer,
+    # fused pointwise ops and index predicates (ops/pointwise_more.py)
+    "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "lerp": ops.lerp, "addmm": ops.addmm, "nonzero": ops.nonzero,
+    "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
+    # selection (ops/select_more.py)
+    "repeat_interleave": ops.repeat_interleave, "take": ops.take, "median": ops.median, "unique": ops.unique,
+    "cross": ops.cross, "bernoulli": ops.bernoulli, "as_strided": ops.as_strided, "mode": ops.mode,
 }
 
 for _name, _fn in METHODS.items():

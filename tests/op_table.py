@@ -214,3 +214,132 @@ EINSUM_OPS = [
            [(3,), (2,)]),
     OpCase("einsum_attention", lambda m, q, k: m.einsum("bhqd,bhkd->bhqk", q, k), [(1, 2, 3, 4), (1, 2, 5, 4)]),
 ]
+
+# more elementwise ops (ops/unary_more.py): torch's node names, including square's PowBackward0
+OPS += [
+    OpCase("square", lambda m, a: m.square(a), [(3, 4)], grad_fn="PowBackward0"),
+    OpCase("square_method", lambda m, a: a.square(), [(5,)]),
+    OpCase("square_", lambda m, a: (a * 1).square_(), [(5,)]),
+    OpCase("floor", lambda m, a: m.floor(a) + a, [(3, 4)]),
+    OpCase("ceil", lambda m, a: a.ceil(), [(3, 4)]),
+    OpCase("round", lambda m, a: m.round(a * 3), [(3, 4)]),
+    OpCase("round_decimals", lambda m, a: m.round(a, decimals=1), [(3, 4)]),
+    OpCase("trunc", lambda m, a: m.trunc(a * 2), [(6,)]),
+    OpCase("frac", lambda m, a: m.frac(a * 2), [(6,)]),
+    OpCase("floor_", lambda m, a: (a * 2).floor_(), [(6,)]),
+    OpCase("log1p", lambda m, a: m.log1p(a), [(3, 4)], domain=(-0.5, 2.0)),
+    OpCase("expm1", lambda m, a: a.expm1(), [(3, 4)]),
+    OpCase("log2", lambda m, a: m.log2(a), [(3, 4)], domain=_pos()),
+    OpCase("log10", lambda m, a: a.log10(), [(3, 4)], domain=_pos()),
+    OpCase("tan", lambda m, a: m.tan(a), [(3, 4)], domain=(-1.2, 1.2)),
+    OpCase("sinh", lambda m, a: m.sinh(a), [(3, 4)]),
+    OpCase("cosh", lambda m, a: a.cosh(), [(3, 4)]),
+    OpCase("asin", lambda m, a: m.asin(a), [(3, 4)], domain=(-0.9, 0.9)),
+    OpCase("acos", lambda m, a: m.acos(a), [(3, 4)], domain=(-0.9, 0.9)),
+    OpCase("atan", lambda m, a: a.atan(), [(3, 4)]),
+    OpCase("erf", lambda m, a: m.erf(a), [(3, 4)]),
+    OpCase("absolute", lambda m, a: m.absolute(a), [(5,)]),
+    OpCase("nan_to_num", lambda m, a: m.nan_to_num(m.log(a), nan=0.5), [(3, 4)]),
+    OpCase("log1p_", lambda m, a: (a * 1).log1p_(), [(5,)], domain=_pos()),
+    OpCase("expm1_", lambda m, a: (a * 1).expm1_(), [(5,)]),
+    OpCase("tan_", lambda m, a: (a * 1).tan_(), [(5,)], domain=(-1.2, 1.2)),
+    OpCase("erf_", lambda m, a: (a * 1).erf_(), [(5,)]),
+]
+
+# more shape ops (ops/shape_more.py): copies (flip, roll, repeat, tile) and views (diagonal, movedim, unflatten...)
+OPS += [
+    OpCase("flip", lambda m, a: m.flip(a, [0, 2]), [(2, 3, 4)]),
+    OpCase("flip_method", lambda m, a: a.flip(-1), [(3, 4)]),
+    OpCase("fliplr", lambda m, a: m.fliplr(a), [(3, 4)]),
+    OpCase("roll", lambda m, a: m.roll(a, 1), [(3, 4)]),
+    OpCase("roll_dims", lambda m, a: a.roll((1, -2), (0, 1)), [(3, 4)]),
+    OpCase("repeat", lambda m, a: a.repeat(2, 1, 3), [(3, 4)]),
+    OpCase("repeat_same", lambda m, a: a.repeat(2, 2), [(3, 4)]),
+    OpCase("tile", lambda m, a: m.tile(a, (2,)), [(3, 4)]),
+    OpCase("broadcast_to", lambda m, a: m.broadcast_to(a, (2, 3, 4)), [(3, 1)]),
+    OpCase("movedim", lambda m, a: m.movedim(a, 0, -1), [(2, 3, 4)]),
+    OpCase("movedim_multi", lambda m, a: a.movedim((0, 1), (2, 0)), [(2, 3, 4)]),
+    OpCase("swapaxes", lambda m, a: m.swapaxes(a, 0, 2), [(2, 3, 4)]),
+    OpCase("swapdims", lambda m, a: a.swapdims(0, 1), [(2, 3, 4)]),
+    OpCase("unflatten", lambda m, a: a.unflatten(1, (2, -1)), [(3, 4)]),
+    OpCase("diagonal", lambda m, a: m.diagonal(a), [(3, 4)]),
+    OpCase("diagonal_offset", lambda m, a: a.diagonal(1, 0, 2), [(3, 2, 4)]),
+    OpCase("diagonal_neg", lambda m, a: a.diagonal(-1), [(4, 3)]),
+    OpCase("diag_embed", lambda m, a: m.diag(a), [(3,)]),
+    OpCase("diag_embed_offset", lambda m, a: a.diag(-2), [(3,)]),
+    OpCase("diag_matrix", lambda m, a: m.diag(a, 1), [(3, 4)]),
+    OpCase("trace", lambda m, a: m.trace(a), [(3, 4)]),
+    OpCase("outer", lambda m, a, b: m.outer(a, b), [(3,), (4,)]),
+]
+
+# fused pointwise ops, out of place (ops/pointwise_more.py)
+OPS += [
+    OpCase("addcmul", lambda m, a, b, c: m.addcmul(a, b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),
+    OpCase("addcmul_method", lambda m, a, b, c: a.addcmul(b, c), [(4,), (3, 4), (3, 4)]),
+    OpCase("addcdiv", lambda m, a, b, c: m.addcdiv(a, b, c, value=0.7), [(3, 4), (3, 4), (4,)], domain=_pos()),
+    OpCase("lerp", lambda m, a, b: m.lerp(a, b, 0.3), [(3, 4), (4,)]),
+    OpCase("lerp_high", lambda m, a, b: a.lerp(b, 0.8), [(3, 4), (3, 4)]),
+    OpCase("lerp_tensor", lambda m, a, b, w: m.lerp(a, b, w), [(3, 4), (3, 4), (4,)], domain=(-1.0, 1.0)),
+    OpCase("addmm", lambda m, a, b, c: m.addmm(a, b, c), [(4,), (3, 2), (2, 4)]),
+    OpCase("addmm_scaled", lambda m, a, b, c: a.addmm(b, c, beta=0.5, alpha=-2.0), [(3, 4), (3, 2), (2, 4)]),
+]
+
+# more activations (ops/activation_more.py), through nn.functional
+OPS += [
+    OpCase("silu", lambda m, a: m.nn.functional.silu(a), [(3, 4)]),
+    OpCase("silu_inplace", lambda m, a: m.nn.functional.silu(a * 1, inplace=True), [(3, 4)]),
+    OpCase("elu", lambda m, a: m.nn.functional.elu(a, alpha=0.7), [(3, 4)]),
+    OpCase("elu_inplace", lambda m, a: m.nn.functional.elu(a * 1, inplace=True), [(3, 4)]),
+    OpCase("softplus", lambda m, a: m.nn.functional.softplus(a), [(3, 4)]),
+    OpCase("softplus_beta", lambda m, a: m.nn.functional.softplus(a * 4, beta=2, threshold=5), [(3, 4)]),
+    OpCase("hardtanh", lambda m, a: m.nn.functional.hardtanh(a * 2), [(3, 4)]),
+    OpCase("hardtanh_inplace", lambda m, a: m.nn.functional.hardtanh(a * 2, -0.5, 0.5, inplace=True), [(3, 4)]),
+    OpCase("relu6", lambda m, a: m.nn.functional.relu6(a * 4), [(3, 4)]),
+    OpCase("mish", lambda m, a: m.nn.functional.mish(a * 2), [(3, 4)]),
+    OpCase("hardswish", lambda m, a: m.nn.functional.hardswish(a * 3), [(3, 4)]),
+    OpCase("hardsigmoid", lambda m, a: m.nn.functional.hardsigmoid(a * 3), [(3, 4)]),
+    OpCase("logsigmoid", lambda m, a: m.nn.functional.logsigmoid(a * 3), [(3, 4)]),
+    OpCase("softmin", lambda m, a: m.nn.functional.softmin(a, dim=1), [(3, 4)]),
+    OpCase("softsign", lambda m, a: m.nn.functional.softsign(a), [(3, 4)]),
+    OpCase("prelu", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3, 4), (3,)]),
+    OpCase("prelu_single", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3), (1,)]),
+]
+
+# conv1d, 1-D pools, adaptive average pool, group norm (ops/conv_more.py)
+OPS += [
+    OpCase("conv1d", lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, stride=2, padding=1), [(2, 3, 7), (4, 3, 3),
+                                                                                               (4,)]),
+    OpCase("conv1d_dilated", lambda m, x, w: m.nn.functional.conv1d(x, w, dilation=2, padding="same"),
+           [(1, 2, 6), (3, 2, 3)]),
+    OpCase("conv1d_unbatched", lambda m, x, w: m.nn.functional.conv1d(x, w), [(2, 5), (3, 2, 2)]),
+    OpCase("max_pool1d", lambda m, x: m.nn.functional.max_pool1d(x, 2), [(2, 3, 6)]),
+    OpCase("max_pool1d_pad", lambda m, x: m.nn.functional.max_pool1d(x, 3, stride=2, padding=1), [(1, 2, 7)]),
+    OpCase("avg_pool1d", lambda m, x: m.nn.functional.avg_pool1d(x, 3, stride=2), [(2, 3, 7)]),
+    OpCase("adaptive_avg_pool2d", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (2, 3)), [(1, 2, 5, 7)]),
+    OpCase("adaptive_avg_pool2d_global", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, 1), [(2, 3, 4, 4)]),
+    OpCase("adaptive_avg_pool2d_3d", lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (3, None)), [(2, 7, 4)]),
+    OpCase("group_norm", lambda m, x, w, b: m.nn.functional.group_norm(x, 2, w, b), [(2, 4, 3, 2), (4,), (4,)]),
+    OpCase("group_norm_plain", lambda m, x: m.nn.functional.group_norm(x, 3, eps=1e-3), [(2, 6, 5)]),
+]
+
+# selection (ops/select_more.py)
+OPS += [
+    OpCase("repeat_interleave", lambda m, a: m.repeat_interleave(a, 2), [(2, 3)]),
+    OpCase("repeat_interleave_dim", lambda m, a: a.repeat_interleave(3, dim=1), [(2, 3)]),
+    OpCase("repeat_interleave_tensor", lambda m, a: a.repeat_interleave(m.tensor([1, 0, 2]), dim=0), [(3, 2)]),
+    OpCase("take", lambda m, a: m.take(a, m.tensor([[0, 5], [-1, 5]])), [(2, 3)]),
+    OpCase("median", lambda m, a: m.median(a), [(3, 4)]),
+    OpCase("median_dim", lambda m, a: a.median(dim=1).values, [(3, 4)]),
+    OpCase("median_keepdim", lambda m, a: m.median(a, 0, keepdim=True)[0], [(4, 3)]),
+    OpCase("cross", lambda m, a, b: m.cross(a, b, dim=1), [(2, 3), (2, 3)]),
+    OpCase("cross_dim0", lambda m, a, b: a.cross(b, dim=0), [(3, 2), (3, 2)]),
+]
+
+# as_strided (a view of the storage) and mode (ops/strided.py)
+OPS += [
+    OpCase("as_strided", lambda m, a: a.as_strided((2, 2), (1, 2)), [(3, 4)]),
+    OpCase("as_strided_overlap", lambda m, a: m.as_strided(a, (3, 3), (1, 1), 2), [(3, 4)]),
+    OpCase("as_strided_of_view", lambda m, a: (a * 1)[1:].as_strided((2, 3), (3, 1)), [(3, 4)]),
+    OpCase("mode", lambda m, a: m.mode(m.round(a * 2) + a * 0.01, 0).values, [(4, 3)]),
+    OpCase("mode_last", lambda m, a: a.mode().values, [(3, 4)]),
+]

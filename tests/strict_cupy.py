@@ -96,8 +96,9 @@ def get_array_module(*args):
 
 
 def _as_strided(x, shape=None, strides=None):
-    """cupy.lib.stride_tricks.as_strided: no ``writeable`` (or ``subok``) keyword."""
-    return _wrap(np.lib.stride_tricks.as_strided(x._a, shape, strides, writeable=False), x)
+    """cupy.lib.stride_tricks.as_strided: no ``writeable`` (or ``subok``) keyword; the view is writeable where x is,
+    as CuPy's (CuPy has no read-only arrays: torch's writeable diagonal and as_strided views rely on it)."""
+    return _wrap(np.lib.stride_tricks.as_strided(x._a, shape, strides), x)
 
 
 def _strided(x, shape=None, strides=None, **kwargs):

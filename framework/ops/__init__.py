@@ -14,9 +14,9 @@ from .arithmetic import (Reciprocal, add, div, divide, mul, multiply, neg, negat
                          subtract, true_divide)
 from .combine import Atan2, arctan2, atan2
 from .combine import Maximum, Minimum, cat, concat, concatenate, masked_fill, maximum, minimum, stack, where
-from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, ceil, eq, equal, floor, ge,
+from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, eq, equal, ge,
                       greater, greater_equal, gt, is_tensor, isfinite, isinf, isnan, le, less, less_equal,
-                      logical_and, logical_not, logical_or, logical_xor, lt, ne, not_equal, numel, round, trunc)
+                      logical_and, logical_not, logical_or, logical_xor, lt, ne, not_equal, numel)
 from .conversion import clone, contiguous
 from .floordiv import floor_divide, floor_divide_, fmod, fmod_, remainder, remainder_
 from .extrema import amax, amin, argmax, argmin, max, min, values_indices
@@ -32,3 +32,13 @@ from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapax
 from .contract import baddbmm, einsum, norm
 from .gather import gather, index_select, one_hot, scatter, scatter_add, tril, triu
 from .sorting import argsort, cumprod, cumsum, logsumexp, multinomial, sort, topk
+# more elementwise and shape ops (square, floor, log1p, flip, roll, repeat, diagonal, movedim...)
+from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil,
+                         ceil_, cosh, cosh_, erf, erf_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10,
+                         log10_, log1p, log1p_, log2, log2_, nan_to_num, nan_to_num_, round, round_, sinh, sinh_,
+                         square, square_, tan, tan_, trunc, trunc_)
+from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
+                         roll, swapdims, tile, trace, unflatten)
+from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
+from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
+from .strided import as_strided, mode

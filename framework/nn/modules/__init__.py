@@ -4,7 +4,7 @@ Each submodule re-exports the same class objects, so ``isinstance`` checks, ``sa
 scripts that spell torch's module paths all see one class.
 """
 from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,  # noqa: F401
-               normalization, pooling, rnn, sparse, transformer)
+               normalization, padding, pooling, rnn, sparse, transformer, upsampling)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -15,7 +15,9 @@ from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
+from .upsampling import *  # noqa: F401,F403

@@ -1,4 +1,6 @@
 """Layer normalisation (torch.nn.modules.normalization): the same objects as framework.nn."""
 from ..layers import LayerNorm  # noqa: F401
 
-__all__ = ["LayerNorm"]
+from ..layers_more import GroupNorm  # noqa: F401
+
+__all__ = ["GroupNorm", "LayerNorm"]

@@ -1,0 +1,4 @@
+"""Padding layers (torch.nn.modules.padding): the same objects as framework.nn."""
+from ..activation_more import ConstantPad2d, ZeroPad2d  # noqa: F401
+
+__all__ = ["ConstantPad2d", "ZeroPad2d"]

@@ -1,0 +1,314 @@
+"""More activations as ops: silu, elu, softplus, hardtanh (relu6), mish, hardswish, hardsigmoid, logsigmoid, prelu;
+their in-place twins where torch has them (silu_, elu_, hardtanh_, ...).
+
+Each docstring says what the op saves, as torch's; nn/activation_more.py wraps them in modules and
+nn.functional exports them.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..backend import errstate as _errstate
+from ..backend import get_array_module
+from ..tensor import Tensor
+from ._util import sum_to
+from .activation import softmax
+from .unary import Sigmoid, Tanh, _sigmoid
+from .unary_inplace import _inplace
+
+
+def _softplus(xp, a, beta=1.0, threshold=20.0):
+    """log(1 + e**(beta a)) / beta, linear above ``threshold`` (torch's), stable on both tails."""
+    z = a * beta
+    with _errstate(xp, over="ignore"):
+        soft = (xp.maximum(z, 0) + xp.log1p(xp.exp(-xp.abs(z)))) / beta
+    return xp.where(z > threshold, a, soft).astype(a.dtype, copy=False)
+
+
+def _mask(t: Tensor, cond) -> Tensor:
+    """A constant tensor (no graph) of 0/1 in t's dtype: piecewise-constant factors keep double backward exact."""
+    return Tensor._make(cond.astype(t._array.dtype, copy=False))
+
+
+class Silu(Function):
+    """out = a * sigmoid(a). Saves a."""
+
+    node_name, array_forward = "SiluBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return a * _sigmoid(get_array_module(a), a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        s = Sigmoid.apply(a)
+        return grad * s * (1 + a * (1 - s))
+
+
+class Mish(Function):
+    """out = a * tanh(softplus(a)). Saves a."""
+
+    node_name, array_forward = "MishBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        xp = get_array_module(a)
+        return a * xp.tanh(_softplus(xp, a))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        t = Tanh.apply(Softplus.apply(a, 1.0, 20.0))
+        return grad * (t + a * Sigmoid.apply(a) * (1 - t * t))
+
+
+class Softplus(Function):
+    """out = log(1 + e**(beta a)) / beta (a itself where beta a > threshold). Saves a."""
+
+    node_name, array_forward = "SoftplusBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, beta, threshold):
+        ctx.save_for_backward(a)
+        ctx.beta, ctx.threshold = beta, threshold
+        return _softplus(get_array_module(a), a, beta, threshold)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        z = a * ctx.beta
+        linear = _mask(a, z._array > ctx.threshold)
+        return grad * (linear + (1 - linear) * Sigmoid.apply(z)), None, None
+
+
+class Elu(Function):
+    """out = a if a > 0 else alpha * (e**a - 1). Saves a."""
+
+    node_name, array_forward = "EluBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        ctx.save_for_backward(a)
+        ctx.alpha = alpha
+        xp = get_array_module(a)
+        with _errstate(xp, over="ignore"):
+            neg = alpha * xp.expm1(xp.minimum(a, 0))
+        return xp.where(a > 0, a, neg).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        pos = _mask(a, a._array > 0)
+        neg = a.clamp(max=0).exp() * ctx.alpha
+        return grad * (pos + (1 - pos) * neg), None
+
+
+class EluInplace(Elu):
+    """In-place elu_: saves its *output* (torch's EluBackward1), from which the gradient follows."""
+
+    node_name, inplace = "EluBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, alpha):
+        if alpha < 0:
+            raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                               "supported. This is caused by calling in-place forward function with a negative "
+                               "slope, please call out-of-place version instead.")
+        a[...] = Elu.forward(ctx, a, alpha)
+        ctx.save_for_backward(a)
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        pos = _mask(out, out._array > 0)
+        return grad * (pos + (1 - pos) * (out + ctx.alpha)), None
+
+
+class Hardtanh(Function):
+    """out = a clamped to [min_val, max_val]. Saves a; the gradient passes strictly inside the bounds."""
+
+    node_name, array_forward = "HardtanhBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, lo, hi):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        if a.dtype.kind == "b":
+            raise RuntimeError("Bool type is not supported by hardtanh")
+        return get_array_module(a).clip(a, lo, hi).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * _mask(grad, (a._array > ctx.lo) & (a._array < ctx.hi)), None, None
+
+
+class Hardswish(Function):
+    """out = a * relu6(a + 3) / 6. Saves a."""
+
+    node_name, array_forward = "HardswishBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        xp = get_array_module(a)
+        return (a * xp.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        x = a._array
+        mid = _mask(a, (x >= -3) & (x <= 3))  # torch: 0 below -3, x / 3 + 0.5 up to 3, 1 above
+        high = _mask(a, x > 3)
+        return grad * (mid * (a / 3 + 0.5) + high)
+
+
+class Hardsigmoid(Function):
+    """out = relu6(a + 3) / 6. Saves a."""
+
+    node_name, array_forward = "HardsigmoidBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return (get_array_module(a).clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        # torch multiplies by the float literal 1.0f / 6.0f, not by 1/6 in the tensor's precision
+        return grad * _mask(a, (a._array > -3) & (a._array < 3)) * _ONE_SIXTH_F32
+
+
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
+
+
+class LogSigmoid(Function):
+    """out = log(sigmoid(a)) = -softplus(-a). Saves a."""
+
+    node_name, array_forward = "LogSigmoidBackward0", True
+
+    @staticmethod
+    def forward(ctx, a):
+        ctx.save_for_backward(a)
+        return -_softplus(get_array_module(a), -a)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        return grad * Sigmoid.apply(-a)
+
+
+class Prelu(Function):
+    """out = a if a > 0 else w * a, w one slope per channel (dim 1) or one for all. Saves a and w."""
+
+    node_name, array_forward = "PreluKernelBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, w):
+        ctx.save_for_backward(a, w)
+        ctx.w_shape = w.shape
+        wb = _channel_view(w, a.ndim)
+        return get_array_module(a).where(a > 0, a, a * wb).astype(a.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, w = ctx.saved_tensors
+        pos = _mask(a, a._array > 0)
+        wb = w.reshape(_channel_shape(w.numel(), a.ndim))
+        ga = grad * (pos + (1 - pos) * wb) if ctx.needs_input_grad[0] else None
+        gw = None
+        if ctx.needs_input_grad[1]:
+            gw = sum_to(grad * a * (1 - pos), _channel_shape(w.numel(), a.ndim)).reshape(ctx.w_shape)
+        return ga, gw
+
+
+def _channel_shape(n: int, ndim: int) -> tuple:
+    """w's shape to broadcast over the channel dim 1 (below 2-D there is no channel dim and one slope)."""
+    return (1, n) + (1,) * (ndim - 2) if ndim >= 2 else (1,) * ndim
+
+
+def _channel_view(w, ndim: int):
+    return w.reshape(_channel_shape(w.size, ndim)) if ndim else w.reshape(())
+
+
+HardtanhInplace = _inplace(Hardtanh, "HardtanhInplace", save_input_copy=True)  # torch keeps the old input too
+SiluInplace = _inplace(Silu, "SiluInplace", save_input_copy=True)
+MishInplace = _inplace(Mish, "MishInplace", save_input_copy=True)
+HardswishInplace = _inplace(Hardswish, "HardswishInplace", save_input_copy=True)
+HardsigmoidInplace = _inplace(Hardsigmoid, "HardsigmoidInplace", save_input_copy=True)
+
+
+# ---- functional API (nn.functional's names and defaults) ----------------------------------------------
+
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
+    return (SiluInplace if inplace else Silu).apply(input)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    return (MishInplace if inplace else Mish).apply(input)
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    return Softplus.apply(input, beta, threshold)
+
+
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    return (EluInplace if inplace else Elu).apply(input, alpha)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return EluInplace.apply(input, alpha)
+
+
+def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return (HardtanhInplace if inplace else Hardtanh).apply(input, min_val, max_val)
+
+
+def hardtanh_(input: Tensor, min_val: float = -1.0, max_val: float = 1.0) -> Tensor:
+    return hardtanh(input, min_val, max_val, inplace=True)
+
+
+def relu6(input: Tensor, inplace: bool = False) -> Tensor:
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    return (HardswishInplace if inplace else Hardswish).apply(input)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    return (HardsigmoidInplace if inplace else Hardsigmoid).apply(input)
+
+
+def logsigmoid(input: Tensor) -> Tensor:
+    return LogSigmoid.apply(input)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """input / (1 + |input|), through ordinary ops as torch (DivBackward0)."""
+    return input / (input.abs() + 1)
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """softmax(-input): torch's node is the softmax's (SoftmaxBackward0)."""
+    if dim is None:  # torch's implicit choice (with a deprecation warning there)
+        dim = 0 if input.ndim in (0, 1, 3) else 1
+    return softmax(-input, dim, dtype)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    if input.dtype != weight.dtype:
+        raise RuntimeError("prelu: Type promoting not supported.")
+    channels = input.shape[1] if input.ndim >= 2 else 1
+    if weight.numel() != 1 and weight.numel() != channels:
+        raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                           f"{weight.numel()} and channel size = {channels}.")
+    return Prelu.apply(input, weight)

@@ -1,0 +1,186 @@
+"""conv1d, max_pool1d/avg_pool1d, adaptive_avg_pool2d and group_norm, built on conv.py's and resample.py's ops.
+
+conv1d is conv2d over a height-1 image inside one ConvolutionBackward0 node, as torch's; the 1-D pools are
+unsqueeze -> 2-D pool -> squeeze, which is torch's own graph (SqueezeBackward1 on top). group_norm is one
+NativeGroupNormBackward0 node whose backward, like conv's, runs on arrays (no double backward).
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ..tensor import Tensor
+from . import conv as _conv
+from .resample import SeparableMap
+
+
+def _single(v, name: str = "") -> int:
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise RuntimeError(f"expected {name} to be a single integer value or a list of 1 values to match the "
+                               f"convolution dimensions, but got {name}={list(v)}")
+        return int(v[0])
+    return int(v)
+
+
+class Conv1d(Function):
+    """out = cross-correlation of x (N,C,L) with w (O,C,k) + b. Saves x and w."""
+
+    node_name, array_forward = "ConvolutionBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, dilation):
+        if w.ndim != 3:
+            raise RuntimeError(f"Expected 3-dimensional weight for 3-dimensional input {list(x.shape)}, but got "
+                               f"weight of size {list(w.shape)} instead")
+        out = _conv.Conv2d.forward(ctx, x[:, :, None, :], w[:, :, None, :], b, (1, stride), (0, padding),
+                                   (1, dilation))
+        ctx.save_for_backward(x, w)  # the 3-D inputs themselves, so in-place changes to them are caught
+        return out[:, :, 0, :]
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        as_2d = types.SimpleNamespace(  # conv2d's backward on height-1 views of the same arrays
+            saved_tensors=(Tensor._make(x._array[:, :, None, :]), Tensor._make(w._array[:, :, None, :])),
+            conf=ctx.conf, needs_input_grad=ctx.needs_input_grad)
+        gx, gw, gb = _conv.Conv2d.backward(as_2d, Tensor._make(grad._array[:, :, None, :]))[:3]
+        gx = None if gx is None else Tensor._make(gx._array[:, :, 0, :])
+        gw = None if gw is None else Tensor._make(gw._array[:, :, 0, :])
+        return gx, gw, gb, None, None, None
+
+
+class GroupNorm(Function):
+    """out = (x - mean) / sqrt(var + eps) per (sample, group), times weight plus bias per channel.
+    Saves x, weight, and the groups' mean and 1/std."""
+
+    node_name, array_forward = "NativeGroupNormBackward0", True
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, groups, eps):
+        xp = get_array_module(x)
+        n, c = x.shape[0], x.shape[1]
+        xg = x.reshape(n, groups, -1)
+        mean = xg.mean(axis=-1, keepdims=True)
+        var = ((xg - mean) ** 2).mean(axis=-1, keepdims=True)
+        rstd = 1 / xp.sqrt(var + eps)
+        out = ((xg - mean) * rstd).reshape(x.shape)
+        channel = (1, c) + (1,) * (x.ndim - 2)
+        if weight is not None:
+            out = out * weight.reshape(channel)
+        if bias is not None:
+            out = out + bias.reshape(channel)
+        ctx.save_for_backward(x, weight)
+        ctx.stats, ctx.groups = (mean, rstd), groups
+        return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, weight = ctx.saved_arrays
+        mean, rstd = ctx.stats
+        g = grad._array
+        n, c = x.shape[0], x.shape[1]
+        channel = (1, c) + (1,) * (x.ndim - 2)
+        reduce = (0,) + tuple(range(2, x.ndim))
+        xhat = ((x.reshape(n, ctx.groups, -1) - mean) * rstd).reshape(x.shape)
+        needs = ctx.needs_input_grad
+        gx = gw = gb = None
+        if needs[0]:
+            gxhat = g * weight.reshape(channel) if weight is not None else g
+            gxhat, xh = gxhat.reshape(n, ctx.groups, -1), xhat.reshape(n, ctx.groups, -1)
+            gx = rstd * (gxhat - gxhat.mean(axis=-1, keepdims=True) - xh * (gxhat * xh).mean(axis=-1, keepdims=True))
+            gx = Tensor._make(gx.reshape(x.shape).astype(x.dtype, copy=False))
+        if needs[1]:
+            gw = Tensor._make((g * xhat).sum(axis=reduce).astype(x.dtype, copy=False))
+        if needs[2]:
+            gb = Tensor._make(g.sum(axis=reduce))
+        return gx, gw, gb, None, None
+
+
+def _adaptive_matrix(n_out: int, n_in: int) -> np.ndarray:
+    """Row i averages input cells floor(i n_in / n_out) .. ceil((i + 1) n_in / n_out) - 1, as torch's bins."""
+    m = np.zeros((n_out, n_in))
+    for i in range(n_out):
+        start, end = (i * n_in) // n_out, -(-((i + 1) * n_in) // n_out)
+        m[i, start:end] = 1.0 / (end - start)
+    return m
+
+
+AdaptiveAvgPool2D = type("AdaptiveAvgPool2D", (SeparableMap,), {
+    "node_name": "AdaptiveAvgPool2DBackward0", "saves_input": True,
+    "__doc__": "out = the mean over each adaptive bin (separable: rows, then columns). Saves x, as torch's."})
+
+
+# ---- functional API ---------------------------------------------------------------------------------
+
+def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
+           groups: int = 1) -> Tensor:
+    if groups != 1:
+        raise NotImplementedError("conv1d: groups > 1 is not supported")
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
+                           f"{list(input.shape)}")
+    dilation = _single(dilation, "dilation")
+    if isinstance(padding, str):
+        if padding not in ("valid", "same"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        padding = 0 if padding == "valid" else dilation * (weight.shape[2] - 1) // 2
+    if input.ndim == 2:  # unbatched: torch adds the batch dim and squeezes it off again
+        return Conv1d.apply(input.unsqueeze(0), weight, bias, _single(stride, "stride"), _single(padding, "padding"),
+                            dilation).squeeze(0)
+    return Conv1d.apply(input, weight, bias, _single(stride, "stride"), _single(padding, "padding"), dilation)
+
+
+def _pool1d_args(name, input, kernel_size, stride, padding, dilation, ceil_mode):
+    if input.ndim not in (2, 3):
+        raise RuntimeError(f"{name}() Expected 2D or 3D input tensor, but got {list(input.shape)}")
+    if dilation != 1 or ceil_mode:
+        raise NotImplementedError(f"{name}: dilation and ceil_mode are not supported")
+    k = _single(kernel_size, "kernel_size")
+    s = k if stride is None or (isinstance(stride, (tuple, list)) and not stride) else _single(stride, "stride")
+    return (1, k), (1, s), (0, _single(padding, "padding"))
+
+
+def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
+               return_indices: bool = False) -> Tensor:
+    if return_indices:
+        raise NotImplementedError("max_pool1d: return_indices is not supported")
+    kernel, stride, padding = _pool1d_args("max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode)
+    x = input.unsqueeze(-2)
+    if x.ndim == 3:
+        return _conv.MaxPool2d.apply(x.unsqueeze(0), kernel, stride, padding).squeeze(0).squeeze(-2)
+    return _conv.MaxPool2d.apply(x, kernel, stride, padding).squeeze(-2)
+
+
+def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
+               count_include_pad: bool = True) -> Tensor:
+    if not count_include_pad:
+        raise NotImplementedError("avg_pool1d: count_include_pad=False is not supported")
+    kernel, stride, padding = _pool1d_args("avg_pool1d", input, kernel_size, stride, padding, 1, ceil_mode)
+    x = input.unsqueeze(-2)
+    if x.ndim == 3:
+        return _conv.AvgPool2d.apply(x.unsqueeze(0), kernel, stride, padding).squeeze(0).squeeze(-2)
+    return _conv.AvgPool2d.apply(x, kernel, stride, padding).squeeze(-2)
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
+    if input.ndim not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(input.shape)}")
+    sizes = (output_size, output_size) if isinstance(output_size, int) or output_size is None else tuple(output_size)
+    sizes = tuple(n if s is None else int(s) for s, n in zip(sizes, input.shape[-2:]))
+    if sizes == (1, 1):  # torch takes the mean for a global pool (MeanBackward1)
+        return input.mean(dim=(-1, -2), keepdim=True)
+    mats = [_adaptive_matrix(o, n) for o, n in zip(sizes, input.shape[-2:])]
+    return AdaptiveAvgPool2D.apply(input, mats)
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-05) -> Tensor:
+    if input.ndim < 2 or input.shape[1] % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    return GroupNorm.apply(input, weight, bias, int(num_groups), float(eps))
+
