@@ -23,6 +23,11 @@ def _storage(t: Tensor):
     return root.reshape(-1), own, tuple(s // item for s in t._array.strides)
 
 
+def _owner(arr):
+    """The array that owns ``arr``'s memory (numpy and cupy collapse a view's base to its owner)."""
+    return arr if arr.base is None else arr.base
+
+
 def _positions(xp, n: int, size, stride, offset: int):
     """The storage index of each element of the (size, stride, offset) geometry, as an int64 array."""
     index = xp.arange(n, dtype=xp.int64)
@@ -37,6 +42,10 @@ class AsStrided(Function):
 
     @staticmethod
     def forward(ctx, a, storage, size, stride, offset, in_geometry):
+        if _owner(storage) is not _owner(a):
+            # a replay of this view on another tensor of the base's shape (a view's regenerated grad_fn replays
+            # its view ops on arange(numel) to find its elements): the geometry applies to that tensor's storage
+            storage = _owner(a).reshape(-1)
         ctx.conf = (storage.size, size, stride, offset, in_geometry)
         item = storage.itemsize
         return get_array_module(storage).lib.stride_tricks.as_strided(
