@@ -15,7 +15,8 @@ import numpy as np
 from . import backend, dtypes
 from ._tensor_str import tensor_str
 from .autograd.grad_mode import _state as _grad_state
-from .autograd.grad_mode import enable_grad, is_grad_enabled, is_inference_mode_enabled
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from .autograd.as_strided import AsStridedBackward0
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 from .autograd.view_meta import CreationMeta, propagate, rebase_error
@@ -172,14 +173,25 @@ class Tensor:
             if self._grad_fn is None and not self._base.requires_grad:
                 return None
             raise rebase_error(self, indirect=True)
-        if self._view_fn is None:
+        base = self._base
+        if self._view_fn is None or (self._grad_fn is None and not base.requires_grad):
             return self._grad_fn
+        # torch: the view is now base.as_strided(...), whose history starts at the base's current one
         self._view_version = counter.value
-        if self._base.requires_grad:
-            with enable_grad():
-                fresh = self._view_fn(self._base)
-            self._grad_fn, self._output_nr, self._rg = fresh._grad_fn, 0, True
-        return self._grad_fn
+        old, old_nr = self._grad_fn, self._output_nr
+        node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(base._array.shape),
+                                  self._array.dtype)
+        self._grad_fn, self._output_nr, self._rg = node, 0, True
+        if self._retains_grad and old is not None and old._retain_grad_hooks:  # torch moves retain_grad along
+            node._retain_grad_hooks = {0: old._retain_grad_hooks.pop(old_nr, None)}
+        return node
+
+    def _elements_in_base(self):
+        """The flat positions in the base of this view's elements: its view ops replayed on arange(numel)."""
+        base = self._base._array
+        xp = backend.get_array_module(base)
+        with no_grad():
+            return self._view_fn(Tensor._make(xp.arange(base.size).reshape(base.shape)))._array
 
     def _set_history(self, node, output_nr: int) -> None:
         self._grad_fn = node
