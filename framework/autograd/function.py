@@ -106,6 +106,8 @@ class BackwardNode(Node, FunctionCtx):
                 if a is None:
                     result.append(None)
                 else:  # Tensor._make inlined: one frame less per gradient
+                    if type(a) is not np.ndarray and isinstance(a, np.generic):
+                        a = np.asarray(a)  # numpy maths on 0-d arrays returns scalars: a view must share an array
                     t = _new(Tensor)
                     t._array, t._rg = a, False
                     t._version_counter = None if inference else VersionCounter()
