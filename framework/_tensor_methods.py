@@ -130,7 +130,10 @@ def _clamp_(self, min=None, max=None):
 
 
 def _fill_(self, value):
-    return inplace.Fill.apply(self, value._array if isinstance(value, Tensor) else value)
+    """fill_(number): FillBackward2; fill_(0-d tensor): FillBackward3, whose gradient reaches the tensor too."""
+    if isinstance(value, Tensor):
+        return inplace.FillTensor.apply(self, value)
+    return inplace.Fill.apply(self, value)
 
 
 def _copy_(self, src, non_blocking: bool = False):

@@ -174,6 +174,7 @@ class Function(metaclass=_FunctionMeta):
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
     multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
+    checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
     # what create_graph=True differentiates).
@@ -199,7 +200,7 @@ class Function(metaclass=_FunctionMeta):
             target = args[0]._array
             if not getattr(getattr(target, "flags", None), "writeable", True):
                 raise diagnostics.overlapping_write()
-            if len(args) > 1:
+            if len(args) > 1 and cls.checks_overlap:
                 _check_partial_overlap(target, args)
         ctx = cls._node_cls()
         ctx.needs_input_grad = needs
