@@ -146,7 +146,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self.grad_fn is not None:
+        # torch's C++ is_leaf reads the grad_fn field: a view's history is not regenerated (nor refused) here
+        if self._grad_fn is not None:
             if not value:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
@@ -273,9 +274,9 @@ class Tensor:
         """Make backward fill ``.grad`` for this non-leaf tensor too."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        fn = self.grad_fn
-        if fn is None or self._retains_grad:
+        if self._grad_fn is None or self._retains_grad:  # a leaf, as torch's C++ is_leaf (the field) says
             return
+        fn = self.grad_fn
         self._retains_grad = True
         ref = weakref.ref(self)
 

@@ -175,6 +175,9 @@ class Function(metaclass=_FunctionMeta):
     multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
+    # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
+    # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
+    checks_internal_overlap = True
     # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
     # what create_graph=True differentiates).
@@ -198,7 +201,7 @@ class Function(metaclass=_FunctionMeta):
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
             target = args[0]._array
-            if not getattr(getattr(target, "flags", None), "writeable", True):
+            if cls.checks_internal_overlap and backend.repeats_memory(target):
                 raise diagnostics.overlapping_write()
             if len(args) > 1 and cls.checks_overlap:
                 _check_partial_overlap(target, args)

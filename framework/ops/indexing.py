@@ -233,6 +233,7 @@ class IndexPut(Function):
     """a[index] = values in place (advanced index). Saves nothing but the index."""
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
+    checks_internal_overlap = False  # torch only warns for an expand()ed target
 
     @staticmethod
     def forward(ctx, a, index, values, accumulate=False):

@@ -12,6 +12,7 @@ class Zero(Function):
     """a[...] = 0 in place. Saves nothing; the gradient to a is zero."""
 
     node_name, array_forward, inplace = "ZeroBackward0", True, True
+    checks_internal_overlap = False  # torch's fill kernel: zero_() of an expand() writes its one element
 
     @staticmethod
     def forward(ctx, a):
@@ -27,6 +28,7 @@ class Fill(Function):
     """a[...] = value (a number) in place. Saves nothing; the gradient to a is zero."""
 
     node_name, array_forward, inplace, scalar_edges = "FillBackward2", True, True, True
+    checks_internal_overlap = False  # torch's fill kernel: fill_() of an expand() writes its one element
 
     @staticmethod
     def forward(ctx, a, value):
@@ -47,6 +49,7 @@ class FillTensor(Fill):
 
     node_name = "FillBackward3"
     checks_overlap = False  # torch reads the value as a number before writing: `a.fill_(a[1])` is fine
+    checks_internal_overlap = True  # unlike fill_ of a number, torch refuses to write an expand() here
 
     @staticmethod
     def backward(ctx, grad):
