@@ -229,6 +229,17 @@ class Function(metaclass=_FunctionMeta):
         return results[0] if single else tuple(results)
 
 
+class OriginalSelf:
+    """What an in-place op's forward saves when backward needs the input's values from before the write
+    (torch's ``original_self = self.clone()``): a copy of the array, given on unpack the input's history from
+    before the write, so that create_graph=True differentiates through it too."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array) -> None:
+        self.array = array
+
+
 def check_no_partial_overlap(out: Tensor, *inputs) -> None:
     """For in-place ops built from other ops (addcmul_, lerp_): torch's overlap check on their operands."""
     _check_partial_overlap(out._array, (out,) + inputs)
@@ -424,7 +435,10 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
         # a built-in in-place op saves its other inputs as torch does, *before* its write: one that shares the
         # written tensor's memory (b.mul_(b)) is then stale, and backward refuses it instead of using new values
         written = args[0]._version_counter if cls.inplace else None
-        ctx._saved = tuple([_resolve_saved(s, args, results, written) for s in ctx._to_save])
+        # the written input's edge, taken before the write: the history of its values from before it
+        before = ctx.next_functions[0] if cls.inplace and edge_args and edge_args[0] == 0 else _NO_EDGE
+        ctx._saved = tuple([SavedTensor.of_original(s.array, before) if type(s) is OriginalSelf
+                            else _resolve_saved(s, args, results, written) for s in ctx._to_save])
         ctx._to_save = ()
 
 

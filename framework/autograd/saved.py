@@ -12,6 +12,7 @@ from .. import diagnostics, dtypes
 from ..tensor import Tensor
 
 _tuple_new = tuple.__new__
+_NO_HISTORY = object()  # of_original's grad_fn field for a copy that needs no history
 
 
 class SavedTensor(tuple):
@@ -37,6 +38,12 @@ class SavedTensor(tuple):
         c = t._version_counter
         return _tuple_new(SavedTensor, (None, t._array, c, c.value if c is not None else 0, t._output_nr, None))
 
+    @staticmethod
+    def of_original(array, edge: tuple) -> "SavedTensor":
+        """Keep the copy an in-place op made of its input before writing it, with that input's edge
+        ``(node, output_nr)`` from before the write as its history (None: it needed no gradient)."""
+        return _tuple_new(SavedTensor, (None, array, None, 0, edge[1], edge[0] or _NO_HISTORY))
+
     tensor = property(lambda self: self[0])
     array = property(lambda self: self[1])
     counter = property(lambda self: self[2])
@@ -53,6 +60,10 @@ class SavedTensor(tuple):
             raise diagnostics.inplace_modified(self, owner)
         if tensor is not None:
             return tensor
+        original_fn = self[5]
+        if original_fn is not None:  # an in-place op's copy of its input from before the write
+            return Tensor._make(array) if original_fn is _NO_HISTORY else \
+                Tensor._from_saved_output(array, None, original_fn, output_nr)
         return Tensor._from_saved_output(array, counter, owner, output_nr)
 
     def unpack_array(self, owner):
