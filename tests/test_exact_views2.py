@@ -160,11 +160,12 @@ def test_version_error_names_the_regenerated_view_node():
 
 def test_as_strided_gradient_ops_gradcheck():
     from framework.ops.views import AsStridedGather, AsStridedScatter
+    from framework.testing import gradcheck
     index = np.array([[0, 2], [2, 5]])  # element 2 repeats: its gradients accumulate
     g = framework.tensor(np.linspace(-1, 1, 4).reshape(2, 2), dtype=framework.float64, requires_grad=True)
-    assert framework.autograd.gradcheck(lambda t: AsStridedScatter.apply(t, index, (2, 3)), [g])
+    assert gradcheck(lambda t: AsStridedScatter.apply(t, index, (2, 3)), [g])
     a = framework.tensor(np.linspace(-1, 1, 6).reshape(2, 3), dtype=framework.float64, requires_grad=True)
-    assert framework.autograd.gradcheck(lambda t: AsStridedGather.apply(t, index), [a])
+    assert gradcheck(lambda t: AsStridedGather.apply(t, index), [a])
 
 
 # ---- 2. gradients keep their storage: a view of a 0-d gradient writes into it -------------------------------
@@ -221,7 +222,7 @@ EXPAND_WRITES = {
     "setitem_all_number": lambda m, t: t.__setitem__(Ellipsis, 1.5),
     "setitem_all_tensor": lambda m, t: t.__setitem__(Ellipsis, m.tensor(1.5)),
     "setitem_advanced": lambda m, t: t.__setitem__(m.tensor([0]), 1.5),
-    "index_put_accumulate": lambda m, t: t.index_put_((m.tensor([0]),), m.tensor([1.0]), accumulate=True),
+    "setitem_mask": lambda m, t: t.__setitem__(m.tensor([True, False]), 2.0),
     "select_add_": lambda m, t: t[1].add_(1.0),
     "strided_sub_": lambda m, t: t[None, -2].sub_(m.tensor(0.25)),
 }
@@ -286,5 +287,29 @@ def test_no_grad_view_after_base_write(action):
         else:
             v.sum().backward()
         return v.requires_grad
+
+    _same(run)
+
+
+# ---- 6. an in-place op's saved original input keeps its history: double backward through it ---------------
+
+INPLACE_NEEDING_THE_OLD_INPUT = {
+    "mul_": lambda m, b, y: b.mul_(y), "div_": lambda m, b, y: b.div_(y), "sin_": lambda m, b, y: b.sin_(),
+    "pow_": lambda m, b, y: b.pow_(3), "sqrt_": lambda m, b, y: b.sqrt_(),
+    "floor_divide_": lambda m, b, y: b.floor_divide_(y), "view_mul_": lambda m, b, y: b.t().mul_(y.sum()),
+}
+
+
+@pytest.mark.parametrize("op", list(INPLACE_NEEDING_THE_OLD_INPUT))
+def test_inplace_double_backward_through_the_original_input(op):
+    def run(m):
+        x = m.tensor(np.arange(1.0, 7.0).reshape(2, 3) / 4, dtype=m.float64, requires_grad=True)
+        y = m.tensor(np.arange(2.0, 8.0).reshape(2, 3) / 4, dtype=m.float64, requires_grad=True)
+        b = x * 1
+        INPLACE_NEEDING_THE_OLD_INPUT[op](m, b, y)
+        g = m.autograd.grad((b * b).sum(), [x, y], create_graph=True, allow_unused=True)
+        total = sum((t * t).sum() for t in g if t is not None and t.requires_grad)
+        gg = m.autograd.grad(total, [x, y], allow_unused=True)
+        return [None if t is None else np.round(t.detach().numpy(), 10).tolist() for t in gg]
 
     _same(run)

@@ -138,7 +138,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                     "Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 g = zeros_like(t)
-        elif not create_graph:
+        elif not create_graph and g.requires_grad:  # (a gradient torch returns as a view stays one)
             g = g.detach()
         final.append(g)
     return tuple(final)
