@@ -323,7 +323,11 @@ class Tensor:
     def detach_(self) -> "Tensor":
         """Cut this tensor from its history in place."""
         if self._base is not None:  # any view, however it was made (torch: is_view())
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+            raise RuntimeError(  # torch's text, word for word (DDP's bucket views are views too)
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn, self._rg, self._output_nr = None, False, 0
         return self
 

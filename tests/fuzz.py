@@ -350,6 +350,11 @@ class Generator:
         step = Step(code, tag, data or {})
         self.program.append(step)
         exec_step(step, self.ns)
+        # read every grad_fn, as compare_state does after each step: torch 2.13 crashes (SIGSEGV) in register_hook
+        # on a view whose grad_fn is due to be regenerated (base changed in place) and was never read since
+        for name, value in list(self.ns.items()):
+            if re.fullmatch(r"t\d+", name) and _is_tensor(value):
+                _observe(_grad_fn, value)
         return step
 
     # step kinds ----------------------------------------------------------------------------------------------

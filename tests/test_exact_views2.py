@@ -313,3 +313,26 @@ def test_inplace_double_backward_through_the_original_input(op):
         return [None if t is None else np.round(t.detach().numpy(), 10).tolist() for t in gg]
 
     _same(run)
+
+
+# ---- 7. gradients torch returns as views (sum's expand) are views made under no_grad -----------------------
+
+GRAD_VIEW_ACTIONS = {
+    "copy_": lambda g, x: g.copy_(x), "sub_": lambda g, x: g.sub_(x), "detach_": lambda g, x: g.detach_(),
+    "is_view": lambda g, x: g._base is not None, "zero_": lambda g, x: g.zero_(),
+}
+
+
+@pytest.mark.parametrize("source", ["sum", "sum_0d", "add_then_sum", "reshape_sum", "mul_sum"])
+@pytest.mark.parametrize("action", list(GRAD_VIEW_ACTIONS))
+def test_gradient_views_from_backward(source, action):
+    def run(m):
+        x = m.tensor([[1.84, -0.09, 1.89, -0.29]] if source != "sum_0d" else -0.42, dtype=m.float64,
+                     requires_grad=True)
+        y = {"sum": lambda: x.sum(), "sum_0d": lambda: x.sum(), "add_then_sum": lambda: (x + 1).sum(),
+             "reshape_sum": lambda: x.reshape(-1).sum(), "mul_sum": lambda: (x * 2).sum()}[source]()
+        g, = m.autograd.grad(y, [x])
+        out = GRAD_VIEW_ACTIONS[action](g, x)
+        return out if isinstance(out, bool) else g.tolist()
+
+    _same(run)
