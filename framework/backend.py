@@ -207,7 +207,7 @@ def broadcast_view(a: Array, shape: tuple) -> Array:
 
 def repeats_memory(a: Array) -> bool:
     """torch's has_internal_overlap == YES: a dim of size > 1 with stride 0 (several elements, one memory)."""
-    return any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))
+    return a.size > 0 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))  # empty: nothing repeats
 
 
 def scatter_add(target: Array, index, values: Array) -> None:

@@ -336,3 +336,24 @@ def test_gradient_views_from_backward(source, action):
         return out if isinstance(out, bool) else g.tolist()
 
     _same(run)
+
+
+def test_inplace_write_into_an_empty_broadcast_result():
+    def run(m):
+        x = m.tensor([[1.02, -1.71], [-1.61, -0.79]], requires_grad=True)
+        e = (x[1:] * m.tensor([[[0.62, -1.91]]]))[:-1].std(dim=1, keepdim=False)  # shape (0, 2)
+        e.mul_(x[1:])
+        return tuple(e.shape)
+
+    _same(run)
+
+
+def test_a_view_set_to_require_grad_is_a_root_with_its_own_grad():
+    def run(m):
+        base = m.tensor([-1.35], dtype=m.float64)
+        v = base.narrow(0, 0, 1)
+        v.flatten().requires_grad_()  # flatten of a 1-D tensor is the tensor itself
+        v.backward()
+        return v.grad.tolist(), v.is_leaf
+
+    _same(run)

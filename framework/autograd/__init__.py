@@ -42,9 +42,9 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
             raise diagnostics.no_grad_fn(i)
         if g is None and t.numel() != 1:  # torch checks this first: before reading grad_fn, which may raise
             raise diagnostics.implicit_grad_nonscalar(t.shape)
-        if t.grad_fn is None and t._base is not None:
+        if t.grad_fn is None and t._base is not None and not t._rg:
             # a view made under no_grad requires grad (as its base) but has no grad_fn and, being a view, no grad
-            # accumulator either: torch's engine refuses it as a root
+            # accumulator either: torch's engine refuses it as a root (one set to require grad itself has one)
             if for_grad:
                 raise diagnostics.AutogradError(
                     f"element {i} of tensors does not require grad and does not have a grad_fn")
