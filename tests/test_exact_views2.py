@@ -357,3 +357,26 @@ def test_a_view_set_to_require_grad_is_a_root_with_its_own_grad():
         return v.grad.tolist(), v.is_leaf
 
     _same(run)
+
+
+def test_saved_input_detached_in_place_is_refused():
+    def run(m):
+        a = m.tensor(0.81, requires_grad=True)
+        b = m.tensor(1.71, requires_grad=True)
+        s = (a.clone() + b).mean(dim=0, keepdim=True)
+        out = s.amin(-1, keepdim=True)  # saves s
+        s.detach_()
+        out.backward(m.tensor(-0.97))
+
+    assert _same(run)[2].startswith("Trying to use a saved tensor that has been detached in-place")
+
+
+def test_multi_output_view_error_comes_before_scatter_add_dtype_check():
+    def run(m):
+        x = m.tensor(np.linspace(-1, 1, 15).reshape(3, 5), dtype=m.float64, requires_grad=True)
+        part = x.split([1, 4], dim=1)[1]
+        with (torch.no_grad() if m is torch else framework.no_grad()):
+            x.unsqueeze(-1).copy_(x.unsqueeze(-1))
+        m.scatter_add(part, 0, m.tensor([[0, 1, 0, 0], [0, 2, 2, 1]]), m.ones(2, 4, dtype=m.float32))
+
+    assert "is a view and its base or another view of its base has been modified inplace" in _same(run)[2]

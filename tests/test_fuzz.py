@@ -129,6 +129,21 @@ FIXED = {
     "is_leaf:flag.requires_grad_ (a view of a tensor that later requires grad)": _program(
         "t0 = m.tensor([[1.84, -0.39, -0.98]], dtype=m.float32)", "t3 = m.sqrt(t0.abs() + 0.5)",
         "t4 = t3.narrow(0, 0, 1)", "t4.fill_(0.5)", "t3.requires_grad_()"),
+    "error:backward (a view set to require grad is a root with its own grad)": _program(
+        "t0 = m.tensor([-1.35], dtype=m.float64)", "t2 = t0.narrow(0, 0, 1)", "t4 = t2.flatten()",
+        "t4.requires_grad_()", "t2.backward()"),
+    "error:inplace.mul_ (an empty tensor repeats no memory)": _program(
+        "t0 = m.tensor([[[0.62, -1.91]]], dtype=m.float32)", "t3 = t2[1:]", "t4 = t3 * t0", "t6 = t4[:-1]",
+        "t7 = t6.std(dim=1, keepdim=False)", "t7.mul_(t3)", t2=([[1.02, -1.71], [-1.61, -0.79]], "float32")),
+    "noerror:backward (a saved input detached in place)": _program(
+        "t3 = t1.clone()", "t4 = t3 + t2", "t5 = t4.mean(dim=0, keepdim=True)", "t6 = t5.amin(-1, keepdim=True)",
+        "t5.detach_()", "t6.backward(m.tensor(-0.97, dtype=t6.dtype))", t1=(0.81, "float32"), t2=(1.71, "float32")),
+    "errmsg:op.scatter_add (the view error comes before the dtype check)": _program(
+        "t4 = t3.split([1, 4], dim=1)[1]", "t5 = t3.unsqueeze(-1)", "with m.no_grad():\n    t5.copy_(t5)",
+        "t8 = m.tensor([[1.82, 1.48, -0.12, -1.01], [-0.29, 0.42, 0.24, 0.78]], dtype=m.float32)",
+        "t11 = m.scatter_add(t4, 0, m.tensor([[0, 1, 0, 0], [0, 2, 2, 1]]), t8)",
+        t3=([[1.34, -1.63, 1.27, -1.01, -1.33], [-1.52, 0.3, 0.45, -0.22, -0.29], [-1.44, 0.19, 1.2, -0.37, -1.76]],
+            "float64")),
     "grad_value:autograd.grad.create_graph (an in-place op's original input in double backward)": _program(
         "t2 = t0 * 1", "t2.mul_(t1)", "t3, t4 = m.autograd.grad((t2 * t2).sum(), [t0, t1], create_graph=True)",
         "t5 = m.stack(m.autograd.grad((t3 * t4).sum(), [t0, t1]))",  # (gradients' _version: declared apart)
