@@ -185,12 +185,13 @@ def test_view_of_a_summed_zero_dim_gradient_writes_through():
 
 # ---- 3. setitem with a 0-d tensor is fill_ (FillBackward3); fill_(tensor) passes the gradient on -----------
 
+@pytest.mark.explicit_device  # torch's copy_to fills only from a 0-d *CPU* value (on a GPU: copy_, CopyBackwards)
 def test_setitem_zero_dim_tensor_is_fill():
     def run(m):
-        x = m.tensor(-1.87, dtype=m.float64, requires_grad=True)
-        t = m.tensor([1.74, 2.0], dtype=m.float32)
+        x = m.tensor(-1.87, dtype=m.float64, requires_grad=True, device="cpu")
+        t = m.tensor([1.74, 2.0], dtype=m.float32, device="cpu")
         t[...] = x
-        (t * m.tensor([2.0, 3.0])).sum().backward()
+        (t * m.tensor([2.0, 3.0], device="cpu")).sum().backward()
         return _name(t.grad_fn), x.grad.tolist()
 
     assert _same(run)[1] == ("FillBackward3", 5.0)
@@ -310,7 +311,7 @@ def test_inplace_double_backward_through_the_original_input(op):
         g = m.autograd.grad((b * b).sum(), [x, y], create_graph=True, allow_unused=True)
         total = sum((t * t).sum() for t in g if t is not None and t.requires_grad)
         gg = m.autograd.grad(total, [x, y], allow_unused=True)
-        return [None if t is None else np.round(t.detach().numpy(), 10).tolist() for t in gg]
+        return [None if t is None else np.round(t.detach().cpu().numpy(), 10).tolist() for t in gg]
 
     _same(run)
 

@@ -99,8 +99,9 @@ FIXED = {
         "t2 = m.tensor(-1.79, dtype=m.float64)", "t5 = m.softmax(t0, dim=-1)", "t7 = t5 - t2",
         "t8 = m.nn.functional.mse_loss(t7, t7)", "t9, t10, = m.autograd.grad(t8.sum(), [t0, t5])",
         "t11 = t10.unsqueeze(0)", "t11 -= -1.0", t0=(-1.7, "float32")),
-    "grad_fn:inplace.setitem (a 0-d tensor value is fill_: FillBackward3)": _program(
-        "t1 = m.tensor([1.74], dtype=m.float64)", "t1[...] = t0", "(t1 * 2).sum().backward()", t0=(-1.87, "float64")),
+    "grad_fn:inplace.setitem (a 0-d tensor value is fill_: FillBackward3)": _program(  # (a CPU value, as torch)
+        "t0 = m.tensor(-1.87, dtype=m.float64, requires_grad=True, device='cpu')",
+        "t1 = m.tensor([1.74], dtype=m.float64, device='cpu')", "t1[...] = t0", "(t1 * 2).sum().backward()"),
     "error:inplace.sub_ (a select of an expand repeats no element)": _program(
         "t0 = m.tensor(-0.89, dtype=m.float64)", "t6 = t0.expand(2)", "t7 = t6[None, -2]", "t7.sub_(t1)",
         t1=(-0.53, "float64")),
