@@ -130,6 +130,10 @@ FIXED = {
     "is_leaf:flag.requires_grad_ (a view of a tensor that later requires grad)": _program(
         "t0 = m.tensor([[1.84, -0.39, -0.98]], dtype=m.float32)", "t3 = m.sqrt(t0.abs() + 0.5)",
         "t4 = t3.narrow(0, 0, 1)", "t4.fill_(0.5)", "t3.requires_grad_()"),
+    "version:inplace.exp_ (a gradient passed through unchanged is the same tensor)": _program(
+        "t1 = t0 + 2.5", "t3, t4, = m.autograd.grad(t1.sum(), [t0, t1])", "t4.exp_()", t0=(-1.18, "float32")),
+    "error:inplace.copy_ (a gradient that repeats no memory can be written)": _program(
+        "t1 = t0 + t0", "t2, t3, = m.autograd.grad(t1.sum(), [t1, t0])", "t3.copy_(t3)", t0=(0.37, "float64")),
     "error:backward (a view set to require grad is a root with its own grad)": _program(
         "t0 = m.tensor([-1.35], dtype=m.float64)", "t2 = t0.narrow(0, 0, 1)", "t4 = t2.flatten()",
         "t4.requires_grad_()", "t2.backward()"),
