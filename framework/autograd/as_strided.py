@@ -16,11 +16,12 @@ from .node import Node
 class AsStridedBackward0(Node):
     """grad_fn of a view regenerated after an in-place change; ``index`` maps the view's elements to the base's."""
 
-    def __init__(self, base_edge: tuple, index, base_shape: tuple, dtype) -> None:
+    def __init__(self, base_edge: tuple, index, base_shape: tuple, dtype, repeats: bool) -> None:
         super().__init__()
         self.next_functions = (base_edge,)
         self._index = index  # integer array of the view's shape: flat positions in the base
         self._base_shape = base_shape
+        self._repeats = repeats  # some base element shows more than once (an expand): gradients accumulate
         self._grad_dtypes = (dtype,)
 
     def apply(self, grads: list) -> list:
@@ -28,4 +29,4 @@ class AsStridedBackward0(Node):
         if grad is None or self.next_functions[0][0] is None:
             return [None]
         # an op (bound as a Tensor method by the ops floor), so that create_graph=True differentiates it
-        return [grad._as_strided_backward(self._index, self._base_shape)]
+        return [grad._as_strided_backward(self._index, self._base_shape, self._repeats)]

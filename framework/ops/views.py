@@ -240,17 +240,17 @@ class AsStridedScatter(Function):
     node_name, array_forward = "AsStridedBackward0", True
 
     @staticmethod
-    def forward(ctx, grad, index, shape):
+    def forward(ctx, grad, index, shape, repeats=True):
         ctx.index, ctx.grad_shape = index, grad.shape
-        return _scatter(grad, index, shape)
+        return _scatter(grad, index, shape, repeats)
 
     @staticmethod
     def backward(ctx, grad):
-        return AsStridedGather.apply(grad, ctx.index), None, None
+        return AsStridedGather.apply(grad, ctx.index), None, None, None
 
     @staticmethod
     def backward_arrays(ctx, grad):
-        return grad.reshape(-1)[ctx.index], None, None
+        return grad.reshape(-1)[ctx.index], None, None, None
 
 
 class AsStridedGather(Function):
@@ -273,16 +273,21 @@ class AsStridedGather(Function):
         return _scatter(grad, ctx.index, ctx.shape), None
 
 
-def _scatter(values, index, shape):
+def _scatter(values, index, shape, repeats: bool = True):
+    """zeros(shape) with ``values`` added at the flat positions ``index``; repeats=False: no position repeats,
+    so a plain assignment does (much faster than an accumulating scatter)."""
     xp = get_array_module(values)
     out = xp.zeros(int(np.prod(shape, dtype=np.int64)), dtype=values.dtype)
-    scatter_add(out, index.reshape(-1), values.reshape(-1))
+    if repeats:
+        scatter_add(out, index.reshape(-1), values.reshape(-1))
+    else:
+        out[index.reshape(-1)] = values.reshape(-1)
     return out.reshape(shape)
 
 
-def as_strided_backward(grad, index, shape):
+def as_strided_backward(grad, index, shape, repeats: bool = True):
     """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula."""
-    return AsStridedScatter.apply(grad, index, tuple(shape))
+    return AsStridedScatter.apply(grad, index, tuple(shape), repeats)
 
 
 def _legacy(a) -> str:
