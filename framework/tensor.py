@@ -183,8 +183,8 @@ class Tensor:
         node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(base._array.shape),
                                   self._array.dtype, backend.repeats_memory(self._array))
         self._grad_fn, self._output_nr, self._rg = node, 0, True
-        if self._retains_grad and old is not None and old._retain_grad_hooks:  # torch moves retain_grad along
-            node._retain_grad_hooks = {0: old._retain_grad_hooks.pop(old_nr, None)}
+        if self._retains_grad and old is not None and old_nr in (old._retain_grad_hooks or {}):
+            node._retain_grad_hooks = {0: old._retain_grad_hooks.pop(old_nr)}  # torch moves retain_grad along
         return node
 
     def _elements_in_base(self):
