@@ -130,7 +130,10 @@ def _clamp_(self, min=None, max=None):
 
 
 def _fill_(self, value):
-    return inplace.Fill.apply(self, value._array if isinstance(value, Tensor) else value)
+    """fill_(number): FillBackward2; fill_(0-d tensor): FillBackward3, whose gradient reaches the tensor too."""
+    if isinstance(value, Tensor):
+        return inplace.FillTensor.apply(self, value)
+    return inplace.Fill.apply(self, value)
 
 
 def _copy_(self, src, non_blocking: bool = False):
@@ -235,6 +238,8 @@ METHODS = {
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 
+# the formula of a regenerated view's AsStridedBackward0 node (framework/autograd/as_strided.py, a floor below ops)
+Tensor._as_strided_backward = ops.views.as_strided_backward
 Tensor.__hash__ = lambda self: id(self)  # __eq__ is elementwise, so hashing stays by identity
 Tensor.T = property(lambda self: ops.permute(self, tuple(range(self.ndim - 1, -1, -1))) if self.ndim != 2
                     else ops.permute(self, (1, 0)))

@@ -220,13 +220,21 @@ def errstate(xp, **kwargs):
 
 
 def broadcast_view(a: Array, shape: tuple) -> Array:
-    """``a`` broadcast to ``shape`` as a view. When no element repeats (only dims of size 1 are added), a plain
-    reshape: a writeable view, as torch's expand then is writeable; otherwise NumPy's read-only broadcast (a write
-    into it would land on one element many times)."""
+    """``a`` broadcast to ``shape`` as a view, writeable as torch's expand() is: in-place ops refuse to write where
+    its elements repeat (``repeats_memory``), but a view of it that repeats none (``e[0]``) can be written."""
     shape = tuple(shape)
     if a.size == math.prod(shape) and [d for d in a.shape if d != 1] == [d for d in shape if d != 1]:
         return a.reshape(shape)
-    return get_array_module(a).broadcast_to(a, shape)
+    out = get_array_module(a).broadcast_to(a, shape)
+    flags = getattr(out, "flags", None)
+    if not getattr(flags, "writeable", True) and a.flags.writeable:  # NumPy's broadcast_to is read-only
+        out.flags.writeable = True
+    return out
+
+
+def repeats_memory(a: Array) -> bool:
+    """torch's has_internal_overlap == YES: a dim of size > 1 with stride 0 (several elements, one memory)."""
+    return a.size > 0 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))  # empty: nothing repeats
 
 
 def scatter_add(target: Array, index, values: Array) -> None:

@@ -124,14 +124,10 @@ def inplace_modified(saved, node) -> AutogradError:
     legacy = saved.dtype.legacy
     # like torch, name the tensor's *current* history (CopySlices after `b[0] = ...`)
     current_fn = node if saved.tensor is None else saved.tensor.grad_fn
-    base = None if saved.tensor is None else saved.tensor._base
-    if base is not None and base.grad_fn is None:
-        # a view of a leaf (e.g. weight.t() saved by addmm): torch regenerates its grad_fn after the leaf's
-        # in-place change (AsStrided) and we keep the view's own, so name neither
-        current_fn = None
     if current_fn is not None:
         nr = saved.output_nr if saved.tensor is None else saved.tensor.output_nr
-        which = f", which is output {nr} of {current_fn.name()},"
+        # torch names an op's node without its suffix here ("output 0 of AsStrided"), CopySlices in full
+        which = f", which is output {nr} of {re.sub(r'Backward[0-9]+$', '', current_fn.name())},"
     else:
         which = ""
     current = saved.counter.value

@@ -15,7 +15,8 @@ import numpy as np
 from . import backend, dtypes
 from ._tensor_str import tensor_str
 from .autograd.grad_mode import _state as _grad_state
-from .autograd.grad_mode import enable_grad, is_grad_enabled, is_inference_mode_enabled
+from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
+from .autograd.as_strided import AsStridedBackward0
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 from .autograd.view_meta import CreationMeta, propagate, rebase_error
@@ -145,7 +146,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self.grad_fn is not None:
+        # torch's C++ is_leaf reads the grad_fn field: a view's history is not regenerated (nor refused) here
+        if self._grad_fn is not None:
             if not value:
                 raise RuntimeError(
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
@@ -172,14 +174,25 @@ class Tensor:
             if self._grad_fn is None and not self._base.requires_grad:
                 return None
             raise rebase_error(self, indirect=True)
-        if self._view_fn is None:
+        base = self._base
+        if self._view_fn is None or (self._grad_fn is None and not base.requires_grad):
             return self._grad_fn
+        # torch: the view is now base.as_strided(...), whose history starts at the base's current one
         self._view_version = counter.value
-        if self._base.requires_grad:
-            with enable_grad():
-                fresh = self._view_fn(self._base)
-            self._grad_fn, self._output_nr, self._rg = fresh._grad_fn, 0, True
-        return self._grad_fn
+        old, old_nr = self._grad_fn, self._output_nr
+        node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(base._array.shape),
+                                  self._array.dtype, backend.repeats_memory(self._array))
+        self._grad_fn, self._output_nr, self._rg = node, 0, True
+        if self._retains_grad and old is not None and old_nr in (old._retain_grad_hooks or {}):
+            node._retain_grad_hooks = {0: old._retain_grad_hooks.pop(old_nr)}  # torch moves retain_grad along
+        return node
+
+    def _elements_in_base(self):
+        """The flat positions in the base of this view's elements: its view ops replayed on arange(numel)."""
+        base = self._base._array
+        xp = backend.get_array_module(base)
+        with no_grad():
+            return self._view_fn(Tensor._make(xp.arange(base.size).reshape(base.shape)))._array
 
     def _set_history(self, node, output_nr: int) -> None:
         self._grad_fn = node
@@ -261,9 +274,9 @@ class Tensor:
         """Make backward fill ``.grad`` for this non-leaf tensor too."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        fn = self.grad_fn
-        if fn is None or self._retains_grad:
+        if self._grad_fn is None or self._retains_grad:  # a leaf, as torch's C++ is_leaf (the field) says
             return
+        fn = self.grad_fn
         self._retains_grad = True
         ref = weakref.ref(self)
 
@@ -310,7 +323,11 @@ class Tensor:
     def detach_(self) -> "Tensor":
         """Cut this tensor from its history in place."""
         if self._base is not None:  # any view, however it was made (torch: is_view())
-            raise RuntimeError("Can't detach views in-place. Use detach() instead.")
+            raise RuntimeError(  # torch's text, word for word (DDP's bucket views are views too)
+                "Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel (DDP) "
+                "for training, and gradient_as_bucket_view is set as True, gradients are views of DDP buckets, and "
+                "hence detach_() cannot be called on these gradients. To fix this error, please refer to the "
+                "Optimizer.zero_grad() function in torch/optim/optimizer.py as the solution.")
         self._grad_fn, self._rg, self._output_nr = None, False, 0
         return self
 

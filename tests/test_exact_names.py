@@ -412,15 +412,16 @@ def test_accumulated_grad_graph_and_version_match_torch(case):
     assert got[0] == got[1]
 
 
-def test_linear_version_error_names_no_view_node():
-    """addmm saves weight.t(); after optimizer.step() changed weight, the error names no node (torch names a
-    regenerated AsStrided view node that we do not build)."""
+def test_linear_version_error_names_the_regenerated_view_node():
+    """addmm saves weight.t(); after optimizer.step() changed weight, the error names the view's regenerated node
+    as torch does (AsStridedBackward0, shortened to "AsStrided" in this message)."""
     w = framework.nn.Parameter(framework.randn(2, 2))
     out = F.linear(framework.randn(2, requires_grad=True), w, framework.zeros(2))
     with framework.no_grad():
         w.add_(1)
-    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[framework\.FloatTensor \[2, 2\]\] "
-                                           r"is at version 1; expected version 0 instead\."):
+    with pytest.raises(RuntimeError, match=r"modified by an inplace operation: \[framework\.FloatTensor \[2, 2\]\], "
+                                           r"which is output 0 of AsStrided, is at version 1; expected version 0 "
+                                           r"instead\."):
         out.sum().backward()
 
 

@@ -24,7 +24,7 @@ FLOORS = {
     "framework.accelerator": 1, "framework.backends": 1, "framework.onnx": 1,
     # floor 2: the data object and the autograd state it carries (grad mode, graph node, version counter)
     "framework.autograd.grad_mode": 2, "framework.autograd.node": 2, "framework.autograd.version": 2,
-    "framework.autograd.view_meta": 2,
+    "framework.autograd.view_meta": 2, "framework.autograd.as_strided": 2,
     "framework.autograd.callsite": 2, "framework._tensor_str": 2, "framework.tensor": 2, "framework.creation": 2,
     "framework.autograd": 3, "framework.diagnostics": 3,
     # process groups and collectives act on Tensors only; nn.parallel (DDP, floor 5) builds on them

@@ -40,11 +40,11 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
                 raise diagnostics.AutogradError(
                     f"element {i} of tensors does not require grad and does not have a grad_fn")
             raise diagnostics.no_grad_fn(i)
-        if t.grad_fn is None and t._base is not None:
+        if g is None and t.numel() != 1:  # torch checks this first: before reading grad_fn, which may raise
+            raise diagnostics.implicit_grad_nonscalar(t.shape)
+        if t.grad_fn is None and t._base is not None and not t._rg:
             # a view made under no_grad requires grad (as its base) but has no grad_fn and, being a view, no grad
-            # accumulator either: torch's engine refuses it as a root (after the implicit-gradient check)
-            if t.numel() != 1 and g is None:
-                raise diagnostics.implicit_grad_nonscalar(t.shape)
+            # accumulator either: torch's engine refuses it as a root (one set to require grad itself has one)
             if for_grad:
                 raise diagnostics.AutogradError(
                     f"element {i} of tensors does not require grad and does not have a grad_fn")
@@ -138,7 +138,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                     "Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
                 g = zeros_like(t)
-        elif not create_graph:
+        elif not create_graph and g.requires_grad:  # (a gradient torch returns as a view stays one)
             g = g.detach()
         final.append(g)
     return tuple(final)

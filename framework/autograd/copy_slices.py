@@ -3,7 +3,7 @@
 torch/csrc/autograd/functions/tensor.cpp.  ``base[idx].mul_(2)`` runs MulBackward0 on the *view*;
 the base's history becomes CopySlices(old base history, that node).  Backward: copy the incoming
 base gradient, let the wrapped node turn the slice's gradient into the view's gradient, and write it
-back into the slice.  The view's own grad_fn is then replayed from the base when next read.
+back into the slice.  The view's own grad_fn becomes AsStridedBackward0 (as_strided.py) when next read.
 """
 from __future__ import annotations
 

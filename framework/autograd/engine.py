@@ -14,6 +14,8 @@ from __future__ import annotations
 import heapq
 from typing import Sequence
 
+import numpy as np
+
 from .. import backend, diagnostics, dtypes
 from .anomaly import is_anomaly_enabled
 from .grad_mode import set_grad_enabled
@@ -168,7 +170,9 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                     elif create_graph:
                         buf[nr] = prev + g  # a differentiable sum, for higher-order gradients
                     else:
-                        buf[nr] = Tensor._make(prev._array + g._array)
+                        total = prev._array + g._array
+                        # numpy adds two 0-d arrays into a scalar: keep an array (a view of it must share it)
+                        buf[nr] = Tensor._make(np.asarray(total) if isinstance(total, np.generic) else total)
                 left = deps[nxt] - 1  # one dict read and one write per edge
                 deps[nxt] = left
                 if left == 0:
@@ -183,7 +187,8 @@ def _as_input_dtype(g, node, nr: int, create_graph: bool):
         return g
     if create_graph:
         return g.to(dtypes.from_numpy_dtype(want[nr]))  # differentiable: ToCopyBackward0, as torch
-    return Tensor._make(g._array.astype(want[nr]))
+    cast = g._array.astype(want[nr])
+    return Tensor._make(np.asarray(cast) if isinstance(cast, np.generic) else cast)
 
 
 def _skip(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool) -> bool:

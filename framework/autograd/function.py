@@ -101,11 +101,21 @@ class BackwardNode(Node, FunctionCtx):
             if len(arrays) != n and (len(arrays) < n or arrays[n] is not None or len(arrays) > n + 1):
                 _check_count(self, arrays, n)  # only a call when the count looks wrong
             inference = _grad_state.inference
+            grad = grads[0]._array
+            owner = grad if grad.base is None else grad.base
             result = []
             for a in (arrays if edge_args is None else [arrays[i] for i in edge_args]):
                 if a is None:
                     result.append(None)
+                elif a is grad:  # passed through (add, a cast to the same dtype): torch's is the same tensor
+                    result.append(grads[0])
+                elif getattr(a, "base", None) is owner:
+                    # a view of the incoming gradient (sum's expand, a view op's reshape): a view made under
+                    # no_grad, as torch's formula makes it (in-place writes to it then get torch's errors)
+                    result.append(Tensor._make_view(a, grads[0], None, ()))
                 else:  # Tensor._make inlined: one frame less per gradient
+                    if type(a) is not np.ndarray and isinstance(a, np.generic):
+                        a = np.asarray(a)  # numpy maths on 0-d arrays returns scalars: a view must share an array
                     t = _new(Tensor)
                     t._array, t._rg = a, False
                     t._version_counter = None if inference else VersionCounter()
@@ -172,6 +182,10 @@ class Function(metaclass=_FunctionMeta):
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
     multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
+    checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
+    # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
+    # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
+    checks_internal_overlap = True
     # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
     # what create_graph=True differentiates).
@@ -195,9 +209,9 @@ class Function(metaclass=_FunctionMeta):
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
             target = args[0]._array
-            if not getattr(getattr(target, "flags", None), "writeable", True):
+            if cls.checks_internal_overlap and backend.repeats_memory(target):
                 raise diagnostics.overlapping_write()
-            if len(args) > 1:
+            if len(args) > 1 and cls.checks_overlap:
                 _check_partial_overlap(target, args)
         ctx = cls._node_cls()
         ctx.needs_input_grad = needs
@@ -221,6 +235,17 @@ class Function(metaclass=_FunctionMeta):
         if record:
             _record(cls, ctx, args, results, dirty, 3, edges)
         return results[0] if single else tuple(results)
+
+
+class OriginalSelf:
+    """What an in-place op's forward saves when backward needs the input's values from before the write
+    (torch's ``original_self = self.clone()``): a copy of the array, given on unpack the input's history from
+    before the write, so that create_graph=True differentiates through it too."""
+
+    __slots__ = ("array",)
+
+    def __init__(self, array) -> None:
+        self.array = array
 
 
 def check_no_partial_overlap(out: Tensor, *inputs) -> None:
@@ -418,7 +443,10 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
         # a built-in in-place op saves its other inputs as torch does, *before* its write: one that shares the
         # written tensor's memory (b.mul_(b)) is then stale, and backward refuses it instead of using new values
         written = args[0]._version_counter if cls.inplace else None
-        ctx._saved = tuple([_resolve_saved(s, args, results, written) for s in ctx._to_save])
+        # the written input's edge, taken before the write: the history of its values from before it
+        before = ctx.next_functions[0] if cls.inplace and edge_args and edge_args[0] == 0 else _NO_EDGE
+        ctx._saved = tuple([SavedTensor.of_original(s.array, before) if type(s) is OriginalSelf
+                            else _resolve_saved(s, args, results, written) for s in ctx._to_save])
         ctx._to_save = ()
 
 

@@ -12,6 +12,7 @@ from .. import diagnostics, dtypes
 from ..tensor import Tensor
 
 _tuple_new = tuple.__new__
+_NO_HISTORY = object()  # of_original's grad_fn field for a copy that needs no history
 
 
 class SavedTensor(tuple):
@@ -37,6 +38,12 @@ class SavedTensor(tuple):
         c = t._version_counter
         return _tuple_new(SavedTensor, (None, t._array, c, c.value if c is not None else 0, t._output_nr, None))
 
+    @staticmethod
+    def of_original(array, edge: tuple) -> "SavedTensor":
+        """Keep the copy an in-place op made of its input before writing it, with that input's edge
+        ``(node, output_nr)`` from before the write as its history (None: it needed no gradient)."""
+        return _tuple_new(SavedTensor, (None, array, None, 0, edge[1], edge[0] or _NO_HISTORY))
+
     tensor = property(lambda self: self[0])
     array = property(lambda self: self[1])
     counter = property(lambda self: self[2])
@@ -47,17 +54,31 @@ class SavedTensor(tuple):
     dtype = property(lambda self: dtypes.from_numpy_dtype((self[1] if self[0] is None else self[0]._array).dtype))
 
     def unpack(self, owner):
-        """The saved tensor, or torch's error when it was modified in place since saving."""
-        tensor, array, counter, version, output_nr, _ = self
+        """The saved tensor, or torch's error when it was modified in place (or detached in place) since saving."""
+        tensor, array, counter, version, output_nr, grad_fn = self
+        if tensor is not None and grad_fn is not None and tensor._grad_fn is None:
+            raise _detached_in_place()
         if counter is not None and counter.value != version:
             raise diagnostics.inplace_modified(self, owner)
         if tensor is not None:
             return tensor
+        original_fn = self[5]
+        if original_fn is not None:  # an in-place op's copy of its input from before the write
+            return Tensor._make(array) if original_fn is _NO_HISTORY else \
+                Tensor._from_saved_output(array, None, original_fn, output_nr)
         return Tensor._from_saved_output(array, counter, owner, output_nr)
 
     def unpack_array(self, owner):
         """Like unpack(), but the raw array (the engine's fast path when no graph of backward is built)."""
-        counter = self[2]
+        tensor, counter = self[0], self[2]
+        if tensor is not None and self[5] is not None and tensor._grad_fn is None:
+            raise _detached_in_place()
         if counter is not None and counter.value != self[3]:
             raise diagnostics.inplace_modified(self, owner)
-        return self[1] if self[0] is None else self[0]._array
+        return self[1] if tensor is None else tensor._array
+
+
+def _detached_in_place() -> RuntimeError:
+    """torch's error for a saved input (not a leaf when saved) that lost its history to detach_() since."""
+    return RuntimeError("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+                        "This is not supported, please use out-of-place `.detach()` instead")

@@ -5,7 +5,7 @@ torch's ``original_self``.
 """
 from __future__ import annotations
 
-from ..autograd.function import Function
+from ..autograd.function import Function, OriginalSelf
 from ..backend import errstate, get_array_module
 from ._util import check_inplace_cast, grad_for, inplace_shape
 from .arithmetic import Add, Div, Mul, Neg, PowScalar, Sub
@@ -45,7 +45,7 @@ class MulInplace(Mul):
     def forward(ctx, a, b):
         out = Mul.forward(ctx, a, b)
         if ctx.needs_input_grad[1]:  # backward for b needs the old a: keep a copy (torch's original_self)
-            ctx.save_for_backward(a.copy(), ctx._to_save[1])
+            ctx.save_for_backward(OriginalSelf(a.copy()), ctx._to_save[1])
         return _write(a, out)
 
 
@@ -56,7 +56,7 @@ class DivInplace(Div):
     def forward(ctx, a, b):
         out = Div.forward(ctx, a, b)
         if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a.copy(), ctx._to_save[1])
+            ctx.save_for_backward(OriginalSelf(a.copy()), ctx._to_save[1])
         return _write(a, out)
 
 
@@ -74,7 +74,7 @@ class PowScalarInplace(PowScalar):
     @staticmethod
     def forward(ctx, a, p):
         out = PowScalar.forward(ctx, a, p)
-        ctx.save_for_backward(a.copy())  # after forward's own save: backward needs the old a
+        ctx.save_for_backward(OriginalSelf(a.copy()))  # after forward's own save: backward needs the old a
         return _write(a, out)
 
 

@@ -135,6 +135,7 @@ class MaskedFillInplace(MaskedFill):
     """a[mask] = value in place (torch's masked_fill_, also MaskedFillBackward0). Saves the mask."""
 
     node_name, inplace = "MaskedFillBackward0", True
+    checks_internal_overlap = False  # torch only warns (deprecated) for an expand()ed target
 
     @staticmethod
     def forward(ctx, a, mask, value):
@@ -167,6 +168,7 @@ class MaskedFillTensorInplace(MaskedFillTensor):
     """a[mask] = value (a 0-d tensor) in place: torch's masked_fill_ with a tensor value."""
 
     node_name, inplace = "MaskedFillBackward1", True
+    checks_internal_overlap = False  # torch only warns (deprecated) for an expand()ed target
 
     @staticmethod
     def forward(ctx, a, mask, value):

@@ -8,7 +8,7 @@ Integer division by zero raises torch's ``ZeroDivisionError``.  torch has no der
 from __future__ import annotations
 
 from .. import backend
-from ..autograd.function import Function
+from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import binary_dtype, check_inplace_cast, grad_for, operand, promote, shape_of
@@ -151,7 +151,7 @@ def _inplace(base, name):
         out = base.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
         if ctx._to_save:  # backward needs the old a: keep a copy (torch's original_self)
-            ctx.save_for_backward(a.copy(), ctx._to_save[1])
+            ctx.save_for_backward(OriginalSelf(a.copy()), ctx._to_save[1])
         a[...] = out
         return a
 

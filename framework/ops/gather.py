@@ -67,6 +67,7 @@ class ScatterAdd(Function):
 
     @staticmethod
     def forward(ctx, a, dim, index, src):
+        _check_src_dtype(a, src)  # in forward, as torch's kernel: after the inputs' histories were read
         _check_range(index, a.shape[dim] if a.ndim else 1, dim)
         ctx.dim, ctx.index = dim, index
         out = a.copy()
@@ -117,8 +118,9 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return Gather.apply(input, dim % max(input.ndim, 1), _index_array(index, "gather"))
 
 
-def _check_src_dtype(input: Tensor, src) -> None:
-    if isinstance(src, Tensor) and src.dtype != input.dtype:
+def _check_src_dtype(input, src) -> None:
+    """input and src: Tensors, or the arrays a forward sees."""
+    if hasattr(src, "dtype") and src.dtype != input.dtype:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
 
 
@@ -134,7 +136,6 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    _check_src_dtype(input, src)
     return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_array(index, "scatter_add"), src)
 
 

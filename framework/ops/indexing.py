@@ -233,6 +233,7 @@ class IndexPut(Function):
     """a[index] = values in place (advanced index). Saves nothing but the index."""
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
+    checks_internal_overlap = False  # torch only warns for an expand()ed target
 
     @staticmethod
     def forward(ctx, a, index, values, accumulate=False):
@@ -290,7 +291,9 @@ def setitem(a, idx, value) -> None:
         target = a
     else:
         target = getitem(a, key)
-    if isinstance(value, Tensor):
+    if isinstance(value, Tensor) and value.ndim == 0 and target.ndim and str(value.device) == "cpu":
+        FillTensor.apply(target, value)  # torch's copy_to: a 0-d CPU value of another shape is fill_(value)
+    elif isinstance(value, Tensor):
         if value.ndim and tuple(value.shape) != tuple(target.shape):
             # torch's copy_to: value viewed without its leading 1-dims, then expanded to the target's shape
             v = _strip_leading_ones(value, always=True)

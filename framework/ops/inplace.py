@@ -12,6 +12,7 @@ class Zero(Function):
     """a[...] = 0 in place. Saves nothing; the gradient to a is zero."""
 
     node_name, array_forward, inplace = "ZeroBackward0", True, True
+    checks_internal_overlap = False  # torch's fill kernel: zero_() of an expand() writes its one element
 
     @staticmethod
     def forward(ctx, a):
@@ -20,13 +21,14 @@ class Zero(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        return _zeros_like(grad)
 
 
 class Fill(Function):
-    """a[...] = value in place. Saves nothing; the gradient to a is zero."""
+    """a[...] = value (a number) in place. Saves nothing; the gradient to a is zero."""
 
     node_name, array_forward, inplace, scalar_edges = "FillBackward2", True, True, True
+    checks_internal_overlap = False  # torch's fill kernel: fill_() of an expand() writes its one element
 
     @staticmethod
     def forward(ctx, a, value):
@@ -38,13 +40,25 @@ class Fill(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0, None
+        return _zeros_like(grad), None
 
 
 class FillTensor(Fill):
-    """a[...] = value in place, for ``a[idx] = number`` (torch wraps the number in a tensor). Saves nothing."""
+    """a[...] = value (a 0-d tensor, or a number torch wraps in one: ``a[idx] = 1.5``) in place. Saves nothing;
+    a's gradient is zero, value's the sum of the gradient (torch's fill_.Tensor)."""
 
     node_name = "FillBackward3"
+    checks_overlap = False  # torch reads the value as a number before writing: `a.fill_(a[1])` is fine
+    checks_internal_overlap = True  # unlike fill_ of a number, torch refuses to write an expand() here
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
+
+
+def _zeros_like(grad):
+    # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient
+    return Tensor._make(get_array_module(grad._array).zeros_like(grad._array))
 
 
 class Copy(Function):
@@ -63,8 +77,7 @@ class Copy(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient
-        ga = Tensor._make(get_array_module(grad._array).zeros_like(grad._array)) if ctx.needs_input_grad[0] else None
+        ga = _zeros_like(grad) if ctx.needs_input_grad[0] else None
         gs = grad_for(grad, *ctx.src_meta) if ctx.needs_input_grad[1] else None
         return ga, gs
 

@@ -4,6 +4,7 @@ They save their output where the out-of-place op does, and a copy of the old inp
 """
 from __future__ import annotations
 
+from ..autograd.function import OriginalSelf
 from ._util import check_inplace_cast
 from .unary import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
 
@@ -16,7 +17,7 @@ def _inplace(base, name, save_input_copy=False):
         if out.dtype != a.dtype:  # clamp_ on an integer tensor with a float bound: torch refuses the cast
             check_inplace_cast(out.dtype, a.dtype, c_names=True)
         if save_input_copy:  # backward needs the old input: keep a copy, as torch's original_self
-            ctx.save_for_backward(a.copy())
+            ctx.save_for_backward(OriginalSelf(a.copy()))
             a[...] = out
         else:
             a[...] = out

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
-from ..backend import broadcast_view, get_array_module
+from ..backend import broadcast_view, get_array_module, scatter_add
 from ._util import normalize_dims, shape_args, sum_to, wrap_dim
 from .conversion import Clone
 
@@ -230,6 +230,64 @@ class Alias(Function):
     @staticmethod
     def backward(ctx, grad):
         return grad
+
+
+class AsStridedScatter(Function):
+    """out = zeros of a base's shape with ``grad`` added at the base elements ``index`` names (torch's
+    as_strided_backward: a view's gradient put back into its base; repeated elements, as in an expand,
+    accumulate). Saves nothing: ``index`` is the view's element map, an integer array of the view's shape."""
+
+    node_name, array_forward = "AsStridedBackward0", True
+
+    @staticmethod
+    def forward(ctx, grad, index, shape, repeats=True):
+        ctx.index, ctx.grad_shape = index, grad.shape
+        return _scatter(grad, index, shape, repeats)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AsStridedGather.apply(grad, ctx.index), None, None, None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        return grad.reshape(-1)[ctx.index], None, None, None
+
+
+class AsStridedGather(Function):
+    """out = the elements of ``a`` that ``index`` names, in ``index``'s shape (a copy; the gradient of
+    AsStridedScatter, torch's as_strided read). Saves nothing."""
+
+    node_name, array_forward = "AsStridedBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, index):
+        ctx.index, ctx.shape = index, a.shape
+        return a.reshape(-1)[index]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return AsStridedScatter.apply(grad, ctx.index, ctx.shape), None
+
+    @staticmethod
+    def backward_arrays(ctx, grad):
+        return _scatter(grad, ctx.index, ctx.shape), None
+
+
+def _scatter(values, index, shape, repeats: bool = True):
+    """zeros(shape) with ``values`` added at the flat positions ``index``; repeats=False: no position repeats,
+    so a plain assignment does (much faster than an accumulating scatter)."""
+    xp = get_array_module(values)
+    out = xp.zeros(int(np.prod(shape, dtype=np.int64)), dtype=values.dtype)
+    if repeats:
+        scatter_add(out, index.reshape(-1), values.reshape(-1))
+    else:
+        out[index.reshape(-1)] = values.reshape(-1)
+    return out.reshape(shape)
+
+
+def as_strided_backward(grad, index, shape, repeats: bool = True):
+    """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula."""
+    return AsStridedScatter.apply(grad, index, tuple(shape), repeats)
 
 
 def _legacy(a) -> str:
