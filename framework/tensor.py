@@ -178,15 +178,29 @@ class Tensor:
         if self._base.requires_grad:
             with enable_grad():
                 fresh = self._view_fn(self._base)
+            if self._retains_grad:
+                self._move_retain_grad_hook(self._grad_fn, self._output_nr, fresh._grad_fn, 0)
             self._grad_fn, self._output_nr, self._rg = fresh._grad_fn, 0, True
         return self._grad_fn
 
     def _set_history(self, node, output_nr: int) -> None:
+        if self._retains_grad:
+            self._move_retain_grad_hook(self._grad_fn, self._output_nr, node, output_nr)
         self._grad_fn = node
         self._output_nr = output_nr
         self._rg = True
         if self._base is not None and self._version_counter is not None:
             self._view_version = self._version_counter.value
+
+    def _move_retain_grad_hook(self, old_fn, old_nr: int, new_fn, new_nr: int) -> None:
+        """A retained tensor whose grad_fn changes (an in-place op) takes its retain_grad hook along, as torch's
+        update_tensor_hooks_on_new_gradfn: the old node, still in older graphs, no longer fills ``.grad``."""
+        hooks = old_fn._retain_grad_hooks if old_fn is not None else None
+        hook = hooks.pop(old_nr, None) if hooks else None
+        if hook is not None and new_fn is not None:
+            if new_fn._retain_grad_hooks is None:
+                new_fn._retain_grad_hooks = {}
+            new_fn._retain_grad_hooks[new_nr] = hook
 
     @property
     def is_leaf(self) -> bool:

@@ -1,7 +1,9 @@
 """The differential fuzzer (tests/fuzz.py) in the suite: a bounded run has no undeclared divergence, the shrinker
 finds a planted bug's minimal program, and causes once fixed stay fixed."""
+import re
 import types
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -69,6 +71,27 @@ def _program(*lines, **arrays):
                   {name.replace("t", "A"): __import__("numpy").array(value)})
              for name, (value, dtype) in arrays.items()]
     return steps + [Step(line, "step") for line in lines]
+
+
+def _script(src: str) -> list:
+    """A minimized program as the fuzzer prints it (tests.fuzz.to_script) back into its steps."""
+    steps, data, block = [], {}, None
+    for line in src.strip().splitlines():
+        line = line.strip("\n")
+        if not line.strip() or line.startswith(("import ", "#", "OP = ")):
+            continue
+        if re.fullmatch(r"[AG]\d+ = np\.array\(.*\)", line):
+            name, expr = line.split(" = ", 1)
+            data[name] = eval(expr, {"np": np})
+        elif line.startswith("    ") and block is not None:
+            steps.append(Step(block + "\n" + line, "step", data))
+            block, data = None, {}
+        elif line.startswith("with "):
+            block = line
+        else:
+            steps.append(Step(line, "step", data))
+            data = {}
+    return steps
 
 
 # Minimized programs of causes that are fixed: each must replay with no divergence. When a fix lands for a cause in

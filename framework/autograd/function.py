@@ -57,10 +57,12 @@ class FunctionCtx:
         out = []
         for s in saved:  # a loop, not a comprehension: no extra frame, no method call per value
             if type(s) is SavedTensor:
-                counter = s[2]
+                tensor, counter = s[0], s[2]
+                if tensor is not None and s[5] is not None and tensor._grad_fn is None:
+                    raise diagnostics.saved_tensor_detached(s, self)  # a non-leaf input, detach_()'ed since
                 if counter is not None and counter.value != s[3]:
                     raise diagnostics.inplace_modified(s, self)
-                out.append(s[1] if s[0] is None else s[0]._array)
+                out.append(s[1] if tensor is None else tensor._array)
             else:
                 out.append(s._array if isinstance(s, Tensor) else s)
         return tuple(out)

@@ -48,7 +48,9 @@ class SavedTensor(tuple):
 
     def unpack(self, owner):
         """The saved tensor, or torch's error when it was modified in place since saving."""
-        tensor, array, counter, version, output_nr, _ = self
+        tensor, array, counter, version, output_nr, grad_fn = self
+        if grad_fn is not None and tensor._grad_fn is None:  # a non-leaf input, detach_()'ed since saving
+            raise diagnostics.saved_tensor_detached(self, owner)
         if counter is not None and counter.value != version:
             raise diagnostics.inplace_modified(self, owner)
         if tensor is not None:
@@ -57,6 +59,8 @@ class SavedTensor(tuple):
 
     def unpack_array(self, owner):
         """Like unpack(), but the raw array (the engine's fast path when no graph of backward is built)."""
+        if self[5] is not None and self[0]._grad_fn is None:
+            raise diagnostics.saved_tensor_detached(self, owner)
         counter = self[2]
         if counter is not None and counter.value != self[3]:
             raise diagnostics.inplace_modified(self, owner)
