@@ -210,6 +210,8 @@ class ProdAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
+            return grad, None
         if int((a == 0).sum()) > 1:  # two zeros: every other-product is 0 (torch returns zeros_like)
             return grad * Tensor._make(get_array_module(a._array).zeros_like(a._array)), None
         return grad * _prod_of_others(a, out, tuple(range(a.ndim)), False), None
@@ -230,6 +232,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
+            return grad, None, None, None
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
         return grad * _prod_of_others(a, out, ctx.dims, ctx.keepdim), None, None, None
