@@ -284,9 +284,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     w = None
     if weight is not None:  # weight viewed to broadcast along the class dim
         w = weight.view((1, -1) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight
-    if target.is_floating_point():  # probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+    if tuple(target.shape) == tuple(input.shape):  # probabilities (torch tells them from indices by the shape)
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               + target.dtype.legacy[:-len("Tensor")])
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         prod = logp * target if w is None else logp * target * w
