@@ -40,9 +40,10 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
                 raise diagnostics.AutogradError(
                     f"element {i} of tensors does not require grad and does not have a grad_fn")
             raise diagnostics.no_grad_fn(i)
-        if t.grad_fn is None and t._base is not None:
+        if t.grad_fn is None and t._base is not None and not t._rg:
             # a view made under no_grad requires grad (as its base) but has no grad_fn and, being a view, no grad
-            # accumulator either: torch's engine refuses it as a root (after the implicit-gradient check)
+            # accumulator either: torch's engine refuses it as a root (after the implicit-gradient check); a view
+            # that was itself made to require grad (requires_grad_()) is a leaf with its own accumulator
             if t.numel() != 1 and g is None:
                 raise diagnostics.implicit_grad_nonscalar(t.shape)
             if for_grad:
