@@ -169,7 +169,9 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                     elif create_graph:
                         buf[nr] = prev + g  # a differentiable sum, for higher-order gradients
                     else:
-                        buf[nr] = Tensor._make(prev._array + g._array)
+                        total = prev._array + g._array
+                        # numpy's 0-d arithmetic returns a scalar: keep an array (writeable, as torch's gradients)
+                        buf[nr] = Tensor._make(total if total.ndim else backend.as_array(total))
                 left = deps[nxt] - 1  # one dict read and one write per edge
                 deps[nxt] = left
                 if left == 0:

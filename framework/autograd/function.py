@@ -99,7 +99,8 @@ class BackwardNode(Node, FunctionCtx):
         edge_args = self._edge_args
         if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad:
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
-            arrays = fwd.backward_arrays(self, grads[0]._array)
+            grad = grads[0]
+            arrays = fwd.backward_arrays(self, grad._array)
             if len(arrays) != n and (len(arrays) < n or arrays[n] is not None or len(arrays) > n + 1):
                 _check_count(self, arrays, n)  # only a call when the count looks wrong
             inference = _grad_state.inference
@@ -107,7 +108,11 @@ class BackwardNode(Node, FunctionCtx):
             for a in (arrays if edge_args is None else [arrays[i] for i in edge_args]):
                 if a is None:
                     result.append(None)
+                elif a is grad._array:  # passed on unchanged (add's backward): the same tensor, as torch
+                    result.append(grad)
                 else:  # Tensor._make inlined: one frame less per gradient
+                    if isinstance(a, np.generic):  # numpy's 0-d arithmetic returns scalars: keep a (writeable) array
+                        a = np.asarray(a)
                     t = _new(Tensor)
                     t._array, t._rg = a, False
                     t._version_counter = None if inference else VersionCounter()
