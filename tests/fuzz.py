@@ -73,15 +73,9 @@ DECLARED_DEVIATIONS: list[Deviation] = [
               "Gradients that torch returns as expand() views made during backward (no_grad mode) are plain "
               "broadcast arrays here, so an in-place write with grad mode gets the overlap error, not the no_grad "
               "view error.", pending=False),
-    Deviation(r"dtype:op\.huber_loss\w*", r"dtype: torch float32, framework float64",
-              "huber_loss of mixed dtypes: torch returns the input's dtype (and its backward then fails); we "
-              "promote as every other loss.", pending=False),
     Deviation(r"errmsg:op\.conv2d", r"should be the same or input should be a MKLDNN tensor",
               "conv2d of mixed dtypes: torch's text depends on the backend it picks for the input's size (MKLDNN "
               "for larger inputs); ours is its native kernel's, for every size.", pending=False),
-    Deviation(r"noerror:backward.*", r"Trying to backward through the graph a second time",
-              "A second backward through a freed `where` node: torch's WhereBackward0 saves its condition and "
-              "raises; ours keeps the condition outside the saved tensors and runs.", pending=False),
     Deviation(r"is_leaf:flag\.requires_grad_", r"is_leaf: torch False, framework True",
               "A view of a tensor that later requires grad (after an in-place change of the base): torch gives the "
               "view a grad_fn (not a leaf); ours stays a leaf.", pending=False),

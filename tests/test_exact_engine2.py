@@ -249,3 +249,20 @@ def test_matmul_folds_where_aten_does(shapes, grads, transposed, dtypes):
         return _tree(out.grad_fn), tuple(out.shape), [_arr(g) for g in gs]
 
     _same(fn)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none", "sum"])
+@pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True), (False, False)])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_huber_loss_of_mixed_dtypes_keeps_the_input_dtype(reduction, grads, dtypes):
+    """torch's huber_loss returns the input's dtype; its backward then refuses the other dtype."""
+    def fn(m):
+        x = m.tensor([0.1, 2.0, -3.0], dtype=getattr(m, dtypes[0]), requires_grad=grads[0])
+        t = m.tensor([0.3, -1.0, -3.5], dtype=getattr(m, dtypes[1]), requires_grad=grads[1])
+        out = m.nn.functional.huber_loss(x, t, reduction=reduction)
+        seen = [str(out.dtype).split(".")[-1], _arr(out)]
+        if out.requires_grad:
+            out.sum().backward()
+        return seen
+
+    _same(fn)
