@@ -122,7 +122,7 @@ def test_saved_std_input_detached_in_place_raises():
     _same(fn)
 
 
-@pytest.mark.parametrize("op", ["where", "masked_fill", "masked_fill_tensor", "max_dim", "min_0d"])
+@pytest.mark.parametrize("op", ["where", "masked_fill", "masked_fill_tensor", "max_dim", "min_0d", "topk", "sort"])
 def test_second_backward_through_a_freed_node_raises(op):
     """These nodes save (a condition, a mask, indices) as torch does: run again after being freed, they raise."""
     def fn(m):
@@ -131,7 +131,9 @@ def test_second_backward_through_a_freed_node_raises(op):
              "masked_fill": lambda: x.masked_fill(x > 0, 2.0),
              "masked_fill_tensor": lambda: x.masked_fill(x > 0, m.tensor(2.0)),
              "max_dim": lambda: x[None].max(dim=1)[0],
-             "min_0d": lambda: x[0].min(dim=-1)[0]}[op]()
+             "min_0d": lambda: x[0].min(dim=-1)[0],
+             "topk": lambda: x.topk(1).values,
+             "sort": lambda: x.sort().values}[op]()
         y.sum().backward()
         y.sum().backward()
 
@@ -264,5 +266,23 @@ def test_huber_loss_of_mixed_dtypes_keeps_the_input_dtype(reduction, grads, dtyp
         if out.requires_grad:
             out.sum().backward()
         return seen
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["norm", "norm3", "std", "std_dim", "amax", "amax_0d", "expand_0d"])
+def test_create_graph_gradient_ends_in_torchs_node(op):
+    """The last op of a backward formula is the grad_fn a create_graph gradient shows: torch's formulas' order."""
+    def fn(m):
+        x = m.tensor([[-1.76, 1.52], [-0.26, 1.52]], dtype=m.float64, requires_grad=True)
+        if op.endswith("_0d"):
+            x = m.tensor(-0.23, dtype=m.float64, requires_grad=True)
+        y = {"norm": lambda: x.norm(), "norm3": lambda: x.norm(p=3),
+             "std": lambda: x.std(), "std_dim": lambda: x.std(dim=0),
+             "amax": lambda: x.amax(dim=1), "amax_0d": lambda: x.amax(0, keepdim=True).tanh() * x,
+             "expand_0d": lambda: x.expand(2).mean(dim=-1, keepdim=True).exp()}[op]()
+        g, = m.autograd.grad(y.sum(), [x], create_graph=True)
+        g2, = m.autograd.grad((g * g).sum(), [x], allow_unused=True)
+        return _node(g), _arr(g), None if g2 is None else _arr(g2)
 
     _same(fn)

@@ -133,7 +133,7 @@ class Amax(Function):
             grad = grad.reshape(_keep_shape(shape, ctx.dims))
         mask = (a == out)
         count = mask.sum(dim=ctx.dims, keepdim=True)
-        return grad * mask / count, None, None
+        return grad / count * mask, None, None  # torch's scale_grad_by_count, in its order
 
 
 class Amin(Amax):
