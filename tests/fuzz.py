@@ -66,11 +66,6 @@ DECLARED_DEVIATIONS: list[Deviation] = [
     Deviation(r"(grad_requires_grad|grad_none):(backward|autograd\.grad).*", r".",
               "create_graph subtleties: whether .grad requires grad after mixing create_graph and plain backwards, "
               "and a non-leaf's .grad after backward(inputs=...) with create_graph.", pending=False),
-    Deviation(r"(requires_grad|grad_fn):autograd\.grad.*", r"(requires_grad: torch True, framework False|"
-              r"torch ConvolutionBackwardBackward0)",
-              "conv2d/conv_transpose2d have no double backward here: under create_graph their input gradients are "
-              "plain tensors, where torch's are ConvolutionBackwardBackward0 outputs that require grad.",
-              pending=False),
     Deviation(r"(noerror|errmsg):inplace\.(copy_|add_|\w+)", r"A view was created in no_grad mode",
               "Gradients that torch returns as expand() views made during backward (no_grad mode) are plain "
               "broadcast arrays here, so an in-place write with grad mode gets the overlap error, not the no_grad "

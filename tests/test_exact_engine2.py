@@ -286,3 +286,35 @@ def test_create_graph_gradient_ends_in_torchs_node(op):
         return _node(g), _arr(g), None if g2 is None else _arr(g2)
 
     _same(fn)
+
+
+@pytest.mark.parametrize("conf", [(1, 1, 1), (2, 1, 1), (1, 2, 2), (3, 0, 1)])
+@pytest.mark.parametrize("grads", [(True, True, True), (True, False, False), (False, True, False)])
+def test_conv2d_double_backward(conf, grads):
+    """Under create_graph conv2d's gradients come from a ConvolutionBackwardBackward0 node (requiring grad when
+    any of grad, input, weight does, as torch's) whose own derivatives are torch's."""
+    rng = np.random.default_rng(0)
+    X, W, B = rng.standard_normal((2, 2, 5, 4)), rng.standard_normal((3, 2, 3, 3)), rng.standard_normal(3)
+    stride, padding, dilation = conf
+
+    def fn(m):
+        x, w, b = (m.tensor(v, dtype=m.float64, requires_grad=r) for v, r in zip((X, W, B), grads))
+        y = m.nn.functional.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation)
+        ins = [t for t in (x, w, b) if t.requires_grad]
+        gs = m.autograd.grad((y * y).sum(), ins, create_graph=True)
+        g2 = m.autograd.grad(sum((g * g).sum() for g in gs), ins, allow_unused=True)
+        return [(_node(g), g.requires_grad) for g in gs], [None if g is None else _arr(g) for g in g2]
+
+    _same(fn)
+
+
+def test_conv2d_gradient_gradcheck():
+    rng = np.random.default_rng(1)
+    x = framework.tensor(rng.standard_normal((1, 2, 4, 4)), requires_grad=True)
+    w = framework.tensor(rng.standard_normal((2, 2, 3, 3)), requires_grad=True)
+
+    def grads(x, w):
+        y = framework.nn.functional.conv2d(x, w, stride=2, padding=1)
+        return framework.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+
+    assert gradcheck(grads, [x, w])

@@ -268,6 +268,36 @@ t3 = OP['gather'](m, t2)
 t6 = t3.narrow(0, 2, 0)
 t7 = m.nn.functional.nll_loss(t6, m.tensor([]))
 """),
+    "requires_grad:autograd.grad.create_graph (conv2d's ConvolutionBackwardBackward0)": _script("""
+A6 = np.array([[[[0.63, 0.51, -0.02], [-0.66, -1.09, 0.25], [-0.51, -1.65, -0.86]], [[0.91, 0.6, -1.24], [-1.95, 1.86, 1.02], [-0.45, 0.27, 1.19]]]])
+t6 = m.tensor(A6, dtype=m.float32, requires_grad=True)
+A7 = np.array([[[[-1.63, -0.74], [0.58, -1.12]], [[-1.09, 0.8], [1.16, 1.79]]]])
+t7 = m.tensor(A7, dtype=m.float32)
+t9 = m.nn.functional.conv2d(t6, t7, None, stride=1, padding=1)
+t11, t12, = m.autograd.grad(t9.sum(), [t9, t6], create_graph=True)
+"""),
+    "grad_fn:autograd.grad.retain_graph (std's gradient ends in a mul)": _script("""
+A6 = np.array([[0.31, 1.76, -0.52, -1.4], [-0.75, 2.0, 0.45, -1.18], [-0.66, 0.02, 0.44, -1.03]])
+t6 = m.tensor(A6, dtype=m.float32, requires_grad=True)
+t7 = OP['std'](m, t6)
+t12, t13, = m.autograd.grad(t7.sum(), [t6, t7], retain_graph=True, create_graph=True)
+"""),
+    "grad_fn:autograd.grad.create_graph (norm's gradient ends in a mul)": _script("""
+A1 = np.array([-1.76, 1.52, -0.26, -0.82])
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t2 = t1.view(-1)
+t5 = OP['norm'](m, t2)
+t6 = t5.reshape(())
+t8, t9, = m.autograd.grad(t6.sum(), [t1, t2], create_graph=True, allow_unused=True)
+"""),
+    "noerror:backward.create_graph (topk saves its indices)": _script("""
+A5 = np.array([[-0.97, -1.24, 1.87, 1.68], [-0.09, -0.94, -0.5, -1.27], [0.57, 0.95, -0.27, -1.59]])
+t5 = m.tensor(A5, dtype=m.float32, requires_grad=True)
+t6 = OP['topk'](m, t5)
+G11 = np.array([[0.69, -1.2], [1.95, 0.98], [-1.38, -1.39]])
+t6.backward(m.tensor(G11, dtype=t6.dtype))
+t6.sum().backward(create_graph=True)
+"""),
     "errmsg:reduce.max (the wrapped dim in the empty-dim error)": _script("""
 A0 = np.array(0.76)
 t0 = m.tensor(A0, dtype=m.float32, requires_grad=True)
