@@ -212,6 +212,11 @@ def memory_overlap(a: Array, b: Array) -> str:
     return "partial" if a0 < b1 and b0 < a1 else "no"
 
 
+def as_array(value) -> Array:
+    """A NumPy scalar (what NumPy's arithmetic on 0-d arrays returns) as a 0-d array; arrays pass through."""
+    return np.asarray(value) if isinstance(value, np.generic) else value
+
+
 def errstate(xp, **kwargs):
     """numpy's errstate (silence 0/0, log(0) warnings inside an op); a no-op for cupy, which has none."""
     if _cupy is None or xp is not _cupy:  # numpy, or framework.compile's recording stand-in for it

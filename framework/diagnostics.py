@@ -118,6 +118,17 @@ def saved_tensor_freed(node) -> AutogradError:
                  "if you call backward once per step, build a fresh graph each step (redo the forward pass)."))
 
 
+def saved_tensor_detached(saved, node) -> AutogradError:
+    """A non-leaf tensor a node saved as an input was cut from its history with detach_() since."""
+    return AutogradError(
+        "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_().This is not "
+        "supported, please use out-of-place `.detach()` instead",
+        f"What happened: {node.name()}, recorded at {format_site(node._site)}, saved a tensor of\n"
+        f"  {_describe(saved.shape, saved.dtype)} that had a grad_fn ({saved.grad_fn.name()}); a later .detach_() removed\n"
+        "  it, so backward can no longer tell where that tensor's gradient should go.\n"
+        + _fixes("use `x = x.detach()` (a new tensor) instead of `x.detach_()` while a graph still needs x."))
+
+
 def inplace_modified(saved, node) -> AutogradError:
     """A saved tensor's version changed between forward and backward."""
     dims = ", ".join(str(d) for d in saved.shape)

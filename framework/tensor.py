@@ -183,8 +183,8 @@ class Tensor:
         node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(base._array.shape),
                                   self._array.dtype, backend.repeats_memory(self._array))
         self._grad_fn, self._output_nr, self._rg = node, 0, True
-        if self._retains_grad and old is not None and old_nr in (old._retain_grad_hooks or {}):
-            node._retain_grad_hooks = {0: old._retain_grad_hooks.pop(old_nr)}  # torch moves retain_grad along
+        if self._retains_grad:  # torch moves retain_grad along to the new node
+            self._move_retain_grad_hook(old, old_nr, node, 0)
         return node
 
     def _elements_in_base(self):
@@ -195,11 +195,23 @@ class Tensor:
             return self._view_fn(Tensor._make(xp.arange(base.size).reshape(base.shape)))._array
 
     def _set_history(self, node, output_nr: int) -> None:
+        if self._retains_grad:
+            self._move_retain_grad_hook(self._grad_fn, self._output_nr, node, output_nr)
         self._grad_fn = node
         self._output_nr = output_nr
         self._rg = True
         if self._base is not None and self._version_counter is not None:
             self._view_version = self._version_counter.value
+
+    def _move_retain_grad_hook(self, old_fn, old_nr: int, new_fn, new_nr: int) -> None:
+        """A retained tensor whose grad_fn changes (an in-place op) takes its retain_grad hook along, as torch's
+        update_tensor_hooks_on_new_gradfn: the old node, still in older graphs, no longer fills ``.grad``."""
+        hooks = old_fn._retain_grad_hooks if old_fn is not None else None
+        hook = hooks.pop(old_nr, None) if hooks else None
+        if hook is not None and new_fn is not None:
+            if new_fn._retain_grad_hooks is None:
+                new_fn._retain_grad_hooks = {}
+            new_fn._retain_grad_hooks[new_nr] = hook
 
     @property
     def is_leaf(self) -> bool:

@@ -11,6 +11,8 @@ def sum_to(grad, shape: tuple):
     gshape = grad._array.shape
     if gshape == tuple(shape):
         return grad
+    if not shape:  # torch's sum_to: a plain sum() (SumBackward0 under create_graph)
+        return grad.sum()
     lead = len(gshape) - len(shape)
     axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and gshape[i + lead] != 1)
     if axes:

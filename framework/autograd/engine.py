@@ -14,8 +14,6 @@ from __future__ import annotations
 import heapq
 from typing import Sequence
 
-import numpy as np
-
 from .. import backend, diagnostics, dtypes
 from .anomaly import is_anomaly_enabled
 from .grad_mode import set_grad_enabled
@@ -130,9 +128,10 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
         while ready:
             node = heappop(ready)[2]
             grads = buffers.pop(node)
-            if node._tensor_pre_hooks or node._retain_grad_hooks:
-                _run_tensor_hooks(node, grads)
-            if not plain and _skip(node, grads, capture, needed, accumulate):
+            if plain:
+                if node._tensor_pre_hooks or node._retain_grad_hooks:
+                    _run_tensor_hooks(node, grads)
+            elif _filtered(node, grads, capture, needed, accumulate):
                 continue
             if node._pre_hooks:  # most nodes have none: no iterator made for an empty tuple
                 for hook in node._pre_hooks:
@@ -171,8 +170,8 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                         buf[nr] = prev + g  # a differentiable sum, for higher-order gradients
                     else:
                         total = prev._array + g._array
-                        # numpy adds two 0-d arrays into a scalar: keep an array (a view of it must share it)
-                        buf[nr] = Tensor._make(np.asarray(total) if isinstance(total, np.generic) else total)
+                        # numpy's 0-d arithmetic returns a scalar: keep an array (writeable, as torch's gradients)
+                        buf[nr] = Tensor._make(total if total.ndim else backend.as_array(total))
                 left = deps[nxt] - 1  # one dict read and one write per edge
                 deps[nxt] = left
                 if left == 0:
@@ -187,20 +186,31 @@ def _as_input_dtype(g, node, nr: int, create_graph: bool):
         return g
     if create_graph:
         return g.to(dtypes.from_numpy_dtype(want[nr]))  # differentiable: ToCopyBackward0, as torch
-    cast = g._array.astype(want[nr])
-    return Tensor._make(np.asarray(cast) if isinstance(cast, np.generic) else cast)
+    return Tensor._make(backend.as_array(g._array.astype(want[nr])))
 
 
-def _skip(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool) -> bool:
-    """autograd.grad / inputs=: store captured gradients; True when the node itself must not run."""
-    if capture is not None:
-        for nr in range(len(grads)):
-            slot = capture.get((node, nr))
-            if slot is not None:
-                capture["out"][slot] = grads[nr]
-    if needed is not None and node not in needed:
-        return True
-    return not accumulate and isinstance(node, AccumulateGrad)
+def _filtered(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool) -> bool:
+    """autograd.grad / inputs=: run the tensor hooks and store captured gradients; True when the node must not run.
+
+    As torch's evaluate_function: a node that runs anyway (it leads to another input) is captured before its
+    tensor hooks, which then run just before it; a node that does not run gets its hooks first, then the capture.
+    """
+    runs = (needed is None or node in needed) and (accumulate or not isinstance(node, AccumulateGrad))
+    if capture is not None and runs:
+        _capture(node, grads, capture)
+    if node._tensor_pre_hooks or node._retain_grad_hooks:
+        _run_tensor_hooks(node, grads)
+    if capture is not None and not runs:
+        _capture(node, grads, capture)
+    return not runs
+
+
+def _capture(node, grads: list, capture: dict) -> None:
+    """Store the gradients flowing into ``node`` that autograd.grad / inputs= asked for."""
+    for nr in range(len(grads)):
+        slot = capture.get((node, nr))
+        if slot is not None:
+            capture["out"][slot] = grads[nr]
 
 
 def _run_tensor_hooks(node, grads: list) -> None:

@@ -57,10 +57,12 @@ class FunctionCtx:
         out = []
         for s in saved:  # a loop, not a comprehension: no extra frame, no method call per value
             if type(s) is SavedTensor:
-                counter = s[2]
+                tensor, counter = s[0], s[2]
+                if tensor is not None and s[5] is not None and tensor._grad_fn is None:
+                    raise diagnostics.saved_tensor_detached(s, self)  # a non-leaf input, detach_()'ed since
                 if counter is not None and counter.value != s[3]:
                     raise diagnostics.inplace_modified(s, self)
-                out.append(s[1] if s[0] is None else s[0]._array)
+                out.append(s[1] if tensor is None else tensor._array)
             else:
                 out.append(s._array if isinstance(s, Tensor) else s)
         return tuple(out)
@@ -97,7 +99,8 @@ class BackwardNode(Node, FunctionCtx):
         edge_args = self._edge_args
         if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad:
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
-            arrays = fwd.backward_arrays(self, grads[0]._array)
+            grad = grads[0]
+            arrays = fwd.backward_arrays(self, grad._array)
             if len(arrays) != n and (len(arrays) < n or arrays[n] is not None or len(arrays) > n + 1):
                 _check_count(self, arrays, n)  # only a call when the count looks wrong
             inference = _grad_state.inference

@@ -54,10 +54,10 @@ class SavedTensor(tuple):
     dtype = property(lambda self: dtypes.from_numpy_dtype((self[1] if self[0] is None else self[0]._array).dtype))
 
     def unpack(self, owner):
-        """The saved tensor, or torch's error when it was modified in place (or detached in place) since saving."""
+        """The saved tensor, or torch's error when it was modified (or detached) in place since saving."""
         tensor, array, counter, version, output_nr, grad_fn = self
         if tensor is not None and grad_fn is not None and tensor._grad_fn is None:
-            raise _detached_in_place()
+            raise diagnostics.saved_tensor_detached(self, owner)  # a non-leaf input, detach_()'ed since saving
         if counter is not None and counter.value != version:
             raise diagnostics.inplace_modified(self, owner)
         if tensor is not None:
@@ -72,13 +72,8 @@ class SavedTensor(tuple):
         """Like unpack(), but the raw array (the engine's fast path when no graph of backward is built)."""
         tensor, counter = self[0], self[2]
         if tensor is not None and self[5] is not None and tensor._grad_fn is None:
-            raise _detached_in_place()
+            raise diagnostics.saved_tensor_detached(self, owner)
         if counter is not None and counter.value != self[3]:
             raise diagnostics.inplace_modified(self, owner)
         return self[1] if tensor is None else tensor._array
 
-
-def _detached_in_place() -> RuntimeError:
-    """torch's error for a saved input (not a leaf when saved) that lost its history to detach_() since."""
-    return RuntimeError("Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
-                        "This is not supported, please use out-of-place `.detach()` instead")

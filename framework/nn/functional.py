@@ -96,15 +96,53 @@ class _Gelu(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        if ctx.approximate == "tanh":
-            k = math.sqrt(2 / math.pi)
-            inner = k * (x + 0.044715 * x ** 3)
-            t = ops.tanh(inner)
-            d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
-        else:
-            cdf = 0.5 * (1 + _Erf.apply(x / math.sqrt(2.0)))
-            d = cdf + x * (-(x * x) / 2).exp() / math.sqrt(2 * math.pi)
-        return grad * d, None
+        return _GeluBackward.apply(grad, x, ctx.approximate), None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (x,) = ctx.saved_arrays
+        return _gelu_backward(g, x, ctx.approximate), None
+
+
+def _gelu_backward(g, x, approximate: str):
+    """g * gelu'(x) on arrays (torch's gelu_backward)."""
+    xp = get_array_module(x)
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        t = xp.tanh(k * (x + 0.044715 * x ** 3))
+        d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
+    else:
+        d = 0.5 * (1 + _erf_array(x / math.sqrt(2.0))) + x * xp.exp(-(x * x) / 2) / math.sqrt(2 * math.pi)
+    return (g * d).astype(g.dtype, copy=False)
+
+
+class _GeluBackward(Function):
+    """out = g * gelu'(x) (torch's gelu_backward: the gradient a create_graph backward through gelu records,
+    as GeluBackwardBackward0). Saves g and x."""
+
+    node_name, array_forward = "GeluBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, approximate):
+        ctx.save_for_backward(g, x)
+        ctx.approximate = approximate
+        return _gelu_backward(g, x, approximate)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x = ctx.saved_tensors
+        gg = _GeluBackward.apply(grad, x, ctx.approximate) if ctx.needs_input_grad[0] else None
+        gx = None
+        if ctx.needs_input_grad[1]:  # gelu''(x)
+            if ctx.approximate == "tanh":
+                k, c = math.sqrt(2 / math.pi), 0.044715
+                t = ops.tanh(k * (x + c * x ** 3))
+                s, du = 1 - t * t, k * (1 + 3 * c * x * x)
+                d2 = s * du - x * t * s * du * du + 3 * c * k * x * x * s
+            else:
+                d2 = (-(x * x) / 2).exp() / math.sqrt(2 * math.pi) * (2 - x * x)
+            gx = grad * g * d2
+        return gg, gx, None
 
 
 def gelu(x: Tensor, approximate: str = "none") -> Tensor:
@@ -246,9 +284,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     w = None
     if weight is not None:  # weight viewed to broadcast along the class dim
         w = weight.view((1, -1) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight
-    if target.is_floating_point():  # probabilities
-        if tuple(target.shape) != tuple(input.shape):
-            raise RuntimeError(f"Expected target size {list(input.shape)}, got {list(target.shape)}")
+    if tuple(target.shape) == tuple(input.shape):  # probabilities (torch tells them from indices by the shape)
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               + target.dtype.legacy[:-len("Tensor")])
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         prod = logp * target if w is None else logp * target * w

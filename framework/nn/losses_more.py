@@ -47,6 +47,7 @@ class _ThresholdLoss(Function):
     """Elementwise quadratic-then-linear loss of d = input - target, reduced. Saves input and target."""
 
     array_forward = True
+    keeps_input_dtype = False  # huber_loss: torch's result has the input's dtype (not the promoted one)
 
     @classmethod
     def forward(cls, ctx, x, t, reduction, beta):
@@ -56,6 +57,8 @@ class _ThresholdLoss(Function):
         ctx.shapes = (x.shape, t.shape)
         d = x - t
         loss = cls._loss(xp, d, beta)
+        if cls.keeps_input_dtype:
+            loss = loss.astype(x.dtype, copy=False)
         if reduction == "mean":
             return xp.asarray(loss.mean())
         if reduction == "sum":
@@ -65,6 +68,10 @@ class _ThresholdLoss(Function):
     @classmethod
     def backward(cls, ctx, grad):
         x, t = ctx.saved_tensors
+        if cls.keeps_input_dtype and x.dtype != t.dtype:  # torch's backward kernel wants one dtype
+            this, other = (x, t) if ctx.needs_input_grad[0] else (t, x)
+            raise RuntimeError(f"Found dtype {other.dtype.legacy[:-len('Tensor')]} but expected "
+                               f"{this.dtype.legacy[:-len('Tensor')]}")
         d = x - t
         inner = d.abs() < ctx.beta
         g = cls._slope(d, inner, ctx.beta)
@@ -99,7 +106,7 @@ class _SmoothL1(_ThresholdLoss):
 class _Huber(_ThresholdLoss):
     """loss = 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere. Saves input and target."""
 
-    node_name = "HuberLossBackward0"
+    node_name, keeps_input_dtype = "HuberLossBackward0", True
 
     @staticmethod
     def _loss(xp, d, delta):

@@ -85,7 +85,7 @@ class Where(Function):
         if cond.dtype.kind != "b":
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                                f"{scalar_type_name(cond.dtype)}")
-        ctx.cond = cond
+        ctx.save_for_backward(cond)  # saved as torch does: a second backward after it is freed raises
         ctx.a_meta = (shape_of(a), getattr(a, "dtype", None))
         ctx.b_meta = (shape_of(b), getattr(b, "dtype", None))
         a, b = promote(a, b)
@@ -98,7 +98,7 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        cond = Tensor._make(ctx.cond)
+        (cond,) = ctx.saved_tensors
         ga = grad_for(grad * cond, *ctx.a_meta) if ctx.needs_input_grad[1] else None
         gb = grad_for(grad * cond.logical_not(), *ctx.b_meta) if ctx.needs_input_grad[2] else None
         return None, ga, gb
@@ -121,14 +121,15 @@ class MaskedFill(Function):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.mask = mask
+        ctx.save_for_backward(mask)  # saved as torch does: a second backward after it is freed raises
         out = a.copy()
         out[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * Tensor._make(~ctx.mask), None, None
+        (mask,) = ctx.saved_arrays
+        return grad * Tensor._make(~mask), None, None
 
 
 class MaskedFillInplace(MaskedFill):
@@ -139,7 +140,7 @@ class MaskedFillInplace(MaskedFill):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.mask = mask
+        ctx.save_for_backward(mask)
         a[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return a
 
@@ -151,15 +152,17 @@ class MaskedFillTensor(Function):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.mask = get_array_module(a).broadcast_to(mask, a.shape)
+        mask = get_array_module(a).broadcast_to(mask, a.shape)
+        ctx.save_for_backward(mask)
         out = a.copy()
-        out[ctx.mask] = value
+        out[mask] = value
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        mask = Tensor._make(ctx.mask)
-        ga = grad * Tensor._make(~ctx.mask) if ctx.needs_input_grad[0] else None
+        (mask_array,) = ctx.saved_arrays
+        mask = Tensor._make(mask_array)
+        ga = grad * Tensor._make(~mask_array) if ctx.needs_input_grad[0] else None
         gv = (grad * mask).sum() if ctx.needs_input_grad[2] else None
         return ga, None, gv
 
@@ -172,8 +175,9 @@ class MaskedFillTensorInplace(MaskedFillTensor):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.mask = get_array_module(a).broadcast_to(mask, a.shape)
-        a[ctx.mask] = value
+        mask = get_array_module(a).broadcast_to(mask, a.shape)
+        ctx.save_for_backward(mask)
+        a[mask] = value
         return a
 
 

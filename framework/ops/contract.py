@@ -53,10 +53,10 @@ class VectorNorm(Function):
             return grad * a.sign() * hit / count, None, None, None
         zero = out == 0
         safe = out.masked_fill(zero, 1.0)
+        # torch's norm_backward, ending in a mul as theirs (the node a create_graph gradient shows)
         if p == 2:
-            return (grad * a / safe).masked_fill(zero, 0.0), None, None, None
-        scale = a * a.abs() ** (p - 2) / safe ** (p - 1)
-        return (grad * scale).masked_fill(zero, 0.0), None, None, None
+            return grad * (a / safe).masked_fill(zero, 0.0), None, None, None
+        return a * a.abs() ** (p - 2) * (grad / safe ** (p - 1)).masked_fill(zero, 0.0), None, None, None
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:

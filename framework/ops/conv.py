@@ -1,12 +1,14 @@
 """2-D convolution, transposed convolution and pooling on the backend's arrays (im2col).
 
 conv2d lays every receptive field out as a column (a strided view, no copy), then one tensordot does
-the work.  Backward scatters the columns' gradients back (col2im).  Deviation from torch: these
-backward formulas run on arrays, so create_graph=True does not differentiate through them twice.
+the work.  Backward scatters the columns' gradients back (col2im).  conv2d's backward under create_graph is a node
+of its own (torch's ConvolutionBackwardBackward0) whose derivatives are conv2d/conv_transpose2d again; the other
+backward formulas here run on arrays, so create_graph=True does not differentiate through them twice.
 """
 from __future__ import annotations
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import c_type_name, scalar_type_name
@@ -98,22 +100,75 @@ class Conv2d(Function):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            gx, gw, gb = _ConvBackward.apply(grad, x, w, ctx.conf)
+            return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
+        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
+        return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
+                None if gb is None else Tensor._make(gb), None, None, None)
+
+
+def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
+    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output."""
+    stride, padding, dilation = conf
+    xp = get_array_module(g)
+    kh, kw = w.shape[2], w.shape[3]
+    gx = gw = gb = None
+    if needs[0]:
+        cols_grad = xp.tensordot(g, w, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
+        cols_grad = cols_grad.transpose(0, 3, 1, 2, 4, 5)
+        gx = xp.ascontiguousarray(_col2im(cols_grad, x.shape, kh, kw, stride, dilation, padding))
+    if needs[1]:
+        cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
+        gw = xp.tensordot(g, cols, axes=((0, 2, 3), (0, 2, 3)))  # (O, C, kh, kw)
+    if needs[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+class _ConvBackward(Function):
+    """(gx, gw, gb) = conv2d's gradients for the output gradient g (torch's convolution_backward, recorded as
+    ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        return _conv_backward_arrays(g, x, w, conf, (True, True, True))
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        # each output is linear in g and in x or w: differentiate with conv2d / conv_transpose2d themselves
+        g, x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
-        xp = get_array_module(grad._array)
-        g = grad._array  # (N, O, OH, OW)
-        kh, kw = w.shape[2], w.shape[3]
-        gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            cols_grad = xp.tensordot(g, w._array, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
-            cols_grad = cols_grad.transpose(0, 3, 1, 2, 4, 5)
-            gx = Tensor._make(xp.ascontiguousarray(
-                _col2im(cols_grad, x.shape, kh, kw, stride, dilation, padding)))
-        if ctx.needs_input_grad[1]:
-            cols = _windows(_pad(x._array, padding), kh, kw, stride, dilation)
-            gw = Tensor._make(xp.tensordot(g, cols, axes=((0, 2, 3), (0, 2, 3))))  # (O, C, kh, kw)
-        if ctx.needs_input_grad[2]:
-            gb = Tensor._make(g.sum(axis=(0, 2, 3)))
-        return gx, gw, gb, None, None, None
+        needs = ctx.needs_input_grad
+        d_g = d_x = d_w = None
+        if needs[0]:
+            d_g = Conv2d.apply(ggx, w, ggb, stride, padding, dilation) + Conv2d.apply(x, ggw, None, *ctx.conf)
+        if needs[1]:
+            d_x = ConvTranspose2d.apply(g, ggw, None, stride, padding, _output_padding(x.shape, g.shape, w.shape,
+                                                                                       ctx.conf), dilation)
+        if needs[2]:
+            d_w = _weight_grad(ggx, g, w.shape, ctx.conf)
+        return d_g, d_x, d_w, None
+
+
+def _output_padding(x_shape, g_shape, w_shape, conf) -> tuple:
+    """The output_padding that makes conv_transpose2d of g give back x's spatial size."""
+    stride, padding, dilation = conf
+    return tuple(x_shape[2 + i] + 2 * padding[i] - ((g_shape[2 + i] - 1) * stride[i] + dilation[i] *
+                                                    (w_shape[2 + i] - 1) + 1) for i in range(2))
+
+
+def _weight_grad(x, g, w_shape, conf):
+    """conv2d's weight gradient as a differentiable conv2d: samples as channels, channels as the batch (stride and
+    dilation trade places), cropped to the kernel's size."""
+    stride, padding, dilation = conf
+    gw = Conv2d.apply(x.transpose(0, 1), g.transpose(0, 1), None, dilation, padding, stride)  # (C, O, >=kh, >=kw)
+    return gw[:, :, :w_shape[2], :w_shape[3]].transpose(0, 1)
 
 
 class ConvTranspose2d(Function):

@@ -63,8 +63,9 @@ class MaxDim(Function):
         xp = get_array_module(a)
         if a.ndim == 0:  # a 0-d tensor along dim 0 (or -1): itself, at index 0
             wrap_dim(dim, 0)
-            ctx.shape, ctx.dim, ctx.keepdim, ctx.indices = (), None, keepdim, None
+            ctx.shape, ctx.dim, ctx.keepdim = (), None, keepdim
             idx = xp.zeros((), dtype=dtypes.int64.np)
+            ctx.save_for_backward(idx)  # torch saves the indices even here: a freed node raises when run again
             ctx.mark_non_differentiable(idx)
             return a.copy(), idx
         (d,) = normalize_dims(dim, a.ndim)
@@ -72,7 +73,7 @@ class MaxDim(Function):
         idx = xp.expand_dims(idx, d)
         values = xp.take_along_axis(a, idx, axis=d)
         ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-        ctx.indices = idx
+        ctx.save_for_backward(idx)  # as torch's MaxBackward0 saves its indices
         if not keepdim:
             values, idx = values.squeeze(d), idx.squeeze(d)
         idx = idx.astype(dtypes.int64.np)
@@ -85,11 +86,12 @@ class MaxDim(Function):
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        (indices,) = ctx.saved_arrays
         if ctx.dim is None:
             return grad, None, None
-        xp = get_array_module(ctx.indices)
+        xp = get_array_module(indices)
         positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
-        mask = Tensor._make(positions == ctx.indices)
+        mask = Tensor._make(positions == indices)
         g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
         return g.expand(ctx.shape) * mask, None, None
 
@@ -131,7 +133,7 @@ class Amax(Function):
             grad = grad.reshape(_keep_shape(shape, ctx.dims))
         mask = (a == out)
         count = mask.sum(dim=ctx.dims, keepdim=True)
-        return grad * mask / count, None, None
+        return grad / count * mask, None, None  # torch's scale_grad_by_count, in its order
 
 
 class Amin(Amax):
@@ -165,7 +167,8 @@ def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
         return maximum(a, other) if fn_name == "max" else minimum(a, other)
     if dim is None:
         return all_cls.apply(a)
-    _nonempty_dims(a, dim, fn_name)
+    wrapped = dim % a.ndim if a.ndim and isinstance(dim, int) and -a.ndim <= dim < a.ndim else dim
+    _nonempty_dims(a, wrapped, fn_name)  # torch names the wrapped dim here (amax/amin: the dim as given)
     v, i = dim_cls.apply(a, dim, keepdim)
     return values_indices(v, i)
 

@@ -151,11 +151,24 @@ def _unsafe_view(a, shape):
     return ReshapeCopy.apply(a, tuple(shape))
 
 
+def _should_fold(a, b) -> bool:
+    """ATen's should_fold: fold the larger (>= 3-D) operand into one mm/mv when the small one requires grad,
+    or when the fold is a free view; otherwise the broadcast bmm path runs (a 2-D @ 3-D never folds then)."""
+    t1 = a if a.ndim >= b.ndim else b.transpose(-1, -2)
+    if (b if a.ndim >= b.ndim else a).requires_grad:
+        return True
+    if a.ndim == 2:  # folding would need a transposed, copied result
+        return False
+    if t1.numel() == 0:
+        return True
+    arr = t1._array
+    strides = [st // arr.itemsize for st in arr.strides]
+    return all(strides[i] == strides[i + 1] * arr.shape[i + 1] for i in range(arr.ndim - 2))
+
+
 def _fold(a, b):
     """N-D @ 1-D/2-D (or the mirror): fold the batch dims into the rows of one mm/mv, as ATen's matmul."""
     transpose = b.ndim > a.ndim
-    if transpose:  # torch checks the dtypes of this case up front, with its bmm text
-        _check_dtypes(a._array, b._array, "bmm")
     t1 = b.transpose(-1, -2) if transpose else a
     t2 = (a.t() if a.ndim == 2 else a) if transpose else b
     out_shape = tuple(t1.shape[:-1])
@@ -167,17 +180,21 @@ def _fold(a, b):
 
 
 def _batched(a, b):
-    """N-D @ N-D (both >= 3-D): broadcast the batch dims, flatten them, one bmm, as ATen's matmul."""
-    n, m1 = a.shape[-2], a.shape[-1]
-    m2, p = b.shape[-2], b.shape[-1]
+    """N-D @ N-D (one side >= 3-D, unless folded): broadcast the batch dims, flatten them, one bmm, as ATen's
+    matmul; a 1-D operand is a row (first) or a column (second) whose dim the result drops."""
+    n, m1 = (a.shape[-2] if a.ndim > 1 else 1), a.shape[-1]
+    m2, p = (b.shape[-2] if b.ndim > 1 else b.shape[0]), (b.shape[-1] if b.ndim > 1 else 1)
     try:
         batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     except ValueError:
         raise broadcast_error(a.shape[:-2], b.shape[:-2]) from None
     count = int(np.prod(batch))
     a3 = a.expand(*batch, n, m1).reshape(count, n, m1)
-    b3 = b.expand(*batch, m2, p).reshape(count, m2, p)
-    return _unsafe_view(Bmm.apply(a3, b3), batch + (n, p))
+    b3 = (b if b.ndim > 1 else b.unsqueeze(-1)).expand(*batch, m2, p).reshape(count, m2, p)
+    out = Bmm.apply(a3, b3)
+    if b.ndim == 1:
+        out = out.squeeze(-1)
+    return _unsafe_view(out, batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ()))
 
 
 def matmul(a, b):
@@ -196,7 +213,7 @@ def matmul(a, b):
         return out
     if a.ndim == 2 and b.ndim == 2:
         return Mm.apply(a, b)
-    if (a.ndim >= 3 and b.ndim <= 2) or (b.ndim >= 3 and a.ndim <= 2):
+    if ((a.ndim >= 3 and b.ndim <= 2) or (b.ndim >= 3 and a.ndim <= 2)) and _should_fold(a, b):
         return _fold(a, b)
     return _batched(a, b)
 

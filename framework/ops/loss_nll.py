@@ -84,16 +84,27 @@ class NllLoss2d(_NllLoss):
     node_name = "NllLoss2DBackward0"
 
 
+def _check_target(input: Tensor, target: Tensor) -> None:
+    """torch's checks on the target, in its order: batch sizes (nll_loss_nd), then the kernel's shape and dtype
+    (int64 or uint8 targets; the spatial kernel, for inputs of 3 or more dims, takes int64 only)."""
+    if input.ndim > 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    if input.ndim <= 2 and target.ndim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    name = target.dtype.legacy[:-len("Tensor")]  # torch's ScalarType name: Long, Byte, Float...
+    if name not in ("Long", "Byte"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
+    if input.ndim > 2 and name == "Byte":
+        raise RuntimeError("expected scalar type Long but found Byte")
+
+
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     """torch.nn.functional.nll_loss: (C,), (N, C) or (N, C, d1, ...) log-probabilities, integer targets."""
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    if target._array.dtype.kind not in "iu":
-        raise RuntimeError(f"expected scalar type Long but found {target.dtype.name.capitalize()}")
-    if input.ndim > 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
-                         f"({target.shape[0]}).")
+    _check_target(input, target)
     t = target._array
     n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
     xp = get_array_module(t)

@@ -1,6 +1,8 @@
 """Reductions: sum, mean, var, std (op classes, then the functional API); max/min/amax/amin are in extrema.py."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import dtypes
@@ -161,10 +163,12 @@ class Std(Function):
             grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
             out = out.reshape(_keep_shape(a.shape, ctx.dims))
         centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        # torch's std_backward: the gradient is 0, not 0/0, where the std is 0 (a constant or single element)
+        # torch's std_backward then var_backward, ending in a mul as theirs (the node a create_graph gradient
+        # shows); the gradient is 0, not 0/0, where the std is 0 (a constant or single element)
         zero = out == 0
-        scale = (grad / out.masked_fill(zero, 1.0)).masked_fill(zero, 0.0)
-        return scale * centered / (ctx.n - ctx.correction), None, None, None
+        scale = (grad / (out.masked_fill(zero, 1.0) * 2)).masked_fill(zero, 0.0)
+        dof = ctx.n - ctx.correction
+        return (2.0 / dof if dof > 0 else math.inf) * scale * centered, None, None, None
 
 
 def _prod_of_others(a, out, dims: tuple, keepdim: bool):
@@ -210,6 +214,8 @@ class ProdAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
+            return grad, None
         if int((a == 0).sum()) > 1:  # two zeros: every other-product is 0 (torch returns zeros_like)
             return grad * Tensor._make(get_array_module(a._array).zeros_like(a._array)), None
         return grad * _prod_of_others(a, out, tuple(range(a.ndim)), False), None
@@ -230,6 +236,8 @@ class Prod(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
+        if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
+            return grad, None, None, None
         if not ctx.keepdim:
             grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
         return grad * _prod_of_others(a, out, ctx.dims, ctx.keepdim), None, None, None

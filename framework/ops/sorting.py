@@ -25,17 +25,19 @@ class _ByIndices(Function):
 
     @staticmethod
     def forward(ctx, a, dim, indices):
-        ctx.shape, ctx.dim, ctx.indices = a.shape, dim, indices
+        ctx.shape, ctx.dim = a.shape, dim
+        ctx.save_for_backward(indices)  # as torch: a second backward after it is freed raises
         if a.ndim == 0:  # a 0-d tensor sorted along dim 0: itself
             return a.copy()
         return get_array_module(a).take_along_axis(a, indices, axis=dim)
 
     @staticmethod
     def backward(ctx, grad):
+        (indices,) = ctx.saved_arrays
         if not ctx.shape:
             return grad, None, None
         base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
-        return ScatterAdd.apply(base, ctx.dim, ctx.indices, grad), None, None
+        return ScatterAdd.apply(base, ctx.dim, indices, grad), None, None
 
 
 class SortValues(_ByIndices):

@@ -155,7 +155,16 @@ class SqueezeAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.reshape(ctx.shape)
+        return _unsqueeze_to(grad, ctx.shape)
+
+
+def _unsqueeze_to(grad, shape: tuple, dims=None):
+    """torch's unsqueeze_to: unsqueeze back each size-1 dim of ``shape`` (in ``dims``) that squeeze removed;
+    a squeeze that removed nothing passes its gradient on as is (the same node names under create_graph)."""
+    for d in range(len(shape)):
+        if shape[d] == 1 and (dims is None or d in dims):
+            grad = grad.unsqueeze(d)
+    return grad
 
 
 class Squeeze(Function):
@@ -166,12 +175,18 @@ class Squeeze(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.shape = a.shape
-        dims = normalize_dims(dim, a.ndim)
+        ctx.dims = dims = normalize_dims(dim, a.ndim)
         return a.reshape(tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1)))
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.reshape(ctx.shape), None
+        return _unsqueeze_to(grad, ctx.shape, ctx.dims), None
+
+
+class SqueezeDims(Squeeze):
+    """out = a without those of ``dims`` that have size 1 (a view; torch's squeeze.dims). Saves nothing."""
+
+    node_name = "SqueezeBackward2"
 
 
 class Unsqueeze(Function):
@@ -334,7 +349,7 @@ def permute(a, *dims):
 def squeeze(a, dim=None):
     if dim is None:
         return SqueezeAll.apply(a)
-    return Squeeze.apply(a, dim)
+    return (SqueezeDims if isinstance(dim, (tuple, list)) else Squeeze).apply(a, dim)
 
 
 def unsqueeze(a, dim: int):

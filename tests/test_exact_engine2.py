@@ -1,0 +1,320 @@
+"""PyTorch-exactness of the engine, gradients and op texts (issue 15's fuzzer causes): each scenario runs under
+framework and torch and must end the same way (values, node names, flags, or an error's class and first sentence)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import framework
+from framework.testing import gradcheck
+from scenario import outcome
+
+torch = pytest.importorskip("torch")
+
+
+def _same(fn):
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours == theirs
+    return ours
+
+
+def _arr(t) -> list:
+    return np.asarray(t.detach().cpu().numpy(), dtype=np.float64).round(6).tolist()
+
+
+def _node(t) -> str | None:
+    return None if t.grad_fn is None else type(t.grad_fn).__name__
+
+
+# ---- silent wrong results ---------------------------------------------------------------------------------------
+
+def test_retain_grad_hook_moves_to_the_grad_fn_of_an_in_place_op():
+    """t3.retain_grad(), then sigmoid_(t3): a later backward through t3's *old* node must not fill t3.grad."""
+    def fn(m):
+        t0 = m.tensor([-1.15], requires_grad=True)
+        t3 = m.sin(t0)
+        t3.retain_grad()
+        t5 = t3 + 0.5
+        m.sigmoid_(t3)
+        t5.backward(m.tensor([1.51]), retain_graph=True)
+        first = None if t3.grad is None else _arr(t3.grad)
+        (t3 * 2).sum().backward()  # through the new node: now it does
+        return first, _arr(t3.grad), _arr(t0.grad)
+
+    assert _same(fn)[1][0] is None
+
+
+def test_autograd_grad_of_a_node_that_runs_on_is_captured_before_its_tensor_hooks():
+    """torch's evaluate_function: t2 leads on to t1 (also asked for), so t2's capture precedes its hook."""
+    def fn(m):
+        t0 = m.tensor([[[1.35, 1.7], [-0.53, 0.01]]], requires_grad=True)
+        t1 = t0 * t0
+        t2 = t1.select(1, 1)
+        t2.register_hook(lambda g: g * 2)
+        t3 = t2.expand(2, 2)
+        both = m.autograd.grad(t3.sum(), [t2, t1], retain_graph=True)
+        alone = m.autograd.grad(t3.sum(), [t2], retain_graph=True)
+        return [_arr(g) for g in both], _arr(alone[0])
+
+    both, alone = _same(fn)[1]
+    assert both[0] == [[2.0, 2.0]] and alone == [[4.0, 4.0]]  # the hook applies when t2 is the only input
+
+
+def test_remainder_is_bit_exact_on_the_jump():
+    """(x * -3) % x sits on floor's jump: our kernel (fmod, then into the divisor's sign) is torch's, bit for bit."""
+    rng = np.random.default_rng(0)
+    for dt in (np.float32, np.float64):
+        a = rng.uniform(0.6, 1.9, 20000).astype(dt)
+        b = rng.uniform(0.6, 1.9, 20000).astype(dt)
+        for x, y in ((a * -3, a), (a * 3, a), (a * -3, b), (a * 3, -b)):
+            ours = (framework.tensor(x) % framework.tensor(y)).cpu().numpy()
+            theirs = (torch.tensor(x) % torch.tensor(y)).numpy()
+            assert ours.tobytes() == theirs.tobytes()
+
+
+def test_gradient_passed_on_unchanged_is_the_same_tensor():
+    """add's backward passes its gradient on: torch's two results are one tensor (one version counter)."""
+    def fn(m):
+        t0 = m.tensor(-1.18, requires_grad=True)
+        t1 = t0 + 2.5
+        g0, g1 = m.autograd.grad(t1.sum(), [t0, t1])
+        g1.exp_()
+        return g0._version, _arr(g0)
+
+    _same(fn)
+
+
+def test_zero_dim_gradient_sum_is_a_writeable_tensor():
+    """Two 0-d gradients summed by the engine: a tensor that a view can write through (not a NumPy scalar)."""
+    def fn(m):
+        t0 = m.tensor(-1.7, requires_grad=True)
+        t7 = m.softmax(t0, dim=-1) - m.tensor(-1.79, dtype=m.float64)
+        g, = m.autograd.grad(m.nn.functional.mse_loss(t7, t7), [t7])
+        g.unsqueeze(0).sub_(-1.0)
+        return _arr(g)
+
+    assert _same(fn)[1] == 1.0
+
+
+# ---- errors --------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("how", ["backward", "grad", "create_graph"])
+def test_saved_input_detached_in_place_raises(how):
+    def fn(m):
+        a = m.tensor([1.0, 2.0], requires_grad=True)
+        b = a * 2
+        c = (b * b).sum()
+        b.detach_()
+        if how == "grad":
+            return m.autograd.grad(c, [a])
+        c.backward(create_graph=how == "create_graph")
+
+    assert _same(fn)[0] == "error"
+
+
+def test_saved_std_input_detached_in_place_raises():
+    def fn(m):
+        t1 = m.tensor([[[1.67]]], requires_grad=True) ** 2
+        t2 = t1.std(dim=0)
+        t1.detach_()
+        (t2 * t2).sum().backward(create_graph=True)
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["where", "masked_fill", "masked_fill_tensor", "max_dim", "min_0d", "topk", "sort"])
+def test_second_backward_through_a_freed_node_raises(op):
+    """These nodes save (a condition, a mask, indices) as torch does: run again after being freed, they raise."""
+    def fn(m):
+        x = m.tensor([-0.92, 0.3], requires_grad=True)
+        y = {"where": lambda: m.where(x > 0, x, 2.0),
+             "masked_fill": lambda: x.masked_fill(x > 0, 2.0),
+             "masked_fill_tensor": lambda: x.masked_fill(x > 0, m.tensor(2.0)),
+             "max_dim": lambda: x[None].max(dim=1)[0],
+             "min_0d": lambda: x[0].min(dim=-1)[0],
+             "topk": lambda: x.topk(1).values,
+             "sort": lambda: x.sort().values}[op]()
+        y.sum().backward()
+        y.sum().backward()
+
+    assert _same(fn)[0] == "error"
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_view_made_to_require_grad_is_a_backward_root(create_graph):
+    def fn(m):
+        t1 = m.tensor([1.76])[0]
+        t1.requires_grad_()
+        t1.backward(create_graph=create_graph)
+        return _arr(t1.grad)
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("dim", [0, -1])
+def test_max_names_the_wrapped_dim_when_it_is_empty(dim):
+    _same(lambda m: m.zeros(0).max(dim=dim))
+    _same(lambda m: m.zeros(2, 0, 3).min(-2))
+    _same(lambda m: m.zeros(2, 0, 3).amax(-2))
+
+
+@pytest.mark.parametrize("target", ["float32", "float64", "int32", "int16", "uint8", "bool", "int64"])
+@pytest.mark.parametrize("shapes", [((3,), ()), ((0, 3), (0,)), ((2, 3), (2,)), ((2, 3, 2), (2, 2)),
+                                    ((2, 3, 2, 2), (2, 2, 2)), ((2, 3), (2, 3)), ((2, 3), (3,))])
+@pytest.mark.parametrize("loss", ["nll_loss", "cross_entropy"])
+def test_nll_and_cross_entropy_target_checks(target, shapes, loss):
+    def fn(m):
+        x, t = m.zeros(shapes[0]), m.zeros(shapes[1], dtype=getattr(m, target))
+        return str(_arr(getattr(m.nn.functional, loss)(x, t)))  # str: an empty batch's mean is nan
+
+    _same(fn)
+
+
+# ---- create_graph node names and flags -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_double_backward_node_and_values(approximate):
+    def fn(m):
+        x = m.tensor([-1.3, -0.2, 0.4, 2.1], dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.gelu(x, approximate=approximate)
+        g, = m.autograd.grad((y * y).sum(), [x], create_graph=True)
+        g2, = m.autograd.grad((g * g).sum(), [x], create_graph=True)
+        g3, = m.autograd.grad((g2 * g2).sum(), [x])
+        return _node(g), _arr(g2), _arr(g3)
+
+    assert _same(fn)[1][0] == "GeluBackwardBackward0"
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_gradients_gradcheck(approximate):
+    x = np.array([-1.3, -0.2, 0.4, 2.1])
+    gelu = framework.nn.functional.gelu
+
+    def first(a):
+        return framework.autograd.grad(gelu(a, approximate=approximate).sum(), [a], create_graph=True)[0]
+
+    def second(a):
+        g = framework.autograd.grad((gelu(a, approximate=approximate) ** 2).sum(), [a], create_graph=True)[0]
+        return framework.autograd.grad((g * g).sum(), [a], create_graph=True)[0]
+
+    for fn in (lambda a: gelu(a, approximate=approximate), first, second):
+        assert gradcheck(fn, [framework.tensor(x, requires_grad=True)])
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_prod_of_a_0d_input_passes_its_gradient_on(keepdim):
+    """torch's prod_backward returns grad itself for a 0-d input: no graph through it, so no requires_grad."""
+    def fn(m):
+        x = m.tensor(-1.97, requires_grad=True)
+        g1, = m.autograd.grad(x.prod(dim=0, keepdim=keepdim).sum(), [x], create_graph=True)
+        g2, = m.autograd.grad(x.prod(), [x], create_graph=True)
+        return g1.requires_grad, g2.requires_grad, _arr(g1), _arr(g2)
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("squeeze", ["dim_not_1", "dim_1", "all", "dims"])
+def test_squeeze_backward_is_unsqueeze_to(squeeze):
+    def fn(m):
+        x = m.tensor(np.ones((2, 1, 4)), requires_grad=True)
+        y = {"dim_not_1": lambda: x.squeeze(2), "dim_1": lambda: x.squeeze(1), "all": lambda: x.squeeze(),
+             "dims": lambda: x[None].squeeze((0, 1))}[squeeze]()
+        g, = m.autograd.grad((y ** 2).sum(), [x], create_graph=True)
+        return _node(y), _node(g), _arr(g)
+
+    _same(fn)
+
+
+def _tree(fn):
+    return None if fn is None else (type(fn).__name__, tuple(_tree(n) for n, _ in fn.next_functions))
+
+
+@pytest.mark.parametrize("shapes", [((3, 4), (2, 4, 5)), ((4,), (2, 4, 5)), ((2, 5, 4), (4,)), ((2, 5, 4), (4, 3)),
+                                    ((6, 4), (2, 1, 4, 3))])
+@pytest.mark.parametrize("grads", [(False, True), (True, False), (True, True)])
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("dtypes", [("float32", "float32"), ("float32", "float64")])
+def test_matmul_folds_where_aten_does(shapes, grads, transposed, dtypes):
+    """ATen's should_fold: fold into mm/mv when the small operand requires grad or the fold is a free view,
+    otherwise the broadcast bmm (graph and dtype error texts follow)."""
+    rng = np.random.default_rng(0)
+    A, B = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+
+    def fn(m):
+        a, b = m.tensor(A, dtype=getattr(m, dtypes[0])), m.tensor(B, dtype=getattr(m, dtypes[1]))
+        if transposed:
+            a, b = (x.transpose(0, 1) if x.ndim == 3 else x for x in (a, b))
+        a.requires_grad_(grads[0])
+        b.requires_grad_(grads[1])
+        out = a @ b
+        gs = m.autograd.grad(out.sum(), [x for x in (a, b) if x.requires_grad])
+        return _tree(out.grad_fn), tuple(out.shape), [_arr(g) for g in gs]
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "none", "sum"])
+@pytest.mark.parametrize("grads", [(True, False), (False, True), (True, True), (False, False)])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_huber_loss_of_mixed_dtypes_keeps_the_input_dtype(reduction, grads, dtypes):
+    """torch's huber_loss returns the input's dtype; its backward then refuses the other dtype."""
+    def fn(m):
+        x = m.tensor([0.1, 2.0, -3.0], dtype=getattr(m, dtypes[0]), requires_grad=grads[0])
+        t = m.tensor([0.3, -1.0, -3.5], dtype=getattr(m, dtypes[1]), requires_grad=grads[1])
+        out = m.nn.functional.huber_loss(x, t, reduction=reduction)
+        seen = [str(out.dtype).split(".")[-1], _arr(out)]
+        if out.requires_grad:
+            out.sum().backward()
+        return seen
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["norm", "norm3", "std", "std_dim", "amax", "amax_0d", "expand_0d"])
+def test_create_graph_gradient_ends_in_torchs_node(op):
+    """The last op of a backward formula is the grad_fn a create_graph gradient shows: torch's formulas' order."""
+    def fn(m):
+        x = m.tensor([[-1.76, 1.52], [-0.26, 1.52]], dtype=m.float64, requires_grad=True)
+        if op.endswith("_0d"):
+            x = m.tensor(-0.23, dtype=m.float64, requires_grad=True)
+        y = {"norm": lambda: x.norm(), "norm3": lambda: x.norm(p=3),
+             "std": lambda: x.std(), "std_dim": lambda: x.std(dim=0),
+             "amax": lambda: x.amax(dim=1), "amax_0d": lambda: x.amax(0, keepdim=True).tanh() * x,
+             "expand_0d": lambda: x.expand(2).mean(dim=-1, keepdim=True).exp()}[op]()
+        g, = m.autograd.grad(y.sum(), [x], create_graph=True)
+        g2, = m.autograd.grad((g * g).sum(), [x], allow_unused=True)
+        return _node(g), _arr(g), None if g2 is None else _arr(g2)
+
+    _same(fn)
+
+
+@pytest.mark.parametrize("conf", [(1, 1, 1), (2, 1, 1), (1, 2, 2), (3, 0, 1)])
+@pytest.mark.parametrize("grads", [(True, True, True), (True, False, False), (False, True, False)])
+def test_conv2d_double_backward(conf, grads):
+    """Under create_graph conv2d's gradients come from a ConvolutionBackwardBackward0 node (requiring grad when
+    any of grad, input, weight does, as torch's) whose own derivatives are torch's."""
+    rng = np.random.default_rng(0)
+    X, W, B = rng.standard_normal((2, 2, 5, 4)), rng.standard_normal((3, 2, 3, 3)), rng.standard_normal(3)
+    stride, padding, dilation = conf
+
+    def fn(m):
+        x, w, b = (m.tensor(v, dtype=m.float64, requires_grad=r) for v, r in zip((X, W, B), grads))
+        y = m.nn.functional.conv2d(x, w, b, stride=stride, padding=padding, dilation=dilation)
+        ins = [t for t in (x, w, b) if t.requires_grad]
+        gs = m.autograd.grad((y * y).sum(), ins, create_graph=True)
+        g2 = m.autograd.grad(sum((g * g).sum() for g in gs), ins, allow_unused=True)
+        return [(_node(g), g.requires_grad) for g in gs], [None if g is None else _arr(g) for g in g2]
+
+    _same(fn)
+
+
+def test_conv2d_gradient_gradcheck():
+    rng = np.random.default_rng(1)
+    x = framework.tensor(rng.standard_normal((1, 2, 4, 4)), requires_grad=True)
+    w = framework.tensor(rng.standard_normal((2, 2, 3, 3)), requires_grad=True)
+
+    def grads(x, w):
+        y = framework.nn.functional.conv2d(x, w, stride=2, padding=1)
+        return framework.autograd.grad((y * y).sum(), [x, w], create_graph=True)
+
+    assert gradcheck(grads, [x, w])
