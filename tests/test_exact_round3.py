@@ -155,3 +155,25 @@ def test_maximum_minimum_gradient_with_a_nan(name):
         return a.grad.tolist(), b.grad.tolist()
 
     _same(fn)
+
+
+@pytest.mark.parametrize("op", ["sqrt_", "exp_", "sin_", "sigmoid_", "tanh_", "log_", "cos_"])
+def test_float_inplace_on_integer_tensor_names_long_as_torch(op):
+    """exp_ & co. on an int64 tensor: torch's cast error names the type 'Long' (clamp_'s says 'long int')."""
+    torch = pytest.importorskip("torch")
+    texts = []
+    for m in (framework, torch):
+        with pytest.raises(RuntimeError) as err:
+            getattr(m.tensor([1, 2, 3]), op)()
+        texts.append(str(err.value).split("\n")[0])
+    assert texts[0] == texts[1]
+
+
+def test_clamp_inplace_on_integer_tensor_names_long_int_as_torch():
+    torch = pytest.importorskip("torch")
+    texts = []
+    for m in (framework, torch):
+        with pytest.raises(RuntimeError) as err:
+            m.tensor([1, 2, 3]).clamp_(0.5, 1.5)
+        texts.append(str(err.value).split("\n")[0])
+    assert texts[0] == texts[1] == "result type Float can't be cast to the desired output type long int"

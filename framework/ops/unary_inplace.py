@@ -9,13 +9,16 @@ from ._util import check_inplace_cast
 from .unary import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Sigmoid, Sin, Sqrt, Tanh
 
 
-def _inplace(base, name, save_input_copy=False):
-    """Make ``base``'s in-place twin: compute out-of-place, then write the result into arg 0."""
+def _inplace(base, name, save_input_copy=False, c_names=False):
+    """Make ``base``'s in-place twin: compute out-of-place, then write the result into arg 0.
+
+    c_names: torch names the integer type as C++ does in this op's cast error (clamp_: 'long int'; exp_: 'Long').
+    """
 
     def forward(ctx, a, *args):
         out = base.forward(ctx, a, *args)
-        if out.dtype != a.dtype:  # clamp_ on an integer tensor with a float bound: torch refuses the cast
-            check_inplace_cast(out.dtype, a.dtype, c_names=True)
+        if out.dtype != a.dtype:  # exp_ of an integer tensor, clamp_ with a float bound: torch refuses the cast
+            check_inplace_cast(out.dtype, a.dtype, c_names=c_names)
         if save_input_copy:  # backward needs the old input: keep a copy, as torch's original_self
             ctx.save_for_backward(OriginalSelf(a.copy()))
             a[...] = out
@@ -56,7 +59,7 @@ class LeakyReluInplace(LeakyRelu):
         return a
 
 
-ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True)
+ClampInplace = _inplace(Clamp, "ClampInplace", save_input_copy=True, c_names=True)
 
 
 # ---- functional API: torch's top-level in-place forms (torch.relu_(x) is x.relu_()) ---------------------
