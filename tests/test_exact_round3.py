@@ -177,3 +177,14 @@ def test_clamp_inplace_on_integer_tensor_names_long_int_as_torch():
             m.tensor([1, 2, 3]).clamp_(0.5, 1.5)
         texts.append(str(err.value).split("\n")[0])
     assert texts[0] == texts[1] == "result type Float can't be cast to the desired output type long int"
+
+
+def test_module_repr_puts_a_multiline_extra_repr_one_line_each_as_torch():
+    torch = pytest.importorskip("torch")
+    reprs = []
+    for m in (framework, torch):
+        class WithExtra(m.nn.Module):
+            def extra_repr(self):
+                return "a=1\nb=2"
+        reprs.append((repr(WithExtra()), repr(m.nn.Sequential(WithExtra(), m.nn.ReLU()))))
+    assert reprs[0] == reprs[1]

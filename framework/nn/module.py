@@ -326,12 +326,15 @@ class Module:
         return type(self).__name__
 
     def __repr__(self) -> str:
+        """torch's layout: a one-line extra_repr stays inline; several lines, or children, go one per line."""
         extra = self.extra_repr()
-        children = [(n, m) for n, m in self._modules.items()]
-        if not children:
-            return f"{self._get_name()}({extra})"
-        lines = ([extra] if extra else []) + [f"({n}): " + _indent(repr(m)) for n, m in children]
-        return f"{self._get_name()}(\n  " + "\n  ".join(lines) + "\n)"
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = [f"({n}): " + _indent(repr(m)) for n, m in self._modules.items()]
+        if len(extra_lines) == 1 and not child_lines:
+            return f"{self._get_name()}({extra_lines[0]})"
+        if not extra_lines and not child_lines:
+            return f"{self._get_name()}()"
+        return f"{self._get_name()}(\n  " + "\n  ".join(extra_lines + child_lines) + "\n)"
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules) | set(self._buffers))
