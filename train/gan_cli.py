@@ -10,8 +10,12 @@ import numpy as np
 
 # The papers' protocol (VEEGAN, PacGAN): ring of 8 / 5x5 grid, std 0.02, 2,500 samples, high quality = within 3 std.
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
-# --recipe sharp: the option that raised the high-quality fraction most (see the README's GAN section)
-RECIPES = {"default": {}, "sharp": {"g_batchnorm": True}}
+# Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
+# 'sharp' = a batch-norm G; 'fast-g' (the default) = sharp with a constant lr dropped late and G learning 3x faster
+# than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol)
+RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
+           "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
+           "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000}}
 
 
 def add_gan_arguments(g: argparse.ArgumentParser) -> None:
@@ -22,15 +26,18 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="2-D data: 'paper' = std 0.02 as in VEEGAN/PacGAN, 'demo' = std 0.05 (default demo)")
     g.add_argument("--std", type=float, default=None,
                    help="2-D data: std of each Gaussian (default: from --protocol, 0.05 or 0.02)")
-    g.add_argument("--recipe", choices=sorted(RECIPES), default="default",
-                   help="'sharp' = --g-batchnorm, the best recipe measured; explicit options win (default "
-                        "'default': the plain recipe)")
-    g.add_argument("--steps", type=int, default=None, help="training steps (default 3000; 200 with --quick)")
+    g.add_argument("--recipe", choices=list(RECIPES), default=None,
+                   help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
+                        "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; explicit options win "
+                        "(default fast-g for 2-D data, plain for images)")
+    g.add_argument("--steps", type=int, default=None, help="training steps (default 3000, 6000 with --recipe long; 200 with --quick)")
     g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
-    g.add_argument("--lr", type=float, default=None, help="Adam learning rate of G and D (default 0.001)")
+    g.add_argument("--lr", type=float, default=None, help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
     g.add_argument("--lr-d", type=float, default=None,
                    help="D's learning rate, if it should differ from G's (two time-scale update; default --lr)")
-    g.add_argument("--lr-g", type=float, default=None, help="G's learning rate (default --lr)")
+    g.add_argument("--lr-g", type=float, default=None,
+                   help="G's learning rate: a G faster than D keeps thinning the samples between modes (default "
+                        "0.003 in the fast-g and long recipes, else --lr)")
     g.add_argument("--d-steps", type=int, default=None,
                    help="D updates per G update, each on fresh real and fake samples (default 1)")
     g.add_argument("--g-width", type=int, default=None, help="2-D data: G's hidden width (default 128)")
@@ -39,14 +46,16 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--d-width", type=int, default=None, help="2-D data: D's hidden width (default 128)")
     g.add_argument("--d-depth", type=int, default=None, help="2-D data: D's hidden layers (default 2)")
     g.add_argument("--lr-schedule", choices=["cosine", "late", "constant"], default=None,
-                   help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default cosine)")
+                   help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default late in the "
+                        "fast-g and long recipes, else cosine)")
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py; default detach)")
     g.add_argument("--latent-dim", type=int, default=None,
                    help="latent size (default 2 for 2-D data, 32 for images)")
     g.add_argument("--g-batchnorm", action="store_true", default=None,
                    help="2-D data: G = 4 x (Linear, BatchNorm1d, ReLU), which makes the steep transitions that "
-                        "leave few samples between modes (default off: the plain 2-layer ReLU G)")
+                        "leave few samples between modes (default on in the sharp, fast-g and long recipes; off in "
+                        "plain: the 2-layer ReLU G)")
     g.add_argument("--r1", type=float, default=None,
                    help="R1 gradient penalty weight on D at real data: a double backward that keeps D smooth so "
                         "G converges instead of circling (default off)")
@@ -81,9 +90,14 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def recipe_name(args) -> str:
+    """--recipe, or its default: fast-g for 2-D data, plain for images."""
+    return args.recipe or ("fast-g" if args.data in ("ring", "grid") else "plain")
+
+
 def resolve(args) -> dict:
     """The recipe's settings with the explicit options on top."""
-    recipe = dict(RECIPES[args.recipe])
+    recipe = dict(RECIPES[recipe_name(args)])
     chosen = {"r1": args.r1, "pack": args.pack, "lr_schedule": args.lr_schedule, "steps": args.steps,
               "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm, "lr_d": args.lr_d,
               "lr_g": args.lr_g, "d_steps": args.d_steps, "g_width": args.g_width, "g_depth": args.g_depth,
@@ -201,7 +215,7 @@ def run_gan(args, out: str) -> dict:
                          os.path.join(out, "loss.png"), title="GAN losses")
     written["loss.png"] = "D and G losses"
     result = {"data": args.data, "steps": trainer.step, "seconds": round(trainer.seconds, 2), "mode": args.mode,
-              "seed": args.seed, "recipe": args.recipe, "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
+              "seed": args.seed, "recipe": recipe_name(args), "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
               "g_batchnorm": cfg["g_batchnorm"], "spectral_norm": cfg["spectral_norm"],
               "lr_schedule": cfg["lr_schedule"],
               **{k: cfg[k] for k in ("lr_d", "lr_g", "d_steps", "batch_size", "g_width", "g_depth", "d_width",
@@ -301,7 +315,7 @@ def _run_one(job) -> dict:
 
 def _argv_summary(args) -> list[str]:
     """The options that shape a sweep's runs, as command-line text for the table's header."""
-    parts = [f"--data {args.data}", f"--protocol {args.protocol}", f"--recipe {args.recipe}"]
+    parts = [f"--data {args.data}", f"--protocol {args.protocol}", f"--recipe {recipe_name(args)}"]
     for name in ("std", "steps", "r1", "pack", "ema", "lr_schedule", "latent_dim", "batch_size", "lr", "lr_d", "lr_g",
                  "d_steps", "g_width", "g_depth", "d_width", "d_depth"):
         value = getattr(args, name)
