@@ -13,7 +13,7 @@ from framework import optim
 from models import BNGenerator, Discriminator, Generator
 from train import datasets
 from train.cli import build_parser, main
-from train.gan_cli import parse_seeds, sweep_table
+from train.gan_cli import parse_seeds, resolve, sweep_table
 from train.gan_techniques import Packed, late_decay, r1_penalty, spectral_normed
 from train.gan_trainer import GANTrainer
 from train.image_quality import class_metrics, frechet_distance
@@ -186,6 +186,23 @@ def test_sizes_and_learning_rates_reach_the_run(tmp_path):
     assert (m["lr_d"], m["lr_g"], m["d_steps"], m["batch_size"]) == (0.002, 0.0005, 2, 16)
     weights = framework.load(str(out / "final.safetensors"))
     assert tuple(weights["G"]["0.weight"].shape) == (32, 2) and tuple(weights["D"]["4.weight"].shape) == (48, 48)
+
+
+def test_recipes_resolve_to_their_settings_and_explicit_options_win():
+    parser = build_parser()
+    cfg = resolve(parser.parse_args(["gan"]))  # the default: fast-g on 2-D data
+    assert (cfg["g_batchnorm"], cfg["lr_schedule"], cfg["lr_g"], cfg["lr_d"], cfg["steps"]) == (True, "late", 3e-3,
+                                                                                             1e-3, 3000)
+    assert resolve(parser.parse_args(["gan", "--recipe", "long"]))["steps"] == 6000
+    grid = resolve(parser.parse_args(["gan", "--data", "grid", "--recipe", "grid"]))
+    assert (grid["g_batchnorm"], grid["g_width"], grid["g_depth"], grid["d_width"], grid["d_depth"],
+            grid["steps"]) == (False, 256, 3, 256, 3, 12000)
+    plain = resolve(parser.parse_args(["gan", "--recipe", "plain"]))
+    assert (plain["g_batchnorm"], plain["lr_schedule"], plain["lr_g"], plain["g_depth"]) == (False, "cosine", 1e-3, 2)
+    digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # images keep the plain recipe
+    assert (digits["lr_schedule"], digits["lr_g"]) == ("cosine", 1e-3)
+    mine = resolve(parser.parse_args(["gan", "--lr-g", "0.002", "--lr-schedule", "cosine", "--lr", "0.0005"]))
+    assert (mine["lr_g"], mine["lr_d"], mine["lr_schedule"]) == (0.002, 5e-4, "cosine")
 
 
 # ---- the command line ----------------------------------------------------------------------------------

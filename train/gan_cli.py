@@ -12,10 +12,12 @@ import numpy as np
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
 # Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
 # 'sharp' = a batch-norm G; 'fast-g' (the default) = sharp with a constant lr dropped late and G learning 3x faster
-# than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol)
+# than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets, longer
 RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
            "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
-           "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000}}
+           "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
+           "grid": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
+                    "steps": 12000}}
 
 
 def add_gan_arguments(g: argparse.ArgumentParser) -> None:
@@ -28,11 +30,14 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="2-D data: std of each Gaussian (default: from --protocol, 0.05 or 0.02)")
     g.add_argument("--recipe", choices=list(RECIPES), default=None,
                    help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
-                        "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; explicit options win "
+                        "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
+                        "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; explicit options win "
                         "(default fast-g for 2-D data, plain for images)")
-    g.add_argument("--steps", type=int, default=None, help="training steps (default 3000, 6000 with --recipe long; 200 with --quick)")
+    g.add_argument("--steps", type=int, default=None,
+                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid; 200 with --quick)")
     g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
-    g.add_argument("--lr", type=float, default=None, help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
+    g.add_argument("--lr", type=float, default=None,
+                   help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
     g.add_argument("--lr-d", type=float, default=None,
                    help="D's learning rate, if it should differ from G's (two time-scale update; default --lr)")
     g.add_argument("--lr-g", type=float, default=None,
@@ -40,14 +45,17 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                         "0.003 in the fast-g and long recipes, else --lr)")
     g.add_argument("--d-steps", type=int, default=None,
                    help="D updates per G update, each on fresh real and fake samples (default 1)")
-    g.add_argument("--g-width", type=int, default=None, help="2-D data: G's hidden width (default 128)")
+    g.add_argument("--g-width", type=int, default=None,
+                   help="2-D data: G's hidden width (default 128; 256 in the grid recipe)")
     g.add_argument("--g-depth", type=int, default=None,
-                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm)")
-    g.add_argument("--d-width", type=int, default=None, help="2-D data: D's hidden width (default 128)")
-    g.add_argument("--d-depth", type=int, default=None, help="2-D data: D's hidden layers (default 2)")
+                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipe)")
+    g.add_argument("--d-width", type=int, default=None,
+                   help="2-D data: D's hidden width (default 128; 256 in the grid recipe)")
+    g.add_argument("--d-depth", type=int, default=None,
+                   help="2-D data: D's hidden layers (default 2; 3 in the grid recipe)")
     g.add_argument("--lr-schedule", choices=["cosine", "late", "constant"], default=None,
                    help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default late in the "
-                        "fast-g and long recipes, else cosine)")
+                        "fast-g, long and grid recipes, else cosine)")
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py; default detach)")
     g.add_argument("--latent-dim", type=int, default=None,
