@@ -190,11 +190,11 @@ def test_sizes_and_learning_rates_reach_the_run(tmp_path):
 
 def test_recipes_resolve_to_their_settings_and_explicit_options_win():
     parser = build_parser()
-    cfg = resolve(parser.parse_args(["gan"]))  # the default: fast-g on 2-D data
+    cfg = resolve(parser.parse_args(["gan"]))  # the default: fast-g on the ring
     assert (cfg["g_batchnorm"], cfg["lr_schedule"], cfg["lr_g"], cfg["lr_d"], cfg["steps"]) == (True, "late", 3e-3,
                                                                                              1e-3, 3000)
     assert resolve(parser.parse_args(["gan", "--recipe", "long"]))["steps"] == 6000
-    grid = resolve(parser.parse_args(["gan", "--data", "grid", "--recipe", "grid"]))
+    grid = resolve(parser.parse_args(["gan", "--data", "grid"]))  # the grid's default
     assert (grid["g_batchnorm"], grid["g_width"], grid["g_depth"], grid["d_width"], grid["d_depth"],
             grid["steps"]) == (False, 256, 3, 256, 3, 12000)
     plain = resolve(parser.parse_args(["gan", "--recipe", "plain"]))

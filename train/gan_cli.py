@@ -11,8 +11,9 @@ import numpy as np
 # The papers' protocol (VEEGAN, PacGAN): ring of 8 / 5x5 grid, std 0.02, 2,500 samples, high quality = within 3 std.
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
 # Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
-# 'sharp' = a batch-norm G; 'fast-g' (the default) = sharp with a constant lr dropped late and G learning 3x faster
-# than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets, longer
+# 'sharp' = a batch-norm G; 'fast-g' (the ring's default) = sharp with a constant lr dropped late and G learning 3x
+# faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' (the grid's default) = wider and
+# deeper plain nets, trained longer
 RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
            "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
            "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
@@ -32,7 +33,7 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
                         "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
                         "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; explicit options win "
-                        "(default fast-g for 2-D data, plain for images)")
+                        "(default fast-g for the ring, grid for the grid, plain for images)")
     g.add_argument("--steps", type=int, default=None,
                    help="training steps (default 3000, 6000 with --recipe long, 12000 with grid; 200 with --quick)")
     g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
@@ -99,8 +100,8 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def recipe_name(args) -> str:
-    """--recipe, or its default: fast-g for 2-D data, plain for images."""
-    return args.recipe or ("fast-g" if args.data in ("ring", "grid") else "plain")
+    """--recipe, or its default: fast-g for the ring, grid for the grid, plain for images."""
+    return args.recipe or {"ring": "fast-g", "grid": "grid"}.get(args.data, "plain")
 
 
 def resolve(args) -> dict:
