@@ -8,7 +8,8 @@ backward with ``retain_graph=True`` (the second one needs the same saved tensors
 steps only after both backward passes.
 
 Options from ``gan_techniques``: ``r1`` adds an R1 gradient penalty to D's loss (a double backward through D),
-``pack`` makes D judge ``pack`` samples at a time (pass a ``Packed`` D), ``ema`` evaluates an average of G.
+``pack`` makes D judge ``pack`` samples at a time (pass a ``Packed`` D), ``ema`` evaluates an average of G,
+``d_steps`` runs that many D updates (each on its own real rows and fresh z, on ``fake.detach()``) per G update.
 """
 from __future__ import annotations
 
