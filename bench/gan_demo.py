@@ -23,24 +23,27 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def torch_recipe(steps: int, seed: int, out: str) -> dict:
-    """The demo's recipe in PyTorch: ring std 0.05, G 2-128-128-2 ReLU, D 2-128-128-1 LeakyReLU(0.2), BCE with
-    logits, Adam(1e-3, betas 0.5/0.999), cosine annealing, batch 256, D on fake.detach(), G on a fresh D(fake)."""
+    """The demo's recipe (fast-g) in PyTorch: ring std 0.05, G 2 -> 4 x (Linear 128, BatchNorm1d, ReLU) -> 2,
+    D 2-128-128-1 LeakyReLU(0.2), BCE with logits, Adam betas 0.5/0.999 with lr 3e-3 for G and 1e-3 for D, both
+    x0.1 for the last quarter, batch 256, D on fake.detach(), G on a fresh D(fake), evaluated in eval mode."""
     import torch  # the comparison's contender, never a runtime dependency
     import torch.nn.functional as F
     from torch import nn
 
     from train import datasets
+    from train.gan_techniques import late_decay
     from train.metrics import mode_metrics
 
     torch.manual_seed(seed)
     ring = datasets.ring()
     rng = np.random.default_rng(seed)
-    G = nn.Sequential(nn.Linear(2, 128), nn.ReLU(), nn.Linear(128, 128), nn.ReLU(), nn.Linear(128, 2))
+    G = nn.Sequential(*[m for i in range(4) for m in (nn.Linear(2 if i == 0 else 128, 128), nn.BatchNorm1d(128),
+                                                      nn.ReLU())], nn.Linear(128, 2))
     D = nn.Sequential(nn.Linear(2, 128), nn.LeakyReLU(0.2), nn.Linear(128, 128), nn.LeakyReLU(0.2),
                       nn.Linear(128, 1))
-    opt_g = torch.optim.Adam(G.parameters(), lr=1e-3, betas=(0.5, 0.999))
+    opt_g = torch.optim.Adam(G.parameters(), lr=3e-3, betas=(0.5, 0.999))
     opt_d = torch.optim.Adam(D.parameters(), lr=1e-3, betas=(0.5, 0.999))
-    sched = [torch.optim.lr_scheduler.CosineAnnealingLR(o, steps) for o in (opt_g, opt_d)]
+    sched = [torch.optim.lr_scheduler.LambdaLR(o, late_decay(steps)) for o in (opt_g, opt_d)]
     ones, zeros = torch.ones(256, 1), torch.zeros(256, 1)
     t0 = time.time()
     for step in range(1, steps + 1):
@@ -58,8 +61,10 @@ def torch_recipe(steps: int, seed: int, out: str) -> dict:
         for s in sched:
             s.step()
         if step % max(steps // 6, 1) == 0 or step == steps:
+            G.eval()
             with torch.no_grad():
                 metrics = mode_metrics(G(torch.randn(2500, 2)).numpy(), ring.centers, ring.std)
+            G.train()
         if step % 500 == 0:
             torch.save({"G": G.state_dict(), "D": D.state_dict(), "opt_g": opt_g.state_dict(),
                         "opt_d": opt_d.state_dict()}, os.path.join(out, "ckpt.pt"))

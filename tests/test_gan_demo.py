@@ -13,7 +13,7 @@ from framework import optim
 from models import BNGenerator, Discriminator, Generator
 from train import datasets
 from train.cli import build_parser, main
-from train.gan_cli import parse_seeds, sweep_table
+from train.gan_cli import parse_seeds, resolve, sweep_table
 from train.gan_techniques import Packed, late_decay, r1_penalty, spectral_normed
 from train.gan_trainer import GANTrainer
 from train.image_quality import class_metrics, frechet_distance
@@ -121,17 +121,18 @@ def test_late_decay_factor():
     assert [f(0), f(74), f(75), f(99)] == [1.0, 1.0, 0.1, 0.1]
 
 
-def _ring_run(steps=400, bn=False, sn=False, **kw):
+def _ring_run(steps=400, bn=False, sn=False, lr_d=2e-3, depth=2, **kw):
     framework.manual_seed(0)
     ring = datasets.ring()
     pack = kw.get("pack", 1)
-    G, D = (BNGenerator(2, 64) if bn else Generator(2, 64)), Discriminator(2 * pack, 64)
+    G = BNGenerator(2, 64) if bn else Generator(2, 64, depth)
+    D = Discriminator(2 * pack, 64, depth)
     if sn:
         D = spectral_normed(D)
     if pack > 1:
         D = Packed(D, pack)
     opt_g = optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
-    opt_d = optim.Adam(D.parameters(), lr=2e-3, betas=(0.5, 0.999))
+    opt_d = optim.Adam(D.parameters(), lr=lr_d, betas=(0.5, 0.999))
     def evaluate(samples):  # a short run is judged loosely: within 6 std (0.3) of a mode, and the mean distance
         nearest = np.sqrt(((samples[:, None] - ring.centers[None]) ** 2).sum(-1)).min(1)
         return {**mode_metrics(samples, ring.centers, ring.std, threshold_std=6.0), "distance": nearest.mean()}
@@ -142,8 +143,10 @@ def _ring_run(steps=400, bn=False, sn=False, **kw):
     return [r for r in history.rows if "modes_covered" in r], history
 
 
-@pytest.mark.parametrize("technique", [{}, {"bn": True}, {"r1": 0.1}, {"pack": 2}, {"ema": 0.9}, {"sn": True}],
-                         ids=["plain", "g_batchnorm", "r1", "pack", "ema", "spectral_norm"])
+@pytest.mark.parametrize("technique", [{}, {"bn": True}, {"r1": 0.1}, {"pack": 2}, {"ema": 0.9}, {"sn": True},
+                                       {"d_steps": 2}, {"lr_d": 4e-3}, {"depth": 3}],
+                         ids=["plain", "g_batchnorm", "r1", "pack", "ema", "spectral_norm", "d_steps", "lr_d",
+                              "depth"])
 def test_each_technique_learns(technique):
     evals, history = _ring_run(**technique)
     first, last = evals[0], evals[-1]
@@ -155,6 +158,51 @@ def test_each_technique_learns(technique):
     # and neither player has won: G's loss stays near the equilibrium value log 2 = 0.69, D's is finite
     assert 0.3 < np.mean(history.column("loss_g")[1][-5:]) < 2.0
     assert np.isfinite(history.column("loss_d")[1]).all()
+
+
+def test_d_steps_updates_d_that_many_times_per_g_update():
+    ring = datasets.ring()
+    G, D = Generator(2, 16), Discriminator(2, 16)
+    opt_g, opt_d = optim.Adam(G.parameters()), optim.Adam(D.parameters())
+    seen = []
+    def sample(n, rng):  # one real batch per D update
+        seen.append(n)
+        return ring.sample(n, rng)
+    trainer = GANTrainer(G, D, opt_g, opt_d, sample, latent_dim=2, batch_size=8, progress=False, d_steps=3)
+    trainer.fit(4)
+    assert seen == [24] * 4
+    assert int(opt_d.state[D[0].weight]["step"]) == 12 and int(opt_g.state[G[0].weight]["step"]) == 4
+    with pytest.raises(ValueError, match="d_steps must be at least 1"):
+        GANTrainer(G, D, opt_g, opt_d, sample, latent_dim=2, d_steps=0)
+
+
+def test_sizes_and_learning_rates_reach_the_run(tmp_path):
+    out = tmp_path / "run"
+    assert main(["gan", "--steps", "6", "--g-width", "32", "--g-depth", "3", "--d-width", "48", "--d-depth", "3",
+                 "--lr-d", "0.002", "--lr-g", "0.0005", "--d-steps", "2", "--batch-size", "16", "--out", str(out),
+                 "--no-progress"]) == 0
+    m = json.loads((out / "metrics.json").read_text())
+    assert (m["g_width"], m["g_depth"], m["d_width"], m["d_depth"]) == (32, 3, 48, 3)
+    assert (m["lr_d"], m["lr_g"], m["d_steps"], m["batch_size"]) == (0.002, 0.0005, 2, 16)
+    weights = framework.load(str(out / "final.safetensors"))
+    assert tuple(weights["G"]["0.weight"].shape) == (32, 2) and tuple(weights["D"]["4.weight"].shape) == (48, 48)
+
+
+def test_recipes_resolve_to_their_settings_and_explicit_options_win():
+    parser = build_parser()
+    cfg = resolve(parser.parse_args(["gan"]))  # the default: fast-g on the ring
+    assert (cfg["g_batchnorm"], cfg["lr_schedule"], cfg["lr_g"], cfg["lr_d"], cfg["steps"]) == (True, "late", 3e-3,
+                                                                                             1e-3, 3000)
+    assert resolve(parser.parse_args(["gan", "--recipe", "long"]))["steps"] == 6000
+    grid = resolve(parser.parse_args(["gan", "--data", "grid"]))  # the grid's default
+    assert (grid["g_batchnorm"], grid["g_width"], grid["g_depth"], grid["d_width"], grid["d_depth"],
+            grid["steps"]) == (False, 256, 3, 256, 3, 12000)
+    plain = resolve(parser.parse_args(["gan", "--recipe", "plain"]))
+    assert (plain["g_batchnorm"], plain["lr_schedule"], plain["lr_g"], plain["g_depth"]) == (False, "cosine", 1e-3, 2)
+    digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # images keep the plain recipe
+    assert (digits["lr_schedule"], digits["lr_g"]) == ("cosine", 1e-3)
+    mine = resolve(parser.parse_args(["gan", "--lr-g", "0.002", "--lr-schedule", "cosine", "--lr", "0.0005"]))
+    assert (mine["lr_g"], mine["lr_d"], mine["lr_schedule"]) == (0.002, 5e-4, "cosine")
 
 
 # ---- the command line ----------------------------------------------------------------------------------

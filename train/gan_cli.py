@@ -10,8 +10,15 @@ import numpy as np
 
 # The papers' protocol (VEEGAN, PacGAN): ring of 8 / 5x5 grid, std 0.02, 2,500 samples, high quality = within 3 std.
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
-# --recipe sharp: the option that raised the high-quality fraction most (see the README's GAN section)
-RECIPES = {"default": {}, "sharp": {"g_batchnorm": True}}
+# Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
+# 'sharp' = a batch-norm G; 'fast-g' (the ring's default) = sharp with a constant lr dropped late and G learning 3x
+# faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' (the grid's default) = wider and
+# deeper plain nets, trained longer
+RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
+           "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
+           "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
+           "grid": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
+                    "steps": 12000}}
 
 
 def add_gan_arguments(g: argparse.ArgumentParser) -> None:
@@ -22,21 +29,42 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="2-D data: 'paper' = std 0.02 as in VEEGAN/PacGAN, 'demo' = std 0.05 (default demo)")
     g.add_argument("--std", type=float, default=None,
                    help="2-D data: std of each Gaussian (default: from --protocol, 0.05 or 0.02)")
-    g.add_argument("--recipe", choices=sorted(RECIPES), default="default",
-                   help="'sharp' = --g-batchnorm, the best recipe measured; explicit options win (default "
-                        "'default': the plain recipe)")
-    g.add_argument("--steps", type=int, default=None, help="training steps (default 3000; 200 with --quick)")
-    g.add_argument("--batch-size", type=int, default=256, help="samples per step (default 256)")
-    g.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate of G and D (default 0.001)")
+    g.add_argument("--recipe", choices=list(RECIPES), default=None,
+                   help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
+                        "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
+                        "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; explicit options win "
+                        "(default fast-g for the ring, grid for the grid, plain for images)")
+    g.add_argument("--steps", type=int, default=None,
+                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid; 200 with --quick)")
+    g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
+    g.add_argument("--lr", type=float, default=None,
+                   help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
+    g.add_argument("--lr-d", type=float, default=None,
+                   help="D's learning rate, if it should differ from G's (two time-scale update; default --lr)")
+    g.add_argument("--lr-g", type=float, default=None,
+                   help="G's learning rate: a G faster than D keeps thinning the samples between modes (default "
+                        "0.003 in the fast-g and long recipes, else --lr)")
+    g.add_argument("--d-steps", type=int, default=None,
+                   help="D updates per G update, each on fresh real and fake samples (default 1)")
+    g.add_argument("--g-width", type=int, default=None,
+                   help="2-D data: G's hidden width (default 128; 256 in the grid recipe)")
+    g.add_argument("--g-depth", type=int, default=None,
+                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipe)")
+    g.add_argument("--d-width", type=int, default=None,
+                   help="2-D data: D's hidden width (default 128; 256 in the grid recipe)")
+    g.add_argument("--d-depth", type=int, default=None,
+                   help="2-D data: D's hidden layers (default 2; 3 in the grid recipe)")
     g.add_argument("--lr-schedule", choices=["cosine", "late", "constant"], default=None,
-                   help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default cosine)")
+                   help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default late in the "
+                        "fast-g, long and grid recipes, else cosine)")
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py; default detach)")
     g.add_argument("--latent-dim", type=int, default=None,
                    help="latent size (default 2 for 2-D data, 32 for images)")
     g.add_argument("--g-batchnorm", action="store_true", default=None,
                    help="2-D data: G = 4 x (Linear, BatchNorm1d, ReLU), which makes the steep transitions that "
-                        "leave few samples between modes (default off: the plain 2-layer ReLU G)")
+                        "leave few samples between modes (default on in the sharp, fast-g and long recipes; off in "
+                        "plain: the 2-layer ReLU G)")
     g.add_argument("--r1", type=float, default=None,
                    help="R1 gradient penalty weight on D at real data: a double backward that keeps D smooth so "
                         "G converges instead of circling (default off)")
@@ -71,14 +99,25 @@ def parse_seeds(text: str) -> list[int]:
     return seeds
 
 
+def recipe_name(args) -> str:
+    """--recipe, or its default: fast-g for the ring, grid for the grid, plain for images."""
+    return args.recipe or {"ring": "fast-g", "grid": "grid"}.get(args.data, "plain")
+
+
 def resolve(args) -> dict:
     """The recipe's settings with the explicit options on top."""
-    recipe = dict(RECIPES[args.recipe])
+    recipe = dict(RECIPES[recipe_name(args)])
     chosen = {"r1": args.r1, "pack": args.pack, "lr_schedule": args.lr_schedule, "steps": args.steps,
-              "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm}
+              "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm, "lr_d": args.lr_d,
+              "lr_g": args.lr_g, "d_steps": args.d_steps, "g_width": args.g_width, "g_depth": args.g_depth,
+              "d_width": args.d_width, "d_depth": args.d_depth, "batch_size": args.batch_size, "lr": args.lr}
     settings = {"r1": 0.0, "pack": 1, "lr_schedule": "cosine", "steps": 3000, "g_batchnorm": False,
-                "spectral_norm": False, **recipe}
+                "spectral_norm": False, "d_steps": 1, "g_width": 128, "d_width": 128, "d_depth": 2,
+                "batch_size": 256, "lr": 1e-3, **recipe}
     settings.update({k: v for k, v in chosen.items() if v is not None})
+    settings.setdefault("g_depth", 4 if settings["g_batchnorm"] else 2)
+    settings["lr_d"] = settings.get("lr_d") or settings["lr"]
+    settings["lr_g"] = settings.get("lr_g") or settings["lr"]
     if args.quick and args.steps is None:
         settings["steps"] = 200
     settings["std"] = args.std if args.std is not None else PROTOCOLS[args.protocol]
@@ -126,8 +165,9 @@ def run_gan(args, out: str) -> dict:
         mixture = datasets.ring(std=cfg["std"]) if args.data == "ring" else datasets.grid(std=cfg["std"])
         # a 2-D latent and a ReLU generator cover all modes sharply within ~3000 steps (see issue notes)
         latent = args.latent_dim or 2
-        G = BNGenerator(latent, 128) if cfg["g_batchnorm"] else Generator(latent, 128, activation="relu")
-        D = Discriminator(2 * cfg["pack"], 128)
+        width, depth = cfg["g_width"], cfg["g_depth"]
+        G = BNGenerator(latent, width, depth) if cfg["g_batchnorm"] else Generator(latent, width, depth)
+        D = Discriminator(2 * cfg["pack"], cfg["d_width"], cfg["d_depth"])
         sample_real = mixture.sample
 
         def evaluate(samples):
@@ -151,8 +191,8 @@ def run_gan(args, out: str) -> dict:
         D = Packed(D, cfg["pack"])
     betas = (0.5, 0.999)
     G_raw, G, D = G, distributed.wrap(G, args), distributed.wrap(D, args)
-    opt_g = optim.Adam(G.parameters(), lr=args.lr, betas=betas)
-    opt_d = optim.Adam(D.parameters(), lr=args.lr, betas=betas)
+    opt_g = optim.Adam(G.parameters(), lr=cfg["lr_g"], betas=betas)
+    opt_d = optim.Adam(D.parameters(), lr=cfg["lr_d"], betas=betas)
     if cfg["lr_schedule"] == "cosine":
         schedulers = {"G": optim.lr_scheduler.CosineAnnealingLR(opt_g, steps),
                       "D": optim.lr_scheduler.CosineAnnealingLR(opt_d, steps)}
@@ -163,12 +203,12 @@ def run_gan(args, out: str) -> dict:
         schedulers = {}
     eval_every = args.eval_every or max(steps // 6, 1)
     checkpoint_every = args.checkpoint_every or min(500, max(steps // 4, 1))
-    trainer = GANTrainer(G, D, opt_g, opt_d, sample_real, latent_dim=latent, batch_size=args.batch_size,
+    trainer = GANTrainer(G, D, opt_g, opt_d, sample_real, latent_dim=latent, batch_size=cfg["batch_size"],
                          mode=args.mode, schedulers=schedulers, device=args.device,
                          progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
                          data_seed=args.seed, ema=args.ema, r1=cfg["r1"], pack=cfg["pack"],
-                         compile=not args.no_compile and not args.distributed)
+                         d_steps=cfg["d_steps"], compile=not args.no_compile and not args.distributed)
     trainer.rank, trainer.world_size = args.rank, args.world_size
     if args.distributed:
         distributed.average_logs(trainer)
@@ -184,9 +224,11 @@ def run_gan(args, out: str) -> dict:
                          os.path.join(out, "loss.png"), title="GAN losses")
     written["loss.png"] = "D and G losses"
     result = {"data": args.data, "steps": trainer.step, "seconds": round(trainer.seconds, 2), "mode": args.mode,
-              "seed": args.seed, "recipe": args.recipe, "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
+              "seed": args.seed, "recipe": recipe_name(args), "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
               "g_batchnorm": cfg["g_batchnorm"], "spectral_norm": cfg["spectral_norm"],
-              "lr_schedule": cfg["lr_schedule"]}
+              "lr_schedule": cfg["lr_schedule"],
+              **{k: cfg[k] for k in ("lr_d", "lr_g", "d_steps", "batch_size", "g_width", "g_depth", "d_width",
+                                     "d_depth")}}
     if mixture is not None:
         result["protocol"] = (f"{'paper' if cfg['std'] == PROTOCOLS['paper'] else 'demo'}: {args.data} of "
                               f"{len(mixture.centers)} Gaussians, std {cfg['std']}, 2500 samples, "
@@ -282,8 +324,9 @@ def _run_one(job) -> dict:
 
 def _argv_summary(args) -> list[str]:
     """The options that shape a sweep's runs, as command-line text for the table's header."""
-    parts = [f"--data {args.data}", f"--protocol {args.protocol}", f"--recipe {args.recipe}"]
-    for name in ("std", "steps", "r1", "pack", "ema", "lr_schedule", "latent_dim"):
+    parts = [f"--data {args.data}", f"--protocol {args.protocol}", f"--recipe {recipe_name(args)}"]
+    for name in ("std", "steps", "r1", "pack", "ema", "lr_schedule", "latent_dim", "batch_size", "lr", "lr_d", "lr_g",
+                 "d_steps", "g_width", "g_depth", "d_width", "d_depth"):
         value = getattr(args, name)
         if value is not None:
             parts.append(f"--{name.replace('_', '-')} {value}")
@@ -291,7 +334,5 @@ def _argv_summary(args) -> list[str]:
         parts.append("--g-batchnorm")
     if args.spectral_norm:
         parts.append("--spectral-norm")
-    if args.batch_size != 256 or args.lr != 1e-3:
-        parts += [f"--batch-size {args.batch_size}", f"--lr {args.lr}"]
     return parts + [f"--seeds {args.seeds[0]}-{args.seeds[-1]}" if args.seeds == list(
         range(args.seeds[0], args.seeds[-1] + 1)) else "--seeds " + ",".join(map(str, args.seeds))]

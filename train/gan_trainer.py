@@ -8,7 +8,8 @@ backward with ``retain_graph=True`` (the second one needs the same saved tensors
 steps only after both backward passes.
 
 Options from ``gan_techniques``: ``r1`` adds an R1 gradient penalty to D's loss (a double backward through D),
-``pack`` makes D judge ``pack`` samples at a time (pass a ``Packed`` D), ``ema`` evaluates an average of G.
+``pack`` makes D judge ``pack`` samples at a time (pass a ``Packed`` D), ``ema`` evaluates an average of G,
+``d_steps`` runs that many D updates (each on its own real rows and fresh z, on ``fake.detach()``) per G update.
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class GANTrainer(Trainer):
                  callbacks=None, progress: bool | None = None, out_dir: str | None = None,
                  checkpoint_every: int | None = None, eval_every: int | None = None, evaluate_fn=None,
                  data_seed: int = 0, keep_checkpoints: int = 3, ema: float | None = None, r1: float = 0.0,
-                 pack: int = 1, compile: bool = False) -> None:
+                 pack: int = 1, d_steps: int = 1, compile: bool = False) -> None:
         if mode not in ("detach", "retain_graph"):
             raise ValueError(f"mode must be 'detach' or 'retain_graph', not {mode!r}")
         super().__init__(G, opt_g, None, device=device, callbacks=callbacks, progress=progress, out_dir=out_dir,
@@ -54,6 +55,9 @@ class GANTrainer(Trainer):
         self.ema = ema
         self.G_ema = copy.deepcopy(getattr(G, "module", G)) if ema else None  # unwrapped from DDP
         self.r1, self.pack = r1, pack
+        if d_steps < 1:
+            raise ValueError(f"d_steps must be at least 1, not {d_steps}")
+        self.d_steps = d_steps  # D updates per G update; each draws its own real batch and z
         self.seconds = 0.0
         self.ones = framework.ones(batch_size, 1, device=self.device)
         self.zeros = framework.zeros(batch_size, 1, device=self.device)
@@ -67,31 +71,23 @@ class GANTrainer(Trainer):
 
     def _array_step(self, real):
         """Both updates; the losses come back as tensors (no host reads: the step can be compiled)."""
-        z = self._shard(framework.randn(self.batch_size * self.pack * self.world_size, self.latent_dim,
-                                        device=self.device))
-        fake = self.G(z)
-        if self.r1:
-            real.requires_grad_(True)  # the R1 penalty differentiates D with respect to its input
+        n = real.shape[0] // self.d_steps
+        for i in range(self.d_steps - 1):  # extra D updates (--d-steps), each on its own real rows and fresh z
+            fake = self.G(self._z())
+            self._d_update(self._d_loss(real[i * n:(i + 1) * n], fake.detach()))
+        real = real[(self.d_steps - 1) * n:] if self.d_steps > 1 else real
+        fake = self.G(self._z())
         if self.mode == "detach":
-            d_real = self.D(real)
-            loss_d = F.binary_cross_entropy_with_logits(d_real, self.ones) + \
-                F.binary_cross_entropy_with_logits(self.D(fake.detach()), self.zeros)
-            if self.r1:
-                loss_d = loss_d + r1_penalty(d_real, real, self.r1)
-            self.opt_d.zero_grad()
-            loss_d.backward()
-            self.opt_d.step()
+            loss_d = self._d_loss(real, fake.detach())
+            self._d_update(loss_d)
             loss_g = F.binary_cross_entropy_with_logits(self.D(fake), self.ones)  # fresh D(fake), after the D step
             self.opt_g.zero_grad()
             loss_g.backward()
             self.opt_g.step()
         else:
-            d_fake, d_real = self.D(fake), self.D(real)
+            d_fake = self.D(fake)
             loss_g = F.binary_cross_entropy_with_logits(d_fake, self.ones)
-            loss_d = F.binary_cross_entropy_with_logits(d_real, self.ones) + \
-                F.binary_cross_entropy_with_logits(d_fake, self.zeros)
-            if self.r1:
-                loss_d = loss_d + r1_penalty(d_real, real, self.r1)
+            loss_d = self._d_loss(real, d_fake=d_fake)
             self.opt_g.zero_grad()
             loss_g.backward(retain_graph=True, inputs=list(self.G.parameters()))  # loss_d needs d_fake's graph too
             self.opt_d.zero_grad()
@@ -100,9 +96,31 @@ class GANTrainer(Trainer):
             self.opt_g.step()
         return loss_d.detach(), loss_g.detach()
 
-    def _shard(self, batch):
-        """This rank's rows of a global batch (all of it in a single process); with packing, pack x the rows."""
-        n = self.batch_size * self.pack
+    def _z(self):
+        return self._shard(framework.randn(self.batch_size * self.pack * self.world_size, self.latent_dim,
+                                           device=self.device))
+
+    def _d_loss(self, real, fake=None, d_fake=None):
+        """D's loss on real rows and on ``fake`` (detached by the caller) or on given logits ``d_fake``."""
+        if self.r1:
+            real.requires_grad_(True)  # the R1 penalty differentiates D with respect to its input
+        d_real = self.D(real)
+        d_fake = self.D(fake) if d_fake is None else d_fake
+        loss_d = F.binary_cross_entropy_with_logits(d_real, self.ones) + \
+            F.binary_cross_entropy_with_logits(d_fake, self.zeros)
+        if self.r1:
+            loss_d = loss_d + r1_penalty(d_real, real, self.r1)
+        return loss_d
+
+    def _d_update(self, loss_d) -> None:
+        self.opt_d.zero_grad()
+        loss_d.backward()
+        self.opt_d.step()
+
+    def _shard(self, batch, d_steps: int = 1):
+        """This rank's rows of a global batch (all of it in a single process); with packing, pack x the rows,
+        and for real data one batch per D update."""
+        n = self.batch_size * self.pack * d_steps
         return batch[self.rank * n:(self.rank + 1) * n]
 
     @framework.no_grad()
@@ -142,8 +160,8 @@ class GANTrainer(Trainer):
         self._notify("on_train_begin")
         try:
             while self.step < steps:
-                real = self.sample_real(self.batch_size * self.pack * self.world_size, self.data_rng)
-                real = framework.from_numpy(self._shard(real)).to(device=self.device)
+                real = self.sample_real(self.batch_size * self.pack * self.world_size * self.d_steps, self.data_rng)
+                real = framework.from_numpy(self._shard(real, self.d_steps)).to(device=self.device)
                 logs = self.train_step(real)
                 self.step += 1
                 self._check_finite(logs)
