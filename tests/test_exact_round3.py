@@ -188,3 +188,21 @@ def test_module_repr_puts_a_multiline_extra_repr_one_line_each_as_torch():
                 return "a=1\nb=2"
         reprs.append((repr(WithExtra()), repr(m.nn.Sequential(WithExtra(), m.nn.ReLU()))))
     assert reprs[0] == reprs[1]
+
+
+@pytest.mark.parametrize("slope", [0.0, 0.2, 1.0, 1.5, -0.1])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_leaky_relu_backward_is_torchs_bit_for_bit_on_special_values(slope, dtype):
+    """The backward's factor trick (max of the 0/1 mask and slope) must give exactly torch's grad or grad*slope,
+    for NaN inputs, zeros of both signs, infinite gradients, and slopes outside [0, 1] (where() then)."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    x = np.array([-2.0, -0.0, 0.0, 1e-30, -1e-30, 3.0, np.nan, np.inf, -np.inf, 0.5, -0.5, 7.0], dtype=dtype)
+    g = np.array([1.5, -2.0, 3.0, -0.0, np.inf, -np.inf, 2.0, -1.0, 4.0, np.nan, 1e-40, -3.25], dtype=dtype)
+    got = []
+    for m in (framework, torch):
+        t = m.tensor(x, requires_grad=True)
+        m.nn.functional.leaky_relu(t, slope).backward(m.tensor(g))
+        got.append(np.asarray(t.grad.detach().numpy()))
+    np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(got[1]))
+    np.testing.assert_array_equal(got[0], got[1])

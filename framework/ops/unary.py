@@ -217,14 +217,26 @@ class LeakyRelu(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         # the slope mask is piecewise constant in a, so a constant tensor keeps double backward exact
-        xp = get_array_module(a._array)
-        mask = xp.where(a._array > 0, 1.0, ctx.slope).astype(grad._array.dtype, copy=False)
+        mask = _leaky_slopes(get_array_module(a._array), a._array, ctx.slope, grad._array.dtype)
         return grad * Tensor._make(mask), None
 
     @staticmethod
     def backward_arrays(ctx, g):
         (a,) = ctx.saved_arrays
-        return get_array_module(a).where(a > 0, g, g * ctx.slope), None
+        factor = _leaky_slopes(get_array_module(a), a, ctx.slope, g.dtype)
+        factor *= g  # g where a > 0, else g * slope: torch's leaky_relu_backward, bit for bit
+        return factor, None
+
+
+def _leaky_slopes(xp, a, slope: float, dtype):
+    """1 where a > 0, else slope (NaN counts as not > 0, as in torch).
+
+    For 0 <= slope <= 1 it is max(mask, slope) of the 0/1 mask: exactly 1 or slope, in half the time of where().
+    """
+    if 0 <= slope <= 1:
+        factor = (a > 0).astype(dtype)
+        return xp.maximum(factor, slope, out=factor)
+    return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
 
 
 class Clamp(Function):
