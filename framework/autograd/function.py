@@ -185,6 +185,7 @@ class Function(metaclass=_FunctionMeta):
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
     multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
+    none_edges = False  # built-ins: a None arg (an optional tensor left out) gets a (None, 0) edge, as torch's
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
@@ -292,7 +293,7 @@ def _apply_fast(cls, *args):
         else:
             arrays.append(a)
             needs.append(False)
-            if cls.scalar_edges and isinstance(a, _NUMBERS):
+            if (cls.scalar_edges and isinstance(a, _NUMBERS)) or (a is None and cls.none_edges):
                 edges.append(_NO_EDGE)
             else:
                 all_edged = False
@@ -334,8 +335,8 @@ def _apply_fast(cls, *args):
 
 def _edge_positions(cls, args) -> tuple:
     """Positions of the args that have an edge: tensors, and Python numbers when cls.scalar_edges."""
-    return tuple([i for i, a in enumerate(args)
-                  if isinstance(a, Tensor) or (cls.scalar_edges and isinstance(a, _NUMBERS))])
+    return tuple([i for i, a in enumerate(args) if isinstance(a, Tensor) or (cls.scalar_edges and isinstance(
+        a, _NUMBERS)) or (a is None and cls.none_edges)])
 
 
 def _dirty_tensors(ctx, args, cls) -> tuple:
@@ -394,14 +395,15 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
 
 
 def _collect_edges(cls, args, needs) -> tuple:
-    """(positions of the args that have an edge, their edges): tensors, and numbers under scalar_edges."""
+    """(positions of the args that have an edge, their edges): tensors, numbers under scalar_edges, None under
+    none_edges."""
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
     for i, a in enumerate(args):
         if isinstance(a, Tensor):
             edge_args.append(i)
             edges.append(a._edge() if needs[i] else _NO_EDGE)
-        elif scalar_edges and isinstance(a, (int, float)):
+        elif (scalar_edges and isinstance(a, (int, float))) or (a is None and cls.none_edges):
             edge_args.append(i)
             edges.append(_NO_EDGE)
     return tuple(edge_args), tuple(edges)

@@ -18,7 +18,7 @@ from ..backend import get_array_module
 from ..ops import conv as _conv, unary_inplace as _un
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
-from ..ops import loss as _loss, loss_nll as _nll, scalar_ops as _scalar
+from ..ops import batch_norm as _bn, loss as _loss, loss_nll as _nll, scalar_ops as _scalar
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
 from .losses_more import _reduce  # the reduction tail every loss shares
@@ -189,27 +189,16 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0):
 
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
-    """Normalise over every dim but the channel dim (1); in training, update running stats (unbiased var)."""
-    dims = (0,) + tuple(range(2, x.ndim))
-    shape = (1, -1) + (1,) * (x.ndim - 2)
+    """Normalise over every dim but the channel dim (1); in training, update running stats (unbiased var).
+
+    One NativeBatchNormBackward0 node, as torch (ops/batch_norm.py)."""
     if training:
         n = x.numel() // x.shape[1]
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
-        mean = x.mean(dim=dims)
-        var = x.var(dim=dims, unbiased=False)
-        if running_mean is not None:
-            with no_grad():
-                running_mean.mul_(1 - momentum).add_(mean.detach() * momentum)
-                running_var.mul_(1 - momentum).add_(var.detach() * (momentum * n / (n - 1)))
-    else:
-        mean, var = running_mean, running_var
-    out = (x - mean.reshape(shape)) / (var.reshape(shape) + eps).sqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    return _bn.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):

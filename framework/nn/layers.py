@@ -151,12 +151,15 @@ class _BatchNorm(Module):
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {x.dim()}D "
                              "input)")
         use_batch = self.training or not self.track_running_stats
+        momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
             with no_grad():
                 self.num_batches_tracked.add_(1)
+            if self.momentum is None:  # a cumulative moving average, as torch
+                momentum = 1.0 / float(self.num_batches_tracked.item())
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight, self.bias,
-                            use_batch, self.momentum, self.eps)
+                            use_batch, momentum, self.eps)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
