@@ -59,9 +59,6 @@ DECLARED_DEVIATIONS: list[Deviation] = [
     Deviation(r"(grad_requires_grad|grad_none):(backward|autograd\.grad).*", r".",
               "create_graph subtleties: whether .grad requires grad after mixing create_graph and plain backwards, "
               "and a non-leaf's .grad after backward(inputs=...) with create_graph.", pending=False),
-    Deviation(r"errmsg:op\.conv2d", r"should be the same or input should be a MKLDNN tensor",
-              "conv2d of mixed dtypes: torch's text depends on the backend it picks for the input's size (MKLDNN "
-              "for larger inputs); ours is its native kernel's, for every size.", pending=False),
 ]
 
 # op-table rows that take any shape (elementwise or full reductions) and rows that take two broadcastable tensors
