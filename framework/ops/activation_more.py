@@ -14,6 +14,8 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
+from .backward_ops import SigmoidBackward
+from .scalar_ops import MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
 
@@ -80,9 +82,34 @@ class Softplus(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        z = a * ctx.beta
-        linear = _mask(a, z._array > ctx.threshold)
-        return grad * (linear + (1 - linear) * Sigmoid.apply(z)), None, None
+        return SoftplusBackward.apply(grad, a, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackward(Function):
+    """out = g * sigmoid(beta a) (g itself where beta a > threshold): torch's softplus_backward, one node
+    (SoftplusBackwardBackward0) under create_graph. Saves g and a."""
+
+    node_name, array_forward = "SoftplusBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, beta, threshold):
+        ctx.save_for_backward(g, a)
+        ctx.beta, ctx.threshold = beta, threshold
+        z = a * beta
+        return get_array_module(a).where(z > threshold, g, g * _sigmoid(get_array_module(a), z)).astype(
+            g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, a = ctx.saved_tensors
+        beta, threshold = ctx.beta, ctx.threshold
+        gg = SoftplusBackward.apply(grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[1]:  # torch's softplus_double_backward, op for op (its mask is beta a < threshold)
+            z = a * beta
+            ga = SigmoidBackward.apply(grad * g, Sigmoid.apply(z)) * _mask(a, z._array < threshold)
+            ga = MulScalar.apply(ga, beta)
+        return gg, ga, None, None
 
 
 class Elu(Function):

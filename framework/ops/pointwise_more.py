@@ -112,7 +112,7 @@ class Lerp(Function):
 
 
 class LerpTensor(Function):
-    """out = a + w * (end - a) for a tensor weight w. Saves a, end and w (each where a gradient needs it)."""
+    """out = a + w * (end - a) for a tensor weight w. Saves w, and a and end if w needs a gradient."""
 
     node_name, array_forward = "LerpBackward1", True
 
@@ -125,8 +125,9 @@ class LerpTensor(Function):
         broadcast_shapes_checked(a.shape, end.shape, w.shape)
         needs = ctx.needs_input_grad
         ctx.metas = [(x.shape, x.dtype) for x in (a, end, w)]
-        ctx.save_for_backward(a if needs[2] else None, end if needs[2] else None, w if (needs[0] or needs[1])
-                              else None)
+        # torch saves the weight whatever needs a gradient (an in-place change to it is caught even when only the
+        # weight requires grad), a and end only for the weight's gradient
+        ctx.save_for_backward(a if needs[2] else None, end if needs[2] else None, w)
         xp = get_array_module(a)
         diff = end - a
         out = xp.where(xp.abs(w) < 0.5, a + w * diff, end - diff * (1 - w))
