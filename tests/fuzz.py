@@ -73,6 +73,21 @@ OP = {c.name: c.fn for c in OPS}
 ROWS = {c.name: c for c in OPS}
 
 
+def _overlaps_itself(t) -> bool:
+    """Whether some elements of t may share memory without a stride-0 dim (an overlapping as_strided): torch's
+    "too hard" internal overlap, where an in-place write goes on unchecked and its result follows torch's loop
+    order (README: a deviation). A stride-0 dim is not skipped: torch refuses that write, and so do we."""
+    dims = sorted((abs(st), n) for n, st in zip(t.shape, t.stride()) if n > 1)
+    if t.numel() == 0 or any(st == 0 for st, _ in dims):
+        return False
+    span = 0
+    for st, n in dims:
+        if st <= span:
+            return True
+        span += st * (n - 1)
+    return False
+
+
 @dataclass
 class Step:
     code: str  # Python source, run with the module bound to ``m``
@@ -491,7 +506,7 @@ class Generator:
 
     def inplace(self):
         x = self.pick()
-        if x is None:
+        if x is None or _overlaps_itself(self.ns[x]):
             return
         s = self.shape_of(x)
 
