@@ -95,3 +95,55 @@ def test_conv1d_bias_dtype_is_checked_before_the_weight():
         x, w, b = m.ones(2, 3, 7), m.ones(4, 3, 3, dtype=m.float64), m.ones(4, dtype=m.float64)
         return _dtype_name(m.nn.functional.conv1d(x, w, b))
     _same(fn)
+
+
+@pytest.mark.parametrize("needs", ["weight", "input", "end"])
+def test_lerp_tensor_weight_is_saved_whatever_needs_grad(needs):
+    """torch's LerpBackward1 saves the weight always: changing it in place then raises at backward."""
+    def fn(m):
+        a, e, w = m.ones(3, 4), m.zeros(3, 4), m.full((4,), 0.25)
+        {"weight": w, "input": a, "end": e}[needs].requires_grad_()
+        out = m.lerp(a, e, w)
+        with m.no_grad():
+            w.mul_(2)
+        out.sum().backward()
+        return "ok"
+    _same(fn)
+
+
+def test_softplus_double_backward_nodes_and_values():
+    """under create_graph softplus's gradient is one SoftplusBackwardBackward0 node; its own gradient is torch's
+    softplus_double_backward (a Scalar mul last, 0 where beta a >= threshold), to the third order."""
+    def fn(m):
+        x = m.tensor([[-1.2, 1.31, -0.65, 25.0], [-0.39, 0.32, 4.0 / 3, 1.43]], dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.softplus(x, beta=1.5, threshold=2.0)
+        g, = m.autograd.grad(y.sum(), [x], create_graph=True)
+        h, = m.autograd.grad((g * g).sum(), [x], create_graph=True)
+        k, = m.autograd.grad(h.sum(), [x])
+        names = [type(t.grad_fn).__name__ for t in (g, h)]
+        return names, [t.detach().numpy().round(10).tolist() for t in (g, h, k)]
+    _same(fn)
+
+
+@pytest.mark.parametrize("write", ["masked_fill_", "mul_"])
+def test_regenerated_overlapping_as_strided_view_accumulates_its_gradient(write):
+    """after a no_grad write the view's grad_fn is AsStridedBackward0: elements it shows several times (an
+    overlapping as_strided, no stride 0) get the sum of their gradients."""
+    def fn(m):
+        x = m.arange(12.0, dtype=m.float64).reshape(3, 4).requires_grad_()
+        v = m.as_strided(x, (3, 3), (1, 1), 2)
+        with m.no_grad():
+            v.masked_fill_(v > 100, 0.0) if write == "masked_fill_" else v.mul_(1.0)
+        v.sum().backward()
+        return type(v.grad_fn).__name__, x.grad.tolist()
+    _same(fn)
+
+
+@pytest.mark.parametrize("offset_by", ["slice", "storage_offset"])
+def test_partial_overlap_is_seen_through_as_strided(offset_by):
+    def fn(m):
+        a = m.arange(12.0).reshape(3, 4) * 1
+        v = a[1:].as_strided((2, 3), (3, 1)) if offset_by == "slice" else a.as_strided((2, 3), (3, 1), 4)
+        v.add_(v[1:])
+        return a.tolist()
+    _same(fn)
