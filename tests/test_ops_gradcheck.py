@@ -62,3 +62,17 @@ def test_bce_with_logits_fused_gradcheck():
     for reduction in ("mean", "sum", "none"):
         assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, w, reduction, pw), [x, t])
         assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction), [x, t])
+
+
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (1.5, 1.0)])
+def test_softplus_backward_node_gradcheck(beta, threshold):
+    """softplus's gradient under create_graph is its own node (SoftplusBackwardBackward0): its derivatives in both
+    the incoming gradient and the input, away from the threshold's kink."""
+    rng = np.random.default_rng(3)
+    x = framework.tensor(rng.uniform(-2, 2, (3, 4)), dtype=framework.float64, requires_grad=True)
+    g = framework.tensor(rng.uniform(-1, 1, (3, 4)), dtype=framework.float64, requires_grad=True)
+
+    def grad_of_softplus(g, x):
+        y = framework.nn.functional.softplus(x, beta=beta, threshold=threshold)
+        return framework.autograd.grad(y, [x], g, create_graph=True)[0]
+    assert gradcheck(grad_of_softplus, (g, x))
