@@ -147,3 +147,18 @@ def test_partial_overlap_is_seen_through_as_strided(offset_by):
         v.add_(v[1:])
         return a.tolist()
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["relu6", "hardtanh", "hardtanh_"])
+def test_hardtanh_gradient_under_create_graph_is_its_own_node(call):
+    """torch's hardtanh_backward is a node (HardtanhBackwardBackward0) with an edge to the input: the gradient
+    requires grad even though its derivative in the input is zero."""
+    def fn(m):
+        x = m.tensor([-0.5, 0.2, 1.7, -2.0, 0.9], dtype=m.float64, requires_grad=True)
+        F = m.nn.functional
+        y = {"relu6": lambda: F.relu6(x * 4), "hardtanh": lambda: F.hardtanh(x),
+             "hardtanh_": lambda: F.hardtanh(x * 1, inplace=True)}[call]()
+        g, = m.autograd.grad(y.sum(), [x], create_graph=True)
+        h, = m.autograd.grad((g * g).sum(), [x], allow_unused=True)
+        return type(g.grad_fn).__name__, g.requires_grad, g.tolist(), h.tolist()
+    _same(fn)

@@ -446,6 +446,13 @@ t3 = OP['as_strided_of_view'](m, t2)
 t4 = t3[1:]
 t3.add_(t4)
 """),
+    "grad_requires_grad:backward.retain_graph (relu6's gradient is a HardtanhBackwardBackward0 node)": _script("""
+A1 = np.array([[-0.11, -1.13, 0.18, -0.45], [1.26, 0.17, -1.09, 0.99], [-1.17, 1.63, -1.84, 1.92]])
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t2 = OP['relu6'](m, t1)
+G7 = np.array([[-1.22, -0.3, 1.22, 0.67], [-0.23, -1.09, -0.23, -0.47], [-0.37, -0.56, -1.82, -1.36]])
+t2.backward(m.tensor(G7, dtype=t2.dtype), retain_graph=True, create_graph=True)
+"""),
 }
 
 

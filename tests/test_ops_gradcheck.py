@@ -76,3 +76,14 @@ def test_softplus_backward_node_gradcheck(beta, threshold):
         y = framework.nn.functional.softplus(x, beta=beta, threshold=threshold)
         return framework.autograd.grad(y, [x], g, create_graph=True)[0]
     assert gradcheck(grad_of_softplus, (g, x))
+
+
+def test_hardtanh_backward_node_gradcheck():
+    """hardtanh's gradient as a node (HardtanhBackwardBackward0): linear in the incoming gradient, flat in the input
+    (inputs kept off the bounds)."""
+    x = framework.tensor([-1.5, -0.5, 0.2, 0.7, 1.6], dtype=framework.float64, requires_grad=True)
+    g = framework.tensor([0.3, -1.1, 0.8, 2.0, -0.4], dtype=framework.float64, requires_grad=True)
+
+    def grad_of_hardtanh(g, x):
+        return framework.autograd.grad(framework.nn.functional.hardtanh(x), [x], g, create_graph=True)[0]
+    assert gradcheck(grad_of_hardtanh, (g, x))

@@ -172,7 +172,29 @@ class Hardtanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * _mask(grad, (a._array > ctx.lo) & (a._array < ctx.hi)), None, None
+        return HardtanhBackward.apply(grad, a, ctx.lo, ctx.hi), None, None
+
+
+class HardtanhBackward(Function):
+    """out = g strictly inside (lo, hi), 0 elsewhere: torch's hardtanh_backward, one node
+    (HardtanhBackwardBackward0) under create_graph, whose gradient in a is zero. Saves a."""
+
+    node_name, array_forward = "HardtanhBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, lo, hi):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return g * ((a > lo) & (a < hi)).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        gg = HardtanhBackward.apply(grad, a, ctx.lo, ctx.hi) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[1]:  # piecewise constant in a: zero, as torch's zeros_like(grad)
+            ga = Tensor._make(get_array_module(grad._array).zeros(a.shape, dtype=grad._array.dtype))
+        return gg, ga, None, None
 
 
 class Hardswish(Function):
