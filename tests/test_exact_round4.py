@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 
 import framework
@@ -161,4 +162,25 @@ def test_hardtanh_gradient_under_create_graph_is_its_own_node(call):
         g, = m.autograd.grad(y.sum(), [x], create_graph=True)
         h, = m.autograd.grad((g * g).sum(), [x], allow_unused=True)
         return type(g.grad_fn).__name__, g.requires_grad, g.tolist(), h.tolist()
+    _same(fn)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("shape", [(4, 3), (3,), (2, 3, 2, 2), (2, 3, 5)])
+def test_nll_loss_gradient_under_create_graph_is_its_own_node(shape, reduction):
+    """torch's nll_loss_backward is a node (NllLossBackwardBackward0 / NllLoss2DBackwardBackward0) with edges to the
+    incoming gradient and the input: the gradient requires grad; its own gradient is the loss of the incoming
+    gradient, and zero in the input."""
+    def fn(m):
+        x = m.tensor([[float((7 * i) % 5) - 2.0] for i in range(int(np.prod(shape)))], dtype=m.float64)
+        x = x.reshape(shape).requires_grad_()
+        n = shape[0] if len(shape) > 1 else None
+        rest = shape[2:] if len(shape) > 2 else ()
+        t = m.tensor(np.arange(int(np.prod((n,) + rest)) if n else 1).reshape((n,) + rest if n else ()) % 3)
+        loss = m.nn.functional.nll_loss(x, t, weight=m.tensor([0.5, 1.5, 2.0], dtype=m.float64), reduction=reduction)
+        gg = m.ones(loss.shape, dtype=m.float64, requires_grad=True) * 1.5
+        g, = m.autograd.grad(loss, [x], gg, create_graph=True)
+        hx, hg = m.autograd.grad((g * x).sum(), [x, gg])
+        values = [np.round(np.asarray(t.tolist()), 12).tolist() for t in (g, hx, hg)]  # torch's -w g / total: an ulp
+        return type(g.grad_fn).__name__, g.requires_grad, values
     _same(fn)

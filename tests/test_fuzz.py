@@ -453,6 +453,13 @@ t2 = OP['relu6'](m, t1)
 G7 = np.array([[-1.22, -0.3, 1.22, 0.67], [-0.23, -1.09, -0.23, -0.47], [-0.37, -0.56, -1.82, -1.36]])
 t2.backward(m.tensor(G7, dtype=t2.dtype), retain_graph=True, create_graph=True)
 """),
+    "grad_requires_grad:backward.create_graph (nll_loss's gradient is a NllLossBackwardBackward0 node)": _script("""
+A0 = np.array([[0.0], [0.6]])
+t0 = m.tensor(A0, dtype=m.float32, requires_grad=True)
+t1 = m.nn.functional.nll_loss(t0, m.tensor([0, 0]))
+G2 = np.array(-0.09)
+t1.backward(m.tensor(G2, dtype=t1.dtype), create_graph=True)
+"""),
 }
 
 
