@@ -58,7 +58,9 @@ DECLARED_DEVIATIONS: list[Deviation] = [
               ".grad attribute's _version is not compared at all for this reason).", pending=False),
     Deviation(r"(grad_requires_grad|grad_none):(backward|autograd\.grad).*", r".",
               "create_graph subtleties: whether .grad requires grad after mixing create_graph and plain backwards, "
-              "and a non-leaf's .grad after backward(inputs=...) with create_graph.", pending=False),
+              "a non-leaf's .grad after backward(inputs=...) with create_graph, and a .grad through an op whose "
+              "backward runs on arrays (pooling, group_norm...: README, no double backward), which does not "
+              "require grad.", pending=False),
 ]
 
 # op-table rows that take any shape (elementwise or full reductions) and rows that take two broadcastable tensors
