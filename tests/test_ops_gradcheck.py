@@ -87,3 +87,18 @@ def test_hardtanh_backward_node_gradcheck():
     def grad_of_hardtanh(g, x):
         return framework.autograd.grad(framework.nn.functional.hardtanh(x), [x], g, create_graph=True)[0]
     assert gradcheck(grad_of_hardtanh, (g, x))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_backward_node_gradcheck(reduction):
+    """nll_loss's gradient as a node (NllLossBackwardBackward0): linear in the incoming gradient, flat in the input."""
+    rng = np.random.default_rng(5)
+    x = framework.tensor(rng.normal(size=(4, 3)), dtype=framework.float64, requires_grad=True)
+    target, weight = framework.tensor([0, 2, 1, 2]), framework.tensor([0.5, 1.5, 2.0], dtype=framework.float64)
+    shape = (4,) if reduction == "none" else ()
+    g = framework.tensor(rng.normal(size=shape), dtype=framework.float64, requires_grad=True)
+
+    def grad_of_nll(g, x):
+        loss = framework.nn.functional.nll_loss(x, target, weight=weight, reduction=reduction)
+        return framework.autograd.grad(loss, [x], g, create_graph=True)[0]
+    assert gradcheck(grad_of_nll, (g, x))
