@@ -242,6 +242,27 @@ def repeats_memory(a: Array) -> bool:
     return a.size > 0 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))  # empty: nothing repeats
 
 
+def memory_owner(a: Array):
+    """The object that owns ``a``'s memory: its base, followed through NumPy's as_strided wrapper (an array whose
+    base is a DummyArray holding the array viewed)."""
+    while getattr(a, "base", None) is not None:
+        a = a.base
+    return a
+
+
+def may_repeat_memory(a: Array) -> bool:
+    """Whether two elements of ``a`` might share memory (an expand, or an overlapping as_strided): False only when
+    its dims, sorted by stride, each step past all the memory the smaller ones span."""
+    if a.size == 0:  # nothing to repeat (NumPy gives an empty array's dims stride 0)
+        return False
+    span = 0
+    for st, n in sorted((abs(st), n) for n, st in zip(a.shape, a.strides) if n > 1):
+        if st <= span:
+            return True
+        span += st * (n - 1)
+    return False
+
+
 def scatter_add(target: Array, index, values: Array) -> None:
     """target[index] += values, accumulating repeated indices (np.add.at / cupyx.scatter_add)."""
     if _cupy is None or not isinstance(target, _cupy.ndarray):

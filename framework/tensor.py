@@ -181,7 +181,7 @@ class Tensor:
         self._view_version = counter.value
         old, old_nr = self._grad_fn, self._output_nr
         node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(base._array.shape),
-                                  self._array.dtype, backend.repeats_memory(self._array))
+                                  self._array.dtype, backend.may_repeat_memory(self._array))
         self._grad_fn, self._output_nr, self._rg = node, 0, True
         if self._retains_grad:  # torch moves retain_grad along to the new node
             self._move_retain_grad_hook(old, old_nr, node, 0)

@@ -62,3 +62,43 @@ def test_bce_with_logits_fused_gradcheck():
     for reduction in ("mean", "sum", "none"):
         assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, w, reduction, pw), [x, t])
         assert gradcheck(lambda a, b: F.binary_cross_entropy_with_logits(a, b, reduction=reduction), [x, t])
+
+
+@pytest.mark.parametrize("beta, threshold", [(1.0, 20.0), (1.5, 1.0)])
+def test_softplus_backward_node_gradcheck(beta, threshold):
+    """softplus's gradient under create_graph is its own node (SoftplusBackwardBackward0): its derivatives in both
+    the incoming gradient and the input, away from the threshold's kink."""
+    rng = np.random.default_rng(3)
+    x = framework.tensor(rng.uniform(-2, 2, (3, 4)), dtype=framework.float64, requires_grad=True)
+    g = framework.tensor(rng.uniform(-1, 1, (3, 4)), dtype=framework.float64, requires_grad=True)
+
+    def grad_of_softplus(g, x):
+        y = framework.nn.functional.softplus(x, beta=beta, threshold=threshold)
+        return framework.autograd.grad(y, [x], g, create_graph=True)[0]
+    assert gradcheck(grad_of_softplus, (g, x))
+
+
+def test_hardtanh_backward_node_gradcheck():
+    """hardtanh's gradient as a node (HardtanhBackwardBackward0): linear in the incoming gradient, flat in the input
+    (inputs kept off the bounds)."""
+    x = framework.tensor([-1.5, -0.5, 0.2, 0.7, 1.6], dtype=framework.float64, requires_grad=True)
+    g = framework.tensor([0.3, -1.1, 0.8, 2.0, -0.4], dtype=framework.float64, requires_grad=True)
+
+    def grad_of_hardtanh(g, x):
+        return framework.autograd.grad(framework.nn.functional.hardtanh(x), [x], g, create_graph=True)[0]
+    assert gradcheck(grad_of_hardtanh, (g, x))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_backward_node_gradcheck(reduction):
+    """nll_loss's gradient as a node (NllLossBackwardBackward0): linear in the incoming gradient, flat in the input."""
+    rng = np.random.default_rng(5)
+    x = framework.tensor(rng.normal(size=(4, 3)), dtype=framework.float64, requires_grad=True)
+    target, weight = framework.tensor([0, 2, 1, 2]), framework.tensor([0.5, 1.5, 2.0], dtype=framework.float64)
+    shape = (4,) if reduction == "none" else ()
+    g = framework.tensor(rng.normal(size=shape), dtype=framework.float64, requires_grad=True)
+
+    def grad_of_nll(g, x):
+        loss = framework.nn.functional.nll_loss(x, target, weight=weight, reduction=reduction)
+        return framework.autograd.grad(loss, [x], g, create_graph=True)[0]
+    assert gradcheck(grad_of_nll, (g, x))

@@ -260,11 +260,11 @@ def check_no_partial_overlap(out: Tensor, *inputs) -> None:
 def _check_partial_overlap(target, args) -> None:
     """torch's assert_no_partial_overlap: an input that shares only part of the written-to memory is refused
     (the op would read elements it has already overwritten); the very same memory (``a.add_(a)``) is fine."""
-    root = target if target.base is None else target.base
+    root = backend.memory_owner(target)
     for a in args[1:]:
         if isinstance(a, Tensor):
             arr = a._array
-            if arr is not target and (arr if arr.base is None else arr.base) is root and \
+            if arr is not target and backend.memory_owner(arr) is root and \
                     backend.memory_overlap(target, arr) == "partial":
                 raise diagnostics.partial_overlap()
 

@@ -165,6 +165,17 @@ def broadcast_error(a_shape, b_shape):
     return RuntimeError(f"shapes {tuple(a_shape)} and {tuple(b_shape)} cannot be broadcast")
 
 
+def broadcast_shapes_checked(*shapes) -> tuple:
+    """The shapes broadcast in turn, as torch's TensorIterator does, with its message for the first that does not."""
+    shape = tuple(shapes[0])
+    for other in shapes[1:]:
+        try:
+            shape = np.broadcast_shapes(shape, tuple(other))
+        except ValueError:
+            raise broadcast_error(shape, other) from None
+    return shape
+
+
 def inplace_shape(out_shape, *shapes) -> None:
     """torch's errors for an in-place op whose operands do not broadcast to the written-to tensor's shape."""
     shape = tuple(out_shape)

@@ -14,6 +14,8 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
+from .backward_ops import SigmoidBackward
+from .scalar_ops import MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
 
@@ -80,9 +82,34 @@ class Softplus(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        z = a * ctx.beta
-        linear = _mask(a, z._array > ctx.threshold)
-        return grad * (linear + (1 - linear) * Sigmoid.apply(z)), None, None
+        return SoftplusBackward.apply(grad, a, ctx.beta, ctx.threshold), None, None
+
+
+class SoftplusBackward(Function):
+    """out = g * sigmoid(beta a) (g itself where beta a > threshold): torch's softplus_backward, one node
+    (SoftplusBackwardBackward0) under create_graph. Saves g and a."""
+
+    node_name, array_forward = "SoftplusBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, beta, threshold):
+        ctx.save_for_backward(g, a)
+        ctx.beta, ctx.threshold = beta, threshold
+        z = a * beta
+        return get_array_module(a).where(z > threshold, g, g * _sigmoid(get_array_module(a), z)).astype(
+            g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, a = ctx.saved_tensors
+        beta, threshold = ctx.beta, ctx.threshold
+        gg = SoftplusBackward.apply(grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[1]:  # torch's softplus_double_backward, op for op (its mask is beta a < threshold)
+            z = a * beta
+            ga = SigmoidBackward.apply(grad * g, Sigmoid.apply(z)) * _mask(a, z._array < threshold)
+            ga = MulScalar.apply(ga, beta)
+        return gg, ga, None, None
 
 
 class Elu(Function):
@@ -145,7 +172,29 @@ class Hardtanh(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return grad * _mask(grad, (a._array > ctx.lo) & (a._array < ctx.hi)), None, None
+        return HardtanhBackward.apply(grad, a, ctx.lo, ctx.hi), None, None
+
+
+class HardtanhBackward(Function):
+    """out = g strictly inside (lo, hi), 0 elsewhere: torch's hardtanh_backward, one node
+    (HardtanhBackwardBackward0) under create_graph, whose gradient in a is zero. Saves a."""
+
+    node_name, array_forward = "HardtanhBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, lo, hi):
+        ctx.save_for_backward(a)
+        ctx.lo, ctx.hi = lo, hi
+        return g * ((a > lo) & (a < hi)).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        gg = HardtanhBackward.apply(grad, a, ctx.lo, ctx.hi) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[1]:  # piecewise constant in a: zero, as torch's zeros_like(grad)
+            ga = Tensor._make(get_array_module(grad._array).zeros(a.shape, dtype=grad._array.dtype))
+        return gg, ga, None, None
 
 
 class Hardswish(Function):

@@ -7,6 +7,9 @@ backward formulas here run on arrays, so create_graph=True does not differentiat
 """
 from __future__ import annotations
 
+import numpy as np
+
+from .. import dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -65,11 +68,23 @@ def _check_input(x, weight_in_channels, name="conv2d", groups=1):
                            "channels instead")
 
 
-def _check_dtypes(x, w, b) -> None:
-    """torch's CPU checks, in its order: the bias's dtype against the input's, then the weight's."""
+def _uses_mkldnn(x, w) -> bool:
+    """Whether torch's CPU convolution picks its MKLDNN backend for a float32 (N,C,H,W) input and an ungrouped
+    (O,C,kh,kw) weight (ConvParams::use_mkldnn, taking torch as multi-threaded, its default on a multi-core machine)."""
+    n, kh, kw = x.shape[0], w.shape[2], w.shape[3]
+    return x.dtype == np.float32 and ((kh > 3 and kw > 3) or n > 1 or x.size > 20480)
+
+
+def _check_dtypes(x, w, b, mkldnn: bool = False) -> None:
+    """torch's CPU checks, in its order: the bias's dtype against the input's, then the weight's (whose text
+    depends on the backend torch picks)."""
     if b is not None and b.dtype != x.dtype:
         raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(b.dtype)}) should be "
                            "the same")
+    if w.dtype != x.dtype and mkldnn:
+        names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, w)]
+        raise RuntimeError(f"Input type (framework.{names[0]}) and weight type (framework.{names[1]}) should be the "
+                           "same or input should be a MKLDNN tensor and weight is a dense tensor")
     if w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(w.dtype)}")
 
@@ -82,7 +97,7 @@ class Conv2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
         _check_input(x, w.shape[1])
-        _check_dtypes(x, w, b)
+        _check_dtypes(x, w, b, _uses_mkldnn(x, w))
         xp = get_array_module(x)
         kh, kw = w.shape[2], w.shape[3]
         cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
@@ -179,7 +194,7 @@ class ConvTranspose2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
         _check_input(x, w.shape[0], "conv_transpose2d")
-        _check_dtypes(x, w, None)  # torch's conv_transpose2d does not check the bias's dtype
+        _check_dtypes(x, w, None, _uses_mkldnn(x, w))  # torch's conv_transpose2d does not check the bias's dtype
         xp = get_array_module(x)
         n, c, h, wd = x.shape
         kh, kw = w.shape[2], w.shape[3]

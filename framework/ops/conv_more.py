@@ -10,10 +10,12 @@ import types
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from . import conv as _conv
+from ._util import scalar_type_name
 from .resample import SeparableMap
 
 
@@ -177,10 +179,32 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
     return AdaptiveAvgPool2D.apply(input, mats)
 
 
+def _check_group_norm_params(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> None:
+    """torch's checks on group_norm's weight and bias, in its order: shapes, then its CPU mixed-dtype rules."""
+    weight_shape = list(weight.shape) if weight is not None else [0]
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and (p.ndim != 1 or p.shape[0] != input.shape[1]):
+            # torch's text names weight's shape ([0] without one) for a bias of the wrong size too
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {weight_shape} and input of shape {list(input.shape)}")
+    params = [p for p in (weight, bias) if p is not None]
+    if params and params[0].dtype != input.dtype:
+        # the first parameter's dtype differs: torch takes its mixed-dtype path (meant for half inputs with float
+        # parameters), which wants float parameters and a half input
+        if any(p.dtype != dtypes.float32 for p in params):
+            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+        if input.dtype != dtypes.float16:
+            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    elif len(params) == 2 and params[1].dtype != input.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(input._array.dtype)} but found "
+                           f"{scalar_type_name(params[1]._array.dtype)}")
+
+
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-05) -> Tensor:
     if input.ndim < 2 or input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")
+    _check_group_norm_params(input, weight, bias)
     return GroupNorm.apply(input, weight, bias, int(num_groups), float(eps))
 

@@ -37,6 +37,7 @@ class _NllLoss(Function):
         loss = -(picked * w_t)
         ctx.save_for_backward(x)
         ctx.safe_t, ctx.valid, ctx.w_t, ctx.reduction = safe_t, valid, w_t, reduction
+        ctx.args = (t, weight, ignore_index, reduction)
         if reduction == 0:
             return loss
         total = loss.sum(dtype=x.dtype)
@@ -59,21 +60,39 @@ class _NllLoss(Function):
     @classmethod
     def backward(cls, ctx, grad):
         (x,) = ctx.saved_tensors
-        xp = get_array_module(x._array)
-        mask, coef = cls._coefficients(ctx, xp, x._array)
-        if ctx.reduction == 0 and x.ndim > 1:
-            grad = grad.unsqueeze(1)
-        # linear in grad, so a create_graph backward can differentiate it again
-        return grad * Tensor._make(xp.where(mask, coef, 0).astype(x._array.dtype)), None, None, None, None
+        # one node under create_graph (torch's NllLossBackwardBackward0), differentiable again
+        return cls.backward_op.apply(grad, x, ctx), None, None, None, None
 
     @classmethod
-    def backward_arrays(cls, ctx, g):
-        (x,) = ctx.saved_arrays
+    def backward_arrays(cls, ctx, g, x=None):
+        if x is None:
+            (x,) = ctx.saved_arrays
         xp = get_array_module(x)
         mask, coef = cls._coefficients(ctx, xp, x)
         if ctx.reduction == 0 and x.ndim > 1:
             g = xp.expand_dims(g, 1)
         return xp.where(mask, coef * g, 0).astype(x.dtype, copy=False), None, None, None, None
+
+
+class _NllLossBackward(Function):
+    """out = the loss's gradient in x for an incoming gradient g (torch's nll_loss_backward): -w[t] g (over the
+    total weight for 'mean') at each target class, 0 elsewhere. Linear in g, whose gradient is the loss of the
+    incoming gradient again; constant in x (a zero gradient). Saves the loss's target and weight, not x."""
+
+    array_forward = True
+    loss_op = None
+
+    @staticmethod
+    def forward(ctx, g, x, loss_ctx):
+        ctx.loss_args, ctx.x_meta = loss_ctx.args, (x.shape, x.dtype)
+        return _NllLoss.backward_arrays(loss_ctx, g, x)[0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs = ctx.needs_input_grad
+        gg = ctx._forward_cls.loss_op.apply(grad, *ctx.loss_args) if needs[0] else None
+        gx = Tensor._make(get_array_module(grad._array).zeros(*ctx.x_meta)) if needs[1] else None
+        return gg, gx, None
 
 
 class NllLoss(_NllLoss):
@@ -82,6 +101,12 @@ class NllLoss(_NllLoss):
 
 class NllLoss2d(_NllLoss):
     node_name = "NllLoss2DBackward0"
+
+
+NllLoss.backward_op = type("NllLossBackward", (_NllLossBackward,), {
+    "node_name": "NllLossBackwardBackward0", "loss_op": NllLoss, "__doc__": _NllLossBackward.__doc__})
+NllLoss2d.backward_op = type("NllLoss2dBackward", (_NllLossBackward,), {
+    "node_name": "NllLoss2DBackwardBackward0", "loss_op": NllLoss2d, "__doc__": _NllLossBackward.__doc__})
 
 
 def _check_target(input: Tensor, target: Tensor) -> None:

@@ -11,7 +11,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
-from ._util import check_device, grad_for, normalize_dims, operand, scalar_type_name, sum_to
+from ._util import broadcast_shapes_checked, check_device, grad_for, normalize_dims, operand, scalar_type_name, sum_to
 from .linalg import Addmm
 
 
@@ -97,6 +97,7 @@ class Lerp(Function):
     def forward(ctx, a, end, weight):
         if a.dtype != end.dtype:
             raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `end` but got dtype {_c_name(end.dtype)}")
+        broadcast_shapes_checked(a.shape, end.shape)
         ctx.weight, ctx.metas = weight, [(a.shape, a.dtype), (end.shape, end.dtype)]
         diff = end - a
         out = a + diff * weight if abs(weight) < 0.5 else end - diff * (1 - weight)
@@ -111,7 +112,7 @@ class Lerp(Function):
 
 
 class LerpTensor(Function):
-    """out = a + w * (end - a) for a tensor weight w. Saves a, end and w (each where a gradient needs it)."""
+    """out = a + w * (end - a) for a tensor weight w. Saves w, and a and end if w needs a gradient."""
 
     node_name, array_forward = "LerpBackward1", True
 
@@ -119,10 +120,14 @@ class LerpTensor(Function):
     def forward(ctx, a, end, w):
         if a.dtype != end.dtype:
             raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `end` but got dtype {_c_name(end.dtype)}")
+        if w.ndim and a.dtype != w.dtype:  # a 0-dim weight of another dtype is taken as a scalar
+            raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `weight` but got dtype {_c_name(w.dtype)}")
+        broadcast_shapes_checked(a.shape, end.shape, w.shape)
         needs = ctx.needs_input_grad
         ctx.metas = [(x.shape, x.dtype) for x in (a, end, w)]
-        ctx.save_for_backward(a if needs[2] else None, end if needs[2] else None, w if (needs[0] or needs[1])
-                              else None)
+        # torch saves the weight whatever needs a gradient (an in-place change to it is caught even when only the
+        # weight requires grad), a and end only for the weight's gradient
+        ctx.save_for_backward(a if needs[2] else None, end if needs[2] else None, w)
         xp = get_array_module(a)
         diff = end - a
         out = xp.where(xp.abs(w) < 0.5, a + w * diff, end - diff * (1 - w))
@@ -188,6 +193,11 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    # torch checks dtypes before any shape: self against mat2 first, then mat1 against mat2
+    for name, a in (("self", input), ("mat1", mat1)):
+        if a.dtype != mat2.dtype:
+            got = [scalar_type_name(x._array.dtype) for x in (a, mat2)]
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got[0]} and {got[1]}")
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.ndim != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.ndim}-D tensor")
