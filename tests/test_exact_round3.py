@@ -206,3 +206,14 @@ def test_leaky_relu_backward_is_torchs_bit_for_bit_on_special_values(slope, dtyp
         got.append(np.asarray(t.grad.detach().numpy()))
     np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(got[1]))
     np.testing.assert_array_equal(got[0], got[1])
+
+
+def test_leaky_relu_backward_of_a_0d_tensor():
+    """numpy compares 0-d arrays into a scalar: the backward's factor must still be an array (fuzzer finding)."""
+    torch = pytest.importorskip("torch")
+    grads = []
+    for m in (framework, torch):
+        t = m.tensor(-1.5, requires_grad=True)
+        m.nn.functional.leaky_relu(t, 0.2).backward()
+        grads.append(float(t.grad))
+    assert grads[0] == grads[1]

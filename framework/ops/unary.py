@@ -233,7 +233,7 @@ def _leaky_slopes(xp, a, slope: float, dtype):
 
     For 0 <= slope <= 1 it is max(mask, slope) of the 0/1 mask: exactly 1 or slope, in half the time of where().
     """
-    if 0 <= slope <= 1:
+    if 0 <= slope <= 1 and a.ndim:  # (numpy compares 0-d arrays into a scalar, which out= cannot take)
         factor = (a > 0).astype(dtype)
         return xp.maximum(factor, slope, out=factor)
     return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
