@@ -203,7 +203,7 @@ def test_leaky_relu_backward_is_torchs_bit_for_bit_on_special_values(slope, dtyp
     for m in (framework, torch):
         t = m.tensor(x, requires_grad=True)
         m.nn.functional.leaky_relu(t, slope).backward(m.tensor(g))
-        got.append(np.asarray(t.grad.detach().numpy()))
+        got.append(np.asarray(t.grad.detach().cpu().numpy()))
     np.testing.assert_array_equal(np.signbit(got[0]), np.signbit(got[1]))
     np.testing.assert_array_equal(got[0], got[1])
 
