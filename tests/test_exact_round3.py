@@ -217,3 +217,29 @@ def test_leaky_relu_backward_of_a_0d_tensor():
         m.nn.functional.leaky_relu(t, 0.2).backward()
         grads.append(float(t.grad))
     assert grads[0] == grads[1]
+
+
+@pytest.mark.parametrize("x, t", [([0.5, 1.5], [0.2, 0.3]), ([0.5, 0.5], [0.2, float("nan")]),
+                                  ([0.5, 2.0], [1.5, 0.3]), ([0.5, 0.2], [1.5, 3.0])])
+def test_binary_cross_entropy_checks_target_range_element_by_element_as_torch(x, t):
+    """torch's kernel checks each element's input then its target: the first bad element names which (fuzzer)."""
+    torch = pytest.importorskip("torch")
+    texts = []
+    for m in (framework, torch):
+        with pytest.raises(RuntimeError) as err:
+            m.nn.functional.binary_cross_entropy(m.tensor(x), m.tensor(t))
+        texts.append(str(err.value).split("\n")[0])
+    assert texts[0] == texts[1]
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_max_pool1d_is_a_view_only_when_it_tracks_a_gradient_as_torch(requires_grad):
+    """torch's max_pool1d takes the (view-returning) with_indices path only to track a gradient (fuzzer)."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+    x0 = np.random.default_rng(0).standard_normal((1, 2, 7)).astype(np.float32)
+    got = []
+    for m in (framework, torch):
+        y = m.nn.functional.max_pool1d(m.tensor(x0, requires_grad=requires_grad), 3, stride=2, padding=1)
+        got.append((y._base is None, y.requires_grad))
+    assert got[0] == got[1]

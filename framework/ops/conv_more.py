@@ -153,8 +153,12 @@ def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, c
     kernel, stride, padding = _pool1d_args("max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode)
     x = input.unsqueeze(-2)
     if x.ndim == 3:
-        return _conv.MaxPool2d.apply(x.unsqueeze(0), kernel, stride, padding).squeeze(0).squeeze(-2)
-    return _conv.MaxPool2d.apply(x, kernel, stride, padding).squeeze(-2)
+        out = _conv.MaxPool2d.apply(x.unsqueeze(0), kernel, stride, padding).squeeze(0).squeeze(-2)
+    else:
+        out = _conv.MaxPool2d.apply(x, kernel, stride, padding).squeeze(-2)
+    if not out.requires_grad:  # torch: without a gradient to track, max_pool1d_impl's result is no view
+        return Tensor._make(out._array.copy())
+    return out
 
 
 def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
