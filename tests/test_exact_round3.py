@@ -243,3 +243,14 @@ def test_max_pool1d_is_a_view_only_when_it_tracks_a_gradient_as_torch(requires_g
         y = m.nn.functional.max_pool1d(m.tensor(x0, requires_grad=requires_grad), 3, stride=2, padding=1)
         got.append((y._base is None, y.requires_grad))
     assert got[0] == got[1]
+
+
+def test_binary_cross_entropy_dtype_error_comes_before_the_range_checks_as_torch():
+    torch = pytest.importorskip("torch")
+    texts = []
+    for m in (framework, torch):
+        with pytest.raises(RuntimeError) as err:
+            m.nn.functional.binary_cross_entropy(m.tensor([0.5, 1.5], dtype=m.float32),
+                                                 m.tensor([0.2, 3.0], dtype=m.float64))
+        texts.append(str(err.value).split("\n")[0])
+    assert texts[0] == texts[1] == "Found dtype Double but expected Float"

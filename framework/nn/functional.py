@@ -243,16 +243,17 @@ def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"):
     """-w (t log p + (1-t) log(1-p)), each log clamped at -100, as one BinaryCrossEntropyBackward0 node."""
     _check_same_size(input, target, "bce")
-    with backend.input_check():
-        x, t = input._array, target._array
-        bad_input = ~((x >= 0) & (x <= 1))  # NaN fails too, as torch's check
-        bad_target = ~((t >= 0) & (t <= 1))
-        if bool(bad_input.any()) or bool(bad_target.any()):
-            # torch's kernel checks each element's input, then its target: the first bad element names which
-            first = int(get_array_module(x).argmax((bad_input | bad_target).reshape(-1)))
-            if bool(bad_input.reshape(-1)[first]):
-                raise RuntimeError("all elements of input should be between 0 and 1")
-            raise RuntimeError("all elements of target should be between 0 and 1")
+    if input.dtype == target.dtype:  # else _loss.binary_cross_entropy raises torch's dtype error, which comes first
+        with backend.input_check():
+            x, t = input._array, target._array
+            bad_input = ~((x >= 0) & (x <= 1))  # NaN fails too, as torch's check
+            bad_target = ~((t >= 0) & (t <= 1))
+            if bool(bad_input.any()) or bool(bad_target.any()):
+                # torch's kernel checks each element's input, then its target: the first bad element names which
+                first = int(get_array_module(x).argmax((bad_input | bad_target).reshape(-1)))
+                if bool(bad_input.reshape(-1)[first]):
+                    raise RuntimeError("all elements of input should be between 0 and 1")
+                raise RuntimeError("all elements of target should be between 0 and 1")
     return _loss.binary_cross_entropy(input, target, weight, reduction)
 
 
