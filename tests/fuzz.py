@@ -392,7 +392,8 @@ class Generator:
                     used.append(n)
                     args.append(f"({n}.abs() + 0.5)" if lo > 0 else n)
                 else:
-                    args.append(self.leaf(tuple(shape), lo, hi))
+                    used.append(self.leaf(tuple(shape), lo, hi))
+                    args.append(used[-1])
         name = self.fresh()
         self.emit(self.grad_mode(f"{name} = OP[{case.name!r}](m, {', '.join(args)})"), f"op.{case.name}")
 

@@ -490,3 +490,14 @@ def test_jump_rows_never_get_one_tensor_as_both_operands():
             if found:
                 args = re.findall(r"\((t\d+)\.abs\(\) \+ 0\.5\)", found.group(2))
                 assert len(args) == len(set(args)), step.code
+
+
+def test_cross_rows_never_get_one_tensor_as_both_operands():
+    """cross(a, a) is 0 only up to torch's ±1e-25 residues, which a later `> 0` turns into another branch; a
+    leaf the row itself creates for its first operand must not be picked for the second (seeds 1050, 6419 did)."""
+    for seed in (1050, 6419):
+        program, _ = fuzz.run_program(seed, framework, torch)
+        for step in program:
+            found = re.search(r"OP\['cross\w*'\]\(m, (t\d+), (t\d+)\)", step.code)
+            if found:
+                assert found.group(1) != found.group(2), step.code
