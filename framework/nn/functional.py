@@ -197,7 +197,7 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: b
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
     elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        raise RuntimeError("running_mean must be defined in evaluation mode")
     return _bn.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
