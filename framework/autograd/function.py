@@ -99,13 +99,12 @@ class BackwardNode(Node, FunctionCtx):
         edge_args = self._edge_args
         if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad:
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
-            grad = grads[0]
-            arrays = fwd.backward_arrays(self, grad._array)
+            grad = grads[0]._array
+            arrays = fwd.backward_arrays(self, grad)
             if len(arrays) != n and (len(arrays) < n or arrays[n] is not None or len(arrays) > n + 1):
                 _check_count(self, arrays, n)  # only a call when the count looks wrong
             inference = _grad_state.inference
-            grad = grads[0]._array
-            owner = grad if grad.base is None else grad.base
+            owner = grad if grad.base is None else grad.base  # to tell the gradient's own views among the results
             result = []
             for a in (arrays if edge_args is None else [arrays[i] for i in edge_args]):
                 if a is None:
