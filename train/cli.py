@@ -207,17 +207,17 @@ def main(argv: list[str] | None = None) -> int:
             run_classify(args)
         return 0
     except (DataError, CheckpointError, TrainingError, OutputError) as e:
-        print(f"error: {e}", file=sys.stderr)
         return _fail(args, f"error: {e}", 1)
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
         return _fail(args, "interrupted", 130)
 
 
 def _fail(args, message: str, code: int) -> int:
-    """The exit code; under --distributed with other ranks, first end them all (MPI abort)."""
+    """Print ``message`` and return the exit code; under --distributed with other ranks, end them all (MPI abort),
+    whose one write carries the message: a separate print could be cut off by another rank's abort."""
     if args.world_size > 1:
         from .distributed import fail
 
         return fail(message, code)
+    print(message, file=sys.stderr)
     return code

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 import time
 
 import framework
@@ -67,5 +68,6 @@ def resume(trainer, args) -> None:
 def fail(message: str, code: int) -> int:
     """Under --distributed a failing rank must end all of them (the others may wait in a collective)."""
     if dist.is_initialized() and dist.get_world_size() > 1:
-        dist.abort(message, code)
+        dist.abort(message, code)  # prints the message with the rank, then ends every rank
+    print(message, file=sys.stderr)
     return code

@@ -109,7 +109,8 @@ def abort(reason: str, errorcode: int = 1) -> None:
     comm = _state["comm"]
     rank = comm.Get_rank() if comm is not None else 0
     size = comm.Get_size() if comm is not None else 1
+    sys.stdout.flush()
+    # one write, flushed before the abort: another rank's abort may end this process at any moment after it
     sys.stderr.write(f"[framework.distributed] rank {rank} of {size} failed, aborting all ranks:\n{reason}\n")
     sys.stderr.flush()
-    sys.stdout.flush()
     _mpi().COMM_WORLD.Abort(errorcode)
