@@ -45,6 +45,12 @@ _NON_LEAF_GRAD_WARNING = (
     "mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 for "
     "more information.")
 
+# id(leaf) -> (weakref to a FlatBucket, index): a foreach optimizer that keeps this parameter's gradients in one
+# flat buffer.  framework/optim/_flat.py fills it; the entry goes with the parameter (keyed by id, not by the
+# tensor: a dict would compare tensors with ==, which is elementwise) and holds the bucket weakly (the bucket
+# holds the parameter).
+GRAD_HOMES: dict = {}
+
 
 class Tensor:
     """An n-dimensional array that can record the operations applied to it for autograd."""
@@ -269,7 +275,11 @@ class Tensor:
         """
         if self._grad is None:
             if not keep_graph:
-                self._grad = Tensor._make(g._array.copy())
+                home, slot = GRAD_HOMES.get(id(self)) if GRAD_HOMES else None, None
+                bucket = home[0]() if home is not None and self._grad_fn is None else None
+                if bucket is not None:  # one copy, into the optimizer's flat gradient
+                    slot = bucket.grad_slot(home[1], g._array)
+                self._grad = Tensor._make(g._array.copy() if slot is None else slot)
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
                 self._grad = g.clone()
             else:

@@ -270,3 +270,59 @@ def test_fused_adam_kernel_source_matches_single_tensor(monkeypatch, cls_name, k
         _assert_same(kernel, single)  # bit for bit, as the GPU kernel should be without FMA contraction
         assert [p._version for p in kernel[0]] == [p._version for p in single[0]]
     assert len(ran) == 2 * 12 * 2 and not fused._broken
+
+
+# ---- gradients land in the flat gradient buffer (grad_slot): one copy per parameter, no concatenate ----------------
+
+def _mlp_backward(foreach, events=(), steps=4):
+    framework.manual_seed(0)
+    model = nn.Sequential(nn.Linear(3, 4), nn.Tanh(), nn.Linear(4, 2))
+    opt = optim.Adam(model.parameters(), lr=0.01, foreach=foreach)
+    x = framework.randn(5, 3)
+    for i in range(steps):
+        opt.zero_grad()
+        (model(x) ** 2).mean().backward()
+        if "twice" in events:  # a second backward accumulates into the slots
+            (model(x) * 3).mean().backward()
+        if "one_none" in events and i == 2:  # a grad set by hand: the others stay in their slots
+            model[0].bias.grad = framework.ones(4)
+        opt.step()
+    return model, opt
+
+
+@pytest.mark.parametrize("events", [(), ("twice",), ("one_none",)], ids=["plain", "twice", "one_by_hand"])
+def test_backward_into_flat_grads_equals_single_tensor(events):
+    ours, single = _mlp_backward(True, events), _mlp_backward(False, events)
+    for p, q in zip(ours[0].parameters(), single[0].parameters()):
+        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
+
+
+def test_backward_writes_grads_into_one_fresh_flat_buffer():
+    model, opt = _mlp_backward(True)
+    bucket = opt._flat[id(opt.param_groups[0])][1][0][0]
+    before = bucket.grad
+    old = [p.grad for p in model.parameters()]
+    kept = [g.numpy().copy() for g in old]
+    opt.zero_grad()
+    (model(framework.randn(5, 3)) ** 2).mean().backward()
+    new = [p.grad._array for p in model.parameters()]
+    assert all(g.base is bucket.grad for g in new)  # each first gradient went straight into its slot
+    assert bucket.grad is not before  # a fresh buffer: the grads a user kept are not overwritten
+    for g, v in zip(old, kept):
+        np.testing.assert_array_equal(g.numpy(), v)
+    opt.step()
+    assert all(p.grad._array is g for p, g in zip(model.parameters(), new))  # the step used them, no re-gather
+
+
+def test_grad_homes_go_with_their_parameters():
+    import gc
+    import weakref
+    from framework.tensor import GRAD_HOMES
+    start = len(GRAD_HOMES)
+    model, opt = _mlp_backward(True)
+    assert len(GRAD_HOMES) == start + 4
+    ref = weakref.ref(model[0].weight)
+    del model, opt
+    gc.collect()
+    assert ref() is None and len(GRAD_HOMES) == start

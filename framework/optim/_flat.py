@@ -8,14 +8,21 @@ that nobody rebound a view: ``param.data = x``, ``Module.to(...)``, ``load_state
 ``.grad`` all rebind, and the optimizer then re-flattens (or, when it cannot, falls back to the readable
 single-tensor path for that step).
 
+Gradients land there too: while a parameter is still our view, its first gradient of a backward is written
+straight into a slot of a fresh flat gradient buffer (``grad_slot``), so ``gather_grads`` finds the flat
+gradient ready instead of concatenating copies.  A fresh buffer per backward keeps torch's semantics: a
+``.grad`` a user kept from an earlier step is never overwritten.
+
 Caveat (documented): flattening moves each parameter into new storage, so an alias taken before the first
 step (``w = p.detach()``, ``p.numpy()``) stops sharing memory with the parameter afterwards.
 """
 from __future__ import annotations
 
+import weakref
+
 from ..backend import device_of, get_array_module, to_device
 from ..creation import zeros
-from ..tensor import Tensor
+from ..tensor import GRAD_HOMES, Tensor
 
 
 def _root(arr):
@@ -23,11 +30,19 @@ def _root(arr):
     return arr if arr.base is None else arr.base
 
 
+def _home(p: Tensor, bucket: "FlatBucket", i: int) -> None:
+    """Register ``bucket`` as the home of p's gradients, for as long as p lives."""
+    key = id(p)
+    if key not in GRAD_HOMES:
+        weakref.finalize(p, GRAD_HOMES.pop, key, None)
+    GRAD_HOMES[key] = (weakref.ref(bucket), i)
+
+
 class FlatBucket:
     """Parameters of one (device, dtype) in one param group, and their grads and state, as views of flat buffers."""
 
     __slots__ = ("params", "states", "names", "xp", "on_gpu", "sizes", "param", "views", "grad", "grad_views", "state",
-                 "state_tensors", "state_views", "steps", "step_tensors", "first")
+                 "state_tensors", "state_views", "steps", "step_tensors", "first", "taken", "__weakref__")
 
     def __init__(self, params: list, states: list, names: tuple, has_step: bool, fresh: bool) -> None:
         """Copy ``params`` (and their state, unless ``fresh``: then create it as zeros) into flat buffers."""
@@ -38,9 +53,11 @@ class FlatBucket:
         self.sizes = [p._array.size for p in params]
         self.param = xp.concatenate([p._array.reshape(-1) for p in params])
         self.views = self._split(self.param)
-        for p, v in zip(params, self.views):
+        for i, (p, v) in enumerate(zip(params, self.views)):
             p._array = v  # the parameter's storage is now a slice of the group's buffer
+            _home(p, self, i)  # its next gradient may go straight into our flat gradient (grad_slot)
         self.grad, self.grad_views = None, None
+        self.taken: set = set()  # indices of self.grad's slots already holding a gradient
         self.state, self.state_tensors, self.state_views = {}, {}, {}
         for name in names:
             if fresh:
@@ -91,6 +108,22 @@ class FlatBucket:
                     return False
         return True
 
+    def grad_slot(self, i: int, g):
+        """Parameter i's first gradient of a backward, copied into its slot of the flat gradient; None when the
+        parameter no longer lives in our buffer.  A slot already handed out starts a fresh buffer."""
+        p = self.params[i]
+        if p._array is not self.views[i] or g.dtype != p._array.dtype:
+            return None
+        if self.grad is None or i in self.taken:
+            xp = get_array_module(g)  # not self.xp: while framework.compile captures, its recording stand-in
+            self.grad = xp.empty(self.param.size, self.param.dtype)
+            self.grad_views = self._split(self.grad)
+            self.taken = set()
+        self.taken.add(i)
+        view = self.grad_views[i]
+        view[...] = g
+        return view
+
     def gather_grads(self):
         """The flat gradient: the grads are reused in place when they are still our views (zero_grad(set_to_none=
         False) keeps them), else copied into a *new* buffer (an old grad a user kept must not be overwritten)."""
@@ -99,6 +132,7 @@ class FlatBucket:
             return self.grad
         self.grad = self.xp.concatenate([p._grad._array.reshape(-1) for p in params])
         self.grad_views = self._split(self.grad)
+        self.taken = set(range(len(params)))
         for p, v in zip(params, self.grad_views):
             if not p._grad._rg and p._grad._base is None:  # a grad with history or a view keeps its storage
                 p._grad._array = v
