@@ -38,6 +38,7 @@ from .ops import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, movea
 from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, logical_and, logical_or,
                   logical_xor, nonzero, true_divide)
 from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, unique
+from .ops import cummax, cummin, kthvalue
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 

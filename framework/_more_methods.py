@@ -59,6 +59,7 @@ METHODS = {
     "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
     # selection (ops/select_more.py)
     "repeat_interleave": ops.repeat_interleave, "take": ops.take, "median": ops.median, "unique": ops.unique,
+    "kthvalue": ops.kthvalue, "cummax": ops.cummax, "cummin": ops.cummin,
     "cross": ops.cross, "bernoulli": ops.bernoulli, "as_strided": ops.as_strided, "mode": ops.mode,
 }
 

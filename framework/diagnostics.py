@@ -135,6 +135,8 @@ def inplace_modified(saved, node) -> AutogradError:
     legacy = saved.dtype.legacy
     # like torch, name the tensor's *current* history (CopySlices after `b[0] = ...`)
     current_fn = node if saved.tensor is None else saved.tensor.grad_fn
+    if saved.tensor is None and saved.grad_fn is not None:
+        current_fn = None  # a saved output without history (max's indices): torch names no node
     if current_fn is not None:
         nr = saved.output_nr if saved.tensor is None else saved.tensor.output_nr
         # torch names an op's node without its suffix here ("output 0 of AsStrided"), CopySlices in full

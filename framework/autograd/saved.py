@@ -36,7 +36,10 @@ class SavedTensor(tuple):
     def of_output(t) -> "SavedTensor":
         """Keep an output as its array: its grad_fn is the owner node (rebuilt on unpack, not stored)."""
         c = t._version_counter
-        return _tuple_new(SavedTensor, (None, t._array, c, c.value if c is not None else 0, t._output_nr, None))
+        # a non-differentiable output (max's indices) has no history: it unpacks without one, and torch's version
+        # error names no node for it
+        fn = _NO_HISTORY if t._grad_fn is None else None
+        return _tuple_new(SavedTensor, (None, t._array, c, c.value if c is not None else 0, t._output_nr, fn))
 
     @staticmethod
     def of_original(array, edge: tuple) -> "SavedTensor":

@@ -42,3 +42,4 @@ from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
 from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
+from .order_stats import cummax, cummin, kthvalue

@@ -73,10 +73,10 @@ class MaxDim(Function):
         idx = xp.expand_dims(idx, d)
         values = xp.take_along_axis(a, idx, axis=d)
         ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-        ctx.save_for_backward(idx)  # as torch's MaxBackward0 saves its indices
         if not keepdim:
             values, idx = values.squeeze(d), idx.squeeze(d)
         idx = idx.astype(dtypes.int64.np)
+        ctx.save_for_backward(idx)  # the returned indices, as torch's MaxBackward0 saves them
         ctx.mark_non_differentiable(idx)
         return values, idx
 
@@ -89,11 +89,18 @@ class MaxDim(Function):
         (indices,) = ctx.saved_arrays
         if ctx.dim is None:
             return grad, None, None
-        xp = get_array_module(indices)
-        positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
-        mask = Tensor._make(positions == indices)
-        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return g.expand(ctx.shape) * mask, None, None
+        return _scatter_to_indices(ctx, grad, indices)
+
+
+def _scatter_to_indices(ctx, grad, indices) -> tuple:
+    """grad placed at ``indices`` along ctx.dim of a zero tensor of ctx.shape (max/min/median/mode along a dim)."""
+    xp = get_array_module(indices)
+    if not ctx.keepdim:
+        indices = xp.expand_dims(indices, ctx.dim)
+    positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
+    mask = Tensor._make(positions == indices)
+    g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
+    return g.expand(ctx.shape) * mask, None, None
 
 
 class MinDim(MaxDim):

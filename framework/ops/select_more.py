@@ -14,7 +14,7 @@ from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
 from ..tensor import Tensor
 from ._util import normalize_dims, scalar_type_name, wrap_dim
-from .extrema import values_indices
+from .extrema import _scatter_to_indices, values_indices
 from .gather import index_select
 
 
@@ -129,8 +129,9 @@ class MedianDim(Function):
     def forward(ctx, a, dim, keepdim):
         xp = get_array_module(a)
         if a.ndim == 0:
-            ctx.shape, ctx.dim, ctx.keepdim, ctx.indices = (), None, keepdim, None
+            ctx.shape, ctx.dim, ctx.keepdim = (), None, keepdim
             idx = xp.zeros((), dtype=dtypes.int64.np)
+            ctx.save_for_backward(idx)  # torch saves the indices even here
             ctx.mark_non_differentiable(idx)
             return a.copy(), idx
         (d,) = normalize_dims(dim, a.ndim)
@@ -144,22 +145,20 @@ class MedianDim(Function):
             has_nan = xp.isnan(a).any(axis=d)
             idx = xp.where(xp.expand_dims(has_nan, d), xp.expand_dims(nan_at, d), idx)
         values = xp.take_along_axis(a, idx, axis=d)
-        ctx.shape, ctx.dim, ctx.keepdim, ctx.indices = a.shape, d, keepdim, idx
+        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
         if not keepdim:
             values, idx = values.squeeze(d), idx.squeeze(d)
         idx = idx.astype(dtypes.int64.np)
+        ctx.save_for_backward(idx)  # the returned indices, as torch's MedianBackward1 saves them
         ctx.mark_non_differentiable(idx)
         return values, idx
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
+        (indices,) = ctx.saved_arrays
         if ctx.dim is None:
             return grad, None, None
-        xp = get_array_module(ctx.indices)
-        positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
-        mask = Tensor._make(positions == ctx.indices)
-        g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-        return g.expand(ctx.shape) * mask, None, None
+        return _scatter_to_indices(ctx, grad, indices)
 
 
 def median(input: Tensor, dim: int | None = None, keepdim: bool = False):

@@ -19,7 +19,8 @@ values_indices = collections.namedtuple("return_types", ["values", "indices"])
 
 
 class _ByIndices(Function):
-    """out = a gathered at indices along ``dim`` (sort/topk's values). Saves the indices."""
+    """(values, indices): a gathered at ``indices`` along ``dim`` (sort/topk), and the indices themselves. Saves the
+    indices, as the returned tensor (torch saves that output: changing it in place makes backward raise)."""
 
     array_forward = True
 
@@ -27,12 +28,13 @@ class _ByIndices(Function):
     def forward(ctx, a, dim, indices):
         ctx.shape, ctx.dim = a.shape, dim
         ctx.save_for_backward(indices)  # as torch: a second backward after it is freed raises
+        ctx.mark_non_differentiable(indices)
         if a.ndim == 0:  # a 0-d tensor sorted along dim 0: itself
-            return a.copy()
-        return get_array_module(a).take_along_axis(a, indices, axis=dim)
+            return a.copy(), indices
+        return get_array_module(a).take_along_axis(a, indices, axis=dim), indices
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad, grad_indices):
         (indices,) = ctx.saved_arrays
         if not ctx.shape:
             return grad, None, None
@@ -68,13 +70,17 @@ def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = 
     dim = wrap_dim(dim, input.ndim)
     if input.ndim == 0:
         idx = get_array_module(input._array).zeros((), np.int64)
-        return values_indices(SortValues.apply(input, dim, idx), Tensor._make(idx))
+        return values_indices(*SortValues.apply(input, dim, idx))
     idx = _argsort(input._array, dim, descending)
-    return values_indices(SortValues.apply(input, dim, idx), Tensor._make(idx))
+    return values_indices(*SortValues.apply(input, dim, idx))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
-    return sort(input, dim, descending, stable).indices
+    """The indices that sort ``input`` along dim (no graph: torch's argsort has no gradient)."""
+    dim = wrap_dim(dim, input.ndim)
+    if input.ndim == 0:
+        return Tensor._make(get_array_module(input._array).zeros((), np.int64))
+    return Tensor._make(_argsort(input._array, dim, descending))
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
@@ -85,10 +91,10 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         raise RuntimeError("selected index k out of range")
     arr = input._array if input.ndim else input._array.reshape(1)
     idx = _argsort(arr, dim, descending=largest)
-    idx = idx[(slice(None),) * dim + (slice(0, k),)]
+    idx = get_array_module(idx).ascontiguousarray(idx[(slice(None),) * dim + (slice(0, k),)])  # torch's: contiguous
     if not input.ndim:
         idx = idx.reshape(())
-    return values_indices(TopkValues.apply(input, dim, idx), Tensor._make(idx))
+    return values_indices(*TopkValues.apply(input, dim, idx))
 
 
 class Cumsum(Function):

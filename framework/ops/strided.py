@@ -101,10 +101,11 @@ class ModeDim(MedianDim):
         last = n - 1 - xp.argmax((rows == value)[..., ::-1], axis=-1)  # torch reports the last occurrence
         idx = xp.expand_dims(last, d)  # the other dims kept their order in rows: d goes back in its place
         values = xp.take_along_axis(a, idx, axis=d)
-        ctx.shape, ctx.dim, ctx.keepdim, ctx.indices = a.shape, d, keepdim, idx
+        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
         if not keepdim:
             values, idx = values.squeeze(d), idx.squeeze(d)
         idx = idx.astype(xp.int64)
+        ctx.save_for_backward(idx)  # the returned indices, as torch's ModeBackward0 saves them
         ctx.mark_non_differentiable(idx)
         return values, idx
 
