@@ -71,14 +71,7 @@ class MaxDim(Function):
         (d,) = normalize_dims(dim, a.ndim)
         idx = getattr(xp, cls._arg)(a, axis=d)
         idx = xp.expand_dims(idx, d)
-        values = xp.take_along_axis(a, idx, axis=d)
-        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-        if not keepdim:
-            values, idx = values.squeeze(d), idx.squeeze(d)
-        idx = idx.astype(dtypes.int64.np)
-        ctx.save_for_backward(idx)  # the returned indices, as torch's MaxBackward0 saves them
-        ctx.mark_non_differentiable(idx)
-        return values, idx
+        return values_and_indices(ctx, a, d, keepdim, xp.take_along_axis(a, idx, axis=d), idx)
 
     @staticmethod
     def forward(ctx, a, dim, keepdim=False):
@@ -90,6 +83,18 @@ class MaxDim(Function):
         if ctx.dim is None:
             return grad, None, None
         return _scatter_to_indices(ctx, grad, indices)
+
+
+def values_and_indices(ctx, a, d: int, keepdim: bool, values, idx) -> tuple:
+    """Finish a (values, indices) reduction of ``a`` along d: squeezed unless keepdim, int64 indices that are
+    non-differentiable and saved as the returned tensor (as torch saves them: an in-place change raises)."""
+    ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
+    if not keepdim:
+        values, idx = values.squeeze(d), idx.squeeze(d)
+    idx = idx.astype(dtypes.int64.np)
+    ctx.save_for_backward(idx)
+    ctx.mark_non_differentiable(idx)
+    return values, idx
 
 
 def _scatter_to_indices(ctx, grad, indices) -> tuple:

@@ -7,7 +7,7 @@ from ..backend import get_array_module
 from ..creation import zeros
 from ..tensor import Tensor
 from ._util import normalize_dims, wrap_dim
-from .extrema import _scatter_to_indices, values_indices
+from .extrema import _scatter_to_indices, values_and_indices, values_indices
 from .gather import ScatterAdd
 from .sorting import _argsort
 
@@ -20,21 +20,16 @@ class KthvalueDim(Function):
     @staticmethod
     def forward(ctx, a, k, dim, keepdim):
         xp = get_array_module(a)
-        if a.ndim == 0:
+        if a.ndim == 0:  # the only element: itself, at index 0 (torch saves the indices even here)
             ctx.shape, ctx.dim, ctx.keepdim = (), None, keepdim
             idx = xp.zeros((), dtype=dtypes.int64.np)
-        else:
-            (d,) = normalize_dims(dim, a.ndim)
-            order = _argsort(a, d, descending=False)  # stable; NaNs sort last, as torch ranks them
-            idx = xp.take(order, xp.asarray([k - 1]), axis=d)
-            values = xp.take_along_axis(a, idx, axis=d)
-            ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-            if not keepdim:
-                values, idx = values.squeeze(d), idx.squeeze(d)
-            idx = idx.astype(dtypes.int64.np)
-        ctx.save_for_backward(idx)  # the returned indices, as torch's KthvalueBackward0 saves them
-        ctx.mark_non_differentiable(idx)
-        return (a.copy() if a.ndim == 0 else values), idx
+            ctx.save_for_backward(idx)
+            ctx.mark_non_differentiable(idx)
+            return a.copy(), idx
+        (d,) = normalize_dims(dim, a.ndim)
+        order = _argsort(a, d, descending=False)  # stable; NaNs sort last, as torch ranks them
+        idx = xp.take(order, xp.asarray([k - 1]), axis=d)
+        return values_and_indices(ctx, a, d, keepdim, xp.take_along_axis(a, idx, axis=d), idx)
 
     @staticmethod
     def backward(ctx, grad, grad_indices):

@@ -14,7 +14,7 @@ from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
 from ..tensor import Tensor
 from ._util import normalize_dims, scalar_type_name, wrap_dim
-from .extrema import _scatter_to_indices, values_indices
+from .extrema import _scatter_to_indices, values_and_indices, values_indices
 from .gather import index_select
 
 
@@ -144,14 +144,7 @@ class MedianDim(Function):
             nan_at = xp.argmax(xp.isnan(a), axis=d)
             has_nan = xp.isnan(a).any(axis=d)
             idx = xp.where(xp.expand_dims(has_nan, d), xp.expand_dims(nan_at, d), idx)
-        values = xp.take_along_axis(a, idx, axis=d)
-        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-        if not keepdim:
-            values, idx = values.squeeze(d), idx.squeeze(d)
-        idx = idx.astype(dtypes.int64.np)
-        ctx.save_for_backward(idx)  # the returned indices, as torch's MedianBackward1 saves them
-        ctx.mark_non_differentiable(idx)
-        return values, idx
+        return values_and_indices(ctx, a, d, keepdim, xp.take_along_axis(a, idx, axis=d), idx)
 
     @staticmethod
     def backward(ctx, grad, grad_indices):

@@ -9,7 +9,7 @@ from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
-from .extrema import values_indices
+from .extrema import values_and_indices, values_indices
 from .select_more import MedianDim
 
 
@@ -100,14 +100,7 @@ class ModeDim(MedianDim):
         n = rows.shape[-1]
         last = n - 1 - xp.argmax((rows == value)[..., ::-1], axis=-1)  # torch reports the last occurrence
         idx = xp.expand_dims(last, d)  # the other dims kept their order in rows: d goes back in its place
-        values = xp.take_along_axis(a, idx, axis=d)
-        ctx.shape, ctx.dim, ctx.keepdim = a.shape, d, keepdim
-        if not keepdim:
-            values, idx = values.squeeze(d), idx.squeeze(d)
-        idx = idx.astype(xp.int64)
-        ctx.save_for_backward(idx)  # the returned indices, as torch's ModeBackward0 saves them
-        ctx.mark_non_differentiable(idx)
-        return values, idx
+        return values_and_indices(ctx, a, d, keepdim, xp.take_along_axis(a, idx, axis=d), idx)
 
 
 def mode(input: Tensor, dim: int = -1, keepdim: bool = False):
