@@ -128,6 +128,14 @@ def hook_called(fn) -> None:
                                   "work)")
 
 
+def gradient_copied() -> None:
+    """Just after a leaf's gradient was copied into its slot of an optimizer's flat gradient buffer: while
+    framework.compile captures, the call that computed the gradient may write into the slot instead (a gradient
+    the engine hands to AccumulateGrad is kept by nobody else; framework/compile/_passes.py checks the rest)."""
+    if _recorder is not None and not _recorder.suppress:
+        _recorder.foldable.add(len(_recorder.calls) - 1)
+
+
 def dynamic_scalar(compute, dtype):
     """A per-step scalar (lr, Adam's bias corrections): ``compute()`` as a Python float when running eagerly.
 

@@ -10,6 +10,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import _traced
 from ._guards import Adopter, discover, guard_key
+from ._passes import owner_of, fold_gradient_copies
 from ._record import Recorder, Recording, warn_breaks
 
 _EAGER = "eager"  # the cache entry of a key whose capture met a graph break: that step always runs eagerly
@@ -120,8 +121,12 @@ class CompiledFunction:
         outputs = [(t, recorder.plain(t._array) if isinstance(t._array, _traced.TracedArray) else None)
                    for t in _tensors(result, [])]
         guards = [entry_grads[r] for r in recorder.external if r in entry_grads]
+        # temporaries of this capture that a copy may be folded away from: not the inputs, not the outputs
+        temporaries = recorder.fresh - {id(owner_of(b)) for b in inputs} - \
+            {id(owner_of(b)) for _, b in outputs if b is not None}
+        calls, texts = fold_gradient_copies(recorder.calls, recorder.texts, recorder.foldable, temporaries)
         buffers = {id(p): p for _, p in recorder.memo.values()}
-        rec = self.cache[key] = Recording(recorder.calls, recorder.texts, recorder.breaks, inputs,
+        rec = self.cache[key] = Recording(calls, texts, recorder.breaks, inputs,
                                           (result, outputs), list(buffers.values()), guards,
                                           list(recorder.memo.values()))
         return self._results(rec)  # copies, as a replay returns: the next replay rewrites the buffers

@@ -92,6 +92,8 @@ class Recorder:
         self.written: set = set()     # ids of the memory owners some recorded call wrote
         self.external: dict = {}      # id(owner) -> owner, for memory read before anything recorded wrote it
         self.suppress = 0             # > 0 while a dynamic scalar is computed (its host reads are the point)
+        self.foldable: set = set()    # indices of gradient copies into a flat slot (backend.gradient_copied)
+        self.fresh: set = set()       # ids of the buffers this capture allocated (not state from before it)
         self.xp = RECORDING_NUMPY
 
     # ---- buffers -----------------------------------------------------------------------------------
@@ -114,6 +116,8 @@ class Recorder:
             arr = np.asarray(arr)
         t = arr.view(TracedArray)
         self.memo[id(t)] = (t, arr)
+        if arr.base is None:
+            self.fresh.add(id(arr))
         return t
 
     def _reads(self, arrays) -> None:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import weakref
 
-from ..backend import device_of, get_array_module, to_device
+from ..backend import device_of, get_array_module, gradient_copied, to_device
 from ..creation import zeros
 from ..tensor import GRAD_HOMES, Tensor
 
@@ -122,6 +122,7 @@ class FlatBucket:
         self.taken.add(i)
         view = self.grad_views[i]
         view[...] = g
+        gradient_copied()  # framework.compile: the replay may compute g straight into the slot
         return view
 
     def gather_grads(self):
