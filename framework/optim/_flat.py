@@ -30,7 +30,7 @@ def _root(arr):
     return arr if arr.base is None else arr.base
 
 
-def _home(p: Tensor, bucket: "FlatBucket", i: int) -> None:
+def _home(p: Tensor, bucket: FlatBucket, i: int) -> None:
     """Register ``bucket`` as the home of p's gradients, for as long as p lives."""
     key = id(p)
     if key not in GRAD_HOMES:
