@@ -294,8 +294,8 @@ def _mlp_backward(foreach, events=(), steps=4):
 def test_backward_into_flat_grads_equals_single_tensor(events):
     ours, single = _mlp_backward(True, events), _mlp_backward(False, events)
     for p, q in zip(ours[0].parameters(), single[0].parameters()):
-        np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
-        np.testing.assert_array_equal(p.grad.numpy(), q.grad.numpy())
+        np.testing.assert_array_equal(p.detach().cpu().numpy(), q.detach().cpu().numpy())
+        np.testing.assert_array_equal(p.grad.cpu().numpy(), q.grad.cpu().numpy())
 
 
 def test_backward_writes_grads_into_one_fresh_flat_buffer():
@@ -303,14 +303,14 @@ def test_backward_writes_grads_into_one_fresh_flat_buffer():
     bucket = opt._flat[id(opt.param_groups[0])][1][0][0]
     before = bucket.grad
     old = [p.grad for p in model.parameters()]
-    kept = [g.numpy().copy() for g in old]
+    kept = [g.cpu().numpy().copy() for g in old]
     opt.zero_grad()
     (model(framework.randn(5, 3)) ** 2).mean().backward()
     new = [p.grad._array for p in model.parameters()]
     assert all(g.base is bucket.grad for g in new)  # each first gradient went straight into its slot
     assert bucket.grad is not before  # a fresh buffer: the grads a user kept are not overwritten
     for g, v in zip(old, kept):
-        np.testing.assert_array_equal(g.numpy(), v)
+        np.testing.assert_array_equal(g.cpu().numpy(), v)
     opt.step()
     assert all(p.grad._array is g for p, g in zip(model.parameters(), new))  # the step used them, no re-gather
 
