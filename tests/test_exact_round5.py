@@ -1,0 +1,50 @@
+"""PyTorch-exactness, round two of the create_graph family (issue 15): causes the fuzzer (tests/fuzz.py) found in
+`--seed 0`, each checked against torch: grad_fn names and requires_grad of create_graph gradients, and graphs.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import framework
+
+torch = pytest.importorskip("torch")
+
+
+def _graph(f) -> str:
+    """The node names of a graph, nested: 'TransposeBackward0(UnsafeViewBackward0(...))'."""
+    if f is None:
+        return "-"
+    kids = ",".join(_graph(n) for n, _ in f.next_functions)
+    return type(f).__name__ + (f"({kids})" if kids else "")
+
+
+def _meta(t) -> tuple:
+    """What the fuzzer compares of a tensor besides its values."""
+    return (tuple(t.shape), t.requires_grad, None if t.grad_fn is None else type(t.grad_fn).__name__)
+
+
+def _both(fn):
+    """fn(m) under framework and torch: the two results (equal metadata asserted by the caller)."""
+    return fn(framework), fn(torch)
+
+
+@pytest.mark.parametrize("shapes", [((1, 4, 2), (4, 2, 1)), ((1, 4, 2), (3, 2, 5)), ((3, 4, 2), (1, 2, 5)),
+                                    ((1, 4, 2), (1, 2, 5)), ((1, 1, 4, 2), (4, 2, 1)), ((1, 4, 2), (2, 3, 2, 5))])
+@pytest.mark.parametrize("needs", [(True, True), (True, False), (False, True)])
+def test_matmul_squeezes_a_single_batch_that_requires_grad(shapes, needs):
+    """3-D @ 3-D where one side's batch is 1 and it requires grad: ATen squeezes it and folds into one mm (the
+    fuzzer's seed 1879: TransposeBackward0 over UnsafeViewBackward0 over MmBackward0, not a bmm)."""
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in shapes]
+
+    def fn(m):
+        a, b = (m.tensor(x, requires_grad=r) for x, r in zip(arrays, needs))
+        out = a @ b
+        out.sum().backward()
+        return _graph(out.grad_fn), out.detach().numpy(), a.grad is None, b.grad is None
+
+    ours, theirs = _both(fn)
+    assert ours[0] == theirs[0]
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
+    assert ours[2:] == theirs[2:]
