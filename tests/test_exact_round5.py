@@ -48,3 +48,22 @@ def test_matmul_squeezes_a_single_batch_that_requires_grad(shapes, needs):
     assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-12)
     assert ours[2:] == theirs[2:]
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")  # torch's own warning
+@pytest.mark.parametrize("layout", ["expand", "step_slice", "transposed", "contiguous"])
+def test_create_graph_first_grad_of_a_leaf_that_is_not_dense_is_a_clone(layout):
+    """torch's clone_obey_contract: a leaf's first .grad under create_graph is empty_strided(...).copy_(g)
+    (CopyBackwards) when the leaf is non-overlapping and dense, else g.clone() (CloneBackward0; seed 7466: the
+    detach of an autograd.grad result that is an expand)."""
+    base = np.arange(1.0, 13.0).reshape(3, 4)
+
+    def fn(m):
+        x = m.tensor(base, dtype=m.float64)
+        leaf = {"expand": x[0].expand(3, 4), "step_slice": x[:, ::2], "transposed": x.t(),
+                "contiguous": x}[layout].detach().requires_grad_()
+        (leaf * leaf).sum().backward(create_graph=True)
+        return _meta(leaf.grad), type(leaf.grad.grad_fn).__name__, leaf.grad.detach().numpy().tolist()
+
+    ours, theirs = _both(fn)
+    assert ours == theirs
