@@ -67,3 +67,37 @@ def test_create_graph_first_grad_of_a_leaf_that_is_not_dense_is_a_clone(layout):
 
     ours, theirs = _both(fn)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+@pytest.mark.parametrize("shapes", [((3,), (3,)), ((2, 3), (3,)), ((), (2, 1))])
+def test_maximum_create_graph_gradient_is_masked_fill(op, shapes):
+    """torch's formula where(a == b, grad / 2, grad).masked_fill_(lost, 0): under create_graph with a gradient
+    that requires grad, each side's gradient is a MaskedFillBackward0 node (seed 9090), then summed to its
+    shape; a tie splits it, a NaN gives both sides all of it, and an infinite gradient is 0 where a side lost."""
+    rng = np.random.default_rng(1)
+    xa, xb = (np.round(rng.standard_normal(s), 0) for s in shapes)  # rounded: some ties
+
+    def fn(m):
+        a = m.tensor(xa, dtype=m.float64, requires_grad=True)
+        b = m.tensor(xb, dtype=m.float64, requires_grad=True)
+        out = getattr(m, op)(a, b)
+        w = m.tensor(np.full(out.shape, 1.5), dtype=m.float64, requires_grad=True)
+        ga, gb = m.autograd.grad((out * w).sum(), [a, b], create_graph=True)
+        second = m.autograd.grad((ga * ga).sum() + gb.sum(), [w])[0]
+        return _meta(ga), _meta(gb), ga.detach().numpy().tolist(), gb.detach().numpy().tolist(), \
+            second.numpy().tolist()
+
+    ours, theirs = _both(fn)
+    assert ours == theirs
+
+
+def test_maximum_gradient_with_nan_and_inf():
+    def fn(m):
+        a = m.tensor([1.0, float("nan"), 2.0, 3.0], requires_grad=True)
+        b = m.tensor([1.0, 0.0, 5.0, 1.0], requires_grad=True)
+        m.maximum(a, b).backward(m.tensor([2.0, 3.0, float("inf"), float("-inf")]))
+        return a.grad.numpy().tolist(), b.grad.numpy().tolist()
+
+    ours, theirs = _both(fn)
+    np.testing.assert_array_equal(np.array(ours), np.array(theirs))
