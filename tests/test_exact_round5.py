@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import framework
+from framework.testing import gradcheck
 
 torch = pytest.importorskip("torch")
 
@@ -101,3 +102,88 @@ def test_maximum_gradient_with_nan_and_inf():
 
     ours, theirs = _both(fn)
     np.testing.assert_array_equal(np.array(ours), np.array(theirs))
+
+
+def _double_backward_outcome(m, op, arrays, needs):
+    """create_graph gradients of sum(op(*inputs) * w) (their metadata and values), then the gradients of a
+    function of them (so the double-backward node's own backward runs)."""
+    inputs = [m.tensor(x, dtype=m.float64, requires_grad=r) for x, r in zip(arrays, needs)]
+    out = op(m, *inputs)
+    w = m.tensor(np.linspace(-1.0, 1.0, out.numel()).reshape(out.shape), dtype=m.float64, requires_grad=True)
+    wanted = [t for t in inputs if t.requires_grad]
+    grads = m.autograd.grad((out * w).sum(), wanted, create_graph=True)
+    metas = [_meta(g) for g in grads]
+    total = sum((g * g).sum() for g in grads if g.requires_grad)
+    second = m.autograd.grad(total, wanted + [w], allow_unused=True) if grads[0].requires_grad or \
+        any(g.requires_grad for g in grads) else []
+    return metas, [g.detach().numpy() for g in grads], [None if s is None else s.numpy() for s in second]
+
+
+def _same_double_backward(op, arrays, needs):
+    ours, theirs = (_double_backward_outcome(m, op, arrays, needs) for m in (framework, torch))
+    assert ours[0] == theirs[0]
+    for mine, ref in zip(ours[1:], theirs[1:]):
+        assert len(mine) == len(ref)
+        for x, y in zip(mine, ref):
+            assert (x is None) == (y is None)
+            if x is not None:
+                np.testing.assert_allclose(x, y, rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("slope", [0.2, 0.01, -0.5, 1.5])
+def test_leaky_relu_create_graph_gradient_is_its_own_node(slope):
+    """torch's leaky_relu_backward(grad, self) under create_graph: LeakyReluBackwardBackward0, which requires
+    grad through self even when the incoming gradient does not (seed 2274); its gradient in self is zero."""
+    x = np.array([[-0.08, 1.5, -2.0], [0.3, -0.7, 2.5]])
+    _same_double_backward(lambda m, a: m.nn.functional.leaky_relu(a, slope), [x], [True])
+
+
+def test_leaky_relu_inplace_create_graph_gradient():
+    def op(m, a):
+        return m.nn.functional.leaky_relu(a * 1.0, 0.3, inplace=True)
+    _same_double_backward(op, [np.array([-0.5, 0.25, 2.0])], [True])
+
+
+def test_leaky_relu_double_backward_gradcheck():
+    """float64 gradcheck of the create_graph gradient (the LeakyReluBackwardBackward0 node's own backward)."""
+    x = framework.tensor([[-0.8, 1.5, -2.0], [0.3, -0.7, 2.5]], dtype=framework.float64, requires_grad=True)
+    g = framework.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=framework.float64, requires_grad=True)
+
+    def grad_of(x, g):
+        out = framework.nn.functional.leaky_relu(x, 0.2)
+        return framework.autograd.grad(out, [x], g, create_graph=True)[0]
+
+    assert gradcheck(grad_of, [x, g])
+
+
+CONV1D = {
+    "batched": lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, stride=2, padding=1),
+    "dilated": lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, dilation=2),
+    "unbatched": lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, padding=1),
+    "conv2d": lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, padding=1),
+}
+
+
+@pytest.mark.parametrize("needs", [(True, True, False), (True, False, False), (False, True, True), (True, True, True)])
+@pytest.mark.parametrize("kind", list(CONV1D))
+def test_conv1d_create_graph_gradient_is_a_convolution_backward_node(kind, needs):
+    """conv1d's create_graph gradients are one ConvolutionBackwardBackward0 node, as conv2d's (seed 3175: the
+    input's gradient requires grad through the weight), with torch's second derivatives: None (allow_unused) for
+    an input no term reaches (x's needs the weight gradient's gradient, as torch's formula)."""
+    rng = np.random.default_rng(2)
+    x_shape = {"unbatched": (3, 7), "conv2d": (2, 3, 5, 4)}.get(kind, (2, 3, 7))
+    arrays = [rng.standard_normal(x_shape), rng.standard_normal((4, 3, 3) + ((2,) if kind == "conv2d" else ())),
+              rng.standard_normal(4)]
+    _same_double_backward(CONV1D[kind], arrays, needs)
+
+
+def test_conv1d_double_backward_gradcheck():
+    rng = np.random.default_rng(3)
+    x, w, g = (framework.tensor(rng.standard_normal(s), dtype=framework.float64, requires_grad=True)
+               for s in [(2, 2, 6), (3, 2, 3), (2, 3, 3)])
+
+    def grads_of(x, w, g):
+        out = framework.nn.functional.conv1d(x, w, stride=2, padding=1)
+        return framework.autograd.grad(out, [x, w], g, create_graph=True)
+
+    assert gradcheck(grads_of, [x, w, g])

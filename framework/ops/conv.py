@@ -152,23 +152,35 @@ class _ConvBackward(Function):
     def forward(ctx, g, x, w, conf):
         ctx.save_for_backward(g, x, w)
         ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term (torch: undefined, not zeros)
         return _conv_backward_arrays(g, x, w, conf, (True, True, True))
 
     @staticmethod
     def backward(ctx, ggx, ggw, ggb):
         # each output is linear in g and in x or w: differentiate with conv2d / conv_transpose2d themselves
         g, x, w = ctx.saved_tensors
-        stride, padding, dilation = ctx.conf
-        needs = ctx.needs_input_grad
-        d_g = d_x = d_w = None
-        if needs[0]:
-            d_g = Conv2d.apply(ggx, w, ggb, stride, padding, dilation) + Conv2d.apply(x, ggw, None, *ctx.conf)
-        if needs[1]:
-            d_x = ConvTranspose2d.apply(g, ggw, None, stride, padding, _output_padding(x.shape, g.shape, w.shape,
-                                                                                       ctx.conf), dilation)
-        if needs[2]:
-            d_w = _weight_grad(ggx, g, w.shape, ctx.conf)
-        return d_g, d_x, d_w, None
+        return _conv_double_backward(g, x, w, ggx, ggw, ggb, ctx.conf, ctx.needs_input_grad)
+
+
+def _conv_double_backward(g, x, w, ggx, ggw, ggb, conf, needs) -> tuple:
+    """Gradients in (g, x, w) of conv2d's backward, given those of its (gx, gw, gb); None where no term reaches
+    an input (as torch's convolution_backward's backward: x's needs ggw, w's needs ggx)."""
+    stride, padding, dilation = conf
+    d_g = d_x = d_w = None
+    if needs[0]:
+        terms = []
+        if ggx is not None or ggb is not None:
+            gx_in = ggx if ggx is not None else x.new_zeros(x.shape)
+            terms.append(Conv2d.apply(gx_in, w, ggb, stride, padding, dilation))
+        if ggw is not None:
+            terms.append(Conv2d.apply(x, ggw, None, *conf))
+        d_g = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
+    if needs[1] and ggw is not None:
+        d_x = ConvTranspose2d.apply(g, ggw, None, stride, padding, _output_padding(x.shape, g.shape, w.shape, conf),
+                                    dilation)
+    if needs[2] and ggx is not None:
+        d_w = _weight_grad(ggx, g, w.shape, conf)
+    return d_g, d_x, d_w, None
 
 
 def _output_padding(x_shape, g_shape, w_shape, conf) -> tuple:

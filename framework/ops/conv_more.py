@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
 from . import conv as _conv
@@ -46,6 +47,10 @@ class Conv1d(Function):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            needs = ctx.needs_input_grad
+            gx, gw, gb = _Conv1dBackward.apply(grad, x, w, ctx.conf)
+            return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
         as_2d = types.SimpleNamespace(  # conv2d's backward on height-1 views of the same arrays
             saved_tensors=(Tensor._make(x._array[:, :, None, :]), Tensor._make(w._array[:, :, None, :])),
             conf=ctx.conf, needs_input_grad=ctx.needs_input_grad)
@@ -53,6 +58,29 @@ class Conv1d(Function):
         gx = None if gx is None else Tensor._make(gx._array[:, :, 0, :])
         gw = None if gw is None else Tensor._make(gw._array[:, :, 0, :])
         return gx, gw, gb, None, None, None
+
+
+class _Conv1dBackward(Function):
+    """(gx, gw, gb) = conv1d's gradients for the output gradient g: conv.py's 2-D node on height-1 views
+    (torch's ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term, as conv2d's node
+        gx, gw, gb = _conv._conv_backward_arrays(g[:, :, None, :], x[:, :, None, :], w[:, :, None, :], conf,
+                                                 (True, True, True))
+        return gx[:, :, 0, :], gw[:, :, 0, :], gb
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        g, x, w = ctx.saved_tensors
+        grads = _conv._conv_double_backward(*(None if t is None else t.unsqueeze(2) for t in (g, x, w, ggx, ggw)),
+                                            ggb, ctx.conf, ctx.needs_input_grad)[:3]
+        return (*(None if d is None else d.squeeze(2) for d in grads), None)
 
 
 class GroupNorm(Function):

@@ -216,9 +216,7 @@ class LeakyRelu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        # the slope mask is piecewise constant in a, so a constant tensor keeps double backward exact
-        mask = _leaky_slopes(get_array_module(a._array), a._array, ctx.slope, grad._array.dtype)
-        return grad * Tensor._make(mask), None
+        return _bw.LeakyReluBackward.apply(grad, a, ctx.slope), None  # one node under create_graph, as torch
 
     @staticmethod
     def backward_arrays(ctx, g):
@@ -228,15 +226,7 @@ class LeakyRelu(Function):
         return factor, None
 
 
-def _leaky_slopes(xp, a, slope: float, dtype):
-    """1 where a > 0, else slope (NaN counts as not > 0, as in torch).
-
-    For 0 <= slope <= 1 it is max(mask, slope) of the 0/1 mask: exactly 1 or slope, in half the time of where().
-    """
-    if 0 <= slope <= 1 and a.ndim:  # (numpy compares 0-d arrays into a scalar, which out= cannot take)
-        factor = (a > 0).astype(dtype)
-        return xp.maximum(factor, slope, out=factor)
-    return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
+_leaky_slopes = _bw.slopes
 
 
 class Clamp(Function):
