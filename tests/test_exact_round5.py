@@ -116,7 +116,8 @@ def _double_backward_outcome(m, op, arrays, needs):
     total = sum((g * g).sum() for g in grads if g.requires_grad)
     second = m.autograd.grad(total, wanted + [w], allow_unused=True) if grads[0].requires_grad or \
         any(g.requires_grad for g in grads) else []
-    return metas, [g.detach().numpy() for g in grads], [None if s is None else s.numpy() for s in second]
+    # (force: torch's second derivative may be a ZeroTensor, which numpy() refuses otherwise)
+    return metas, [g.detach().numpy() for g in grads], [None if s is None else s.numpy(force=True) for s in second]
 
 
 def _same_double_backward(op, arrays, needs):
@@ -187,3 +188,76 @@ def test_conv1d_double_backward_gradcheck():
         return framework.autograd.grad(out, [x, w], g, create_graph=True)
 
     assert gradcheck(grads_of, [x, w, g])
+
+
+# op-table rows whose create_graph gradient had no grad_fn or another node than torch's (the create_graph survey)
+SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_loss_sum",
+               "smooth_l1_loss_none", "huber_loss", "huber_loss_none", "norm_inf", "baddbmm", "addmm_scaled",
+               "addcdiv", "addcdiv_", "pow_tensor", "conv1d", "conv1d_dilated", "conv1d_unbatched", "maximum"]
+
+
+@pytest.mark.parametrize("name", SURVEY_ROWS)
+def test_create_graph_gradients_of_op_table_rows(name):
+    """Each input's create_graph gradient has torch's grad_fn and requires_grad, and differentiating a function
+    of the gradients gives torch's second derivatives (None where torch's is None)."""
+    from op_table import OPS
+
+    case = next(c for c in OPS if c.name == name)
+    rng = np.random.default_rng(4)
+    arrays = [rng.uniform(*case.domain, size=s) for s in case.shapes]
+    _same_double_backward(case.fn, arrays, [True] * len(arrays))
+
+
+def test_smooth_l1_and_huber_double_backward_gradcheck():
+    rng = np.random.default_rng(5)
+    for loss in (lambda a, b: framework.nn.functional.smooth_l1_loss(a, b, beta=0.5),
+                 lambda a, b: framework.nn.functional.huber_loss(a, b, reduction="sum", delta=0.7)):
+        x, t = (framework.tensor(rng.uniform(-2, 2, (3, 4)), dtype=framework.float64, requires_grad=True)
+                for _ in range(2))
+        g = framework.tensor(0.75, dtype=framework.float64, requires_grad=True)
+
+        def grads_of(x, t, g):
+            return framework.autograd.grad(loss(x, t), [x, t], g, create_graph=True)
+
+        assert gradcheck(grads_of, [x, t, g])
+
+
+def test_elu_double_backward_gradcheck():
+    x = framework.tensor([[-0.8, 1.5, -2.0], [0.3, -0.7, 2.5]], dtype=framework.float64, requires_grad=True)
+    g = framework.tensor([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], dtype=framework.float64, requires_grad=True)
+    for inplace in (False, True):
+        def grad_of(x, g):
+            out = framework.nn.functional.elu(x * 1.0, alpha=0.7, inplace=inplace)
+            return framework.autograd.grad(out, [x], g, create_graph=True)[0]
+
+        assert gradcheck(grad_of, [x, g])
+
+
+@pytest.mark.parametrize("scale", [1.0, 3.0])
+def test_hardsigmoid_create_graph_gradient_is_not_implemented(scale):
+    """torch has no derivative for hardsigmoid_backward: the create_graph gradient requires grad with a
+    NotImplemented node (name() torch::autograd::NotImplemented), and differentiating it raises (seed 2666)."""
+    def fn(m):
+        x = m.tensor([[0.5, -4.0, 2.9], [3.5, -1.0, 0.0]], requires_grad=True)
+        gx, = m.autograd.grad(m.nn.functional.hardsigmoid(x * scale).sum(), [x], create_graph=True)
+        try:
+            m.autograd.grad(gx.sum(), [x])
+            error = None
+        except RuntimeError as e:
+            error = str(e)
+        return (_meta(gx), gx.grad_fn.name(), repr(gx.grad_fn).split(" object")[0], str(gx).split("grad_fn=")[1],
+                gx.detach().numpy().tolist(), error)
+
+    ours, theirs = _both(fn)
+    assert ours == theirs
+
+
+def test_not_implemented_node_class_and_name():
+    """torch's C++ NotImplemented node: the class is NotImplemented (what str() and repr() show), name() is
+    torch::autograd::NotImplemented (floor_divide has no derivative)."""
+    def fn(m):
+        y = m.floor_divide(m.tensor([1.5, -3.0], requires_grad=True), 2.0)
+        return type(y.grad_fn).__name__, y.grad_fn.name(), repr(y.grad_fn).split(" object")[0], str(y)
+
+    ours, theirs = _both(fn)
+    assert ours == theirs

@@ -122,8 +122,8 @@ class AddcdivInplace(Function):
     def backward(ctx, grad):
         needs, value = ctx.needs_input_grad, ctx.value
         t1, t2 = ctx.saved_tensors if (needs[1] or needs[2]) else (None, None)
-        g1 = grad_for(grad * value / t2, *ctx.t1_meta) if needs[1] else None
-        g2 = grad_for(-grad * value * t1 / (t2 * t2), *ctx.t2_meta) if needs[2] else None
+        g1 = grad_for(grad * (value / t2), *ctx.t1_meta) if needs[1] else None
+        g2 = grad_for(-grad * (value * t1 / (t2 * t2)), *ctx.t2_meta) if needs[2] else None
         return (grad if needs[0] else None), g1, g2, None
 
 
