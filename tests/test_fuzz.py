@@ -460,6 +460,68 @@ t1 = m.nn.functional.nll_loss(t0, m.tensor([0, 0]))
 G2 = np.array(-0.09)
 t1.backward(m.tensor(G2, dtype=t1.dtype), create_graph=True)
 """),
+    # issue 15, create_graph round two (tests/test_exact_round5.py)
+    "requires_grad:autograd.grad.create_graph (leaky_relu's gradient is a LeakyReluBackwardBackward0 node)": _script("""
+OP = {'leaky_relu': lambda m, a: m.nn.functional.leaky_relu(a, 0.2)}  # tests/op_table.py
+A2 = np.array([-0.08])
+t2 = m.tensor(A2, dtype=m.float32, requires_grad=True)
+t3 = OP['leaky_relu'](m, t2)
+t7, t8, = m.autograd.grad(t3.sum(), [t2, t3], create_graph=True)
+"""),
+    "requires_grad:autograd.grad.retain_graph (conv1d's gradient is a ConvolutionBackwardBackward0 node)": _script("""
+A4 = np.array([[[-1.16, -1.49, 1.07, -1.33, -0.37, 1.17, 0.36], [1.05, -0.45, -1.51, 0.22, -0.27, 1.71, -1.49], [-1.66, 1.72, -1.2, -1.51, 1.88, 0.76, -0.65]], [[0.83, 1.29, -1.48, 0.33, 0.73, -1.61, -1.39], [1.06, -0.78, -1.3, -0.27, 1.53, -0.22, -0.83], [1.13, -0.3, 0.14, 1.22, 1.35, 0.16, -1.16]]])
+t4 = m.tensor(A4, dtype=m.float32, requires_grad=True)
+A5 = np.array([[[-1.99, 0.46, 1.85], [0.48, 0.49, -0.59], [0.59, -1.07, 0.4]], [[-0.56, -1.7, -0.17], [-0.5, -1.56, 1.02], [0.13, 1.34, -1.75]], [[-1.65, 1.36, -0.88], [-1.7, -1.94, -1.15], [1.43, -0.86, 1.19]], [[-1.73, 0.83, 0.18], [0.17, 1.67, 1.44], [-0.95, -0.76, 1.34]]])
+t5 = m.tensor(A5, dtype=m.float32, requires_grad=True)
+A6 = np.array([0.18, 0.62, -1.07, 0.65])
+t6 = m.tensor(A6, dtype=m.float32)
+t7 = m.nn.functional.conv1d(t4, t5, t6, stride=2, padding=1)
+t8 = t7.sum(dim=-2, keepdim=False)
+t10 = t8.view(-1)
+t11, t12, = m.autograd.grad(t10.sum(), [t4, t10], retain_graph=True, create_graph=True)
+"""),
+    "requires_grad:autograd.grad.create_graph (hardsigmoid's gradient is a NotImplemented node)": _script("""
+OP = {'fmod': lambda m, a, b: m.fmod(a * 3.0, -b), 'hardsigmoid': lambda m, a: m.nn.functional.hardsigmoid(a * 3)}  # tests/op_table.py
+A6 = np.array([[1.89, 1.19, 1.46, 1.62], [0.81, 1.89, 0.95, 0.75], [0.96, 1.3, 0.72, 1.48]])
+t6 = m.tensor(A6, dtype=m.float32)
+A7 = np.array([1.7, 1.32, 0.7, 0.72])
+t7 = m.tensor(A7, dtype=m.float32, requires_grad=True)
+t8 = OP['fmod'](m, t6, t7)
+t12 = OP['hardsigmoid'](m, t8)
+t14, = m.autograd.grad(t12.sum(), [t8], create_graph=True)
+"""),
+    "grad_fn:autograd.grad.retain_graph (maximum's create_graph gradient is MaskedFillBackward0)": _script("""
+A0 = np.array(0.13)
+t0 = m.tensor(A0, dtype=m.float64, requires_grad=True)
+A1 = np.array(-0.36)
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t4 = m.maximum(t1, t0)
+t5 = t4 - t4
+t6 = m.nn.functional.mse_loss(t0, t5)
+t9, t10, = m.autograd.grad(t6.sum(), [t0, t1], retain_graph=True, create_graph=True)
+"""),
+    "grad_fn:combine.matmul (3-D @ 3-D squeezes a batch of 1 that requires grad: TransposeBackward0)": _script("""
+OP = {'movedim': lambda m, a: m.movedim(a, 0, -1)}  # tests/op_table.py
+A2 = np.array(-1.95)
+t2 = m.tensor(A2, dtype=m.float32, requires_grad=True)
+t4 = m.sigmoid(t2)
+t5 = m.tanh(t4)
+t7 = t5.to(m.float64)
+A8 = np.array([[[0.08, 0.62, 0.01, 0.83], [-0.22, -1.45, -1.19, 1.05], [-1.72, 1.17, -0.67, 1.69]], [[-1.1, 0.17, -1.64, 0.54], [-0.86, 1.66, 0.61, -1.95], [1.07, 1.34, -1.72, 0.75]]])
+t8 = m.tensor(A8, dtype=m.float32, requires_grad=True)
+t9 = OP['movedim'](m, t8)
+t11 = t9[None, -1]
+t12 = t11.reshape((4, 2, 1))
+t13 = m.maximum(t7, t12)
+t14 = t11 @ t13
+"""),
+    "grad_grad_fn:backward.retain_graph (a stride-0 leaf's first create_graph .grad is a clone)": _script("""
+A0 = np.array([-1.59, -0.78, 1.7])
+t0 = m.tensor(A0, dtype=m.float32, requires_grad=True)
+t3, = m.autograd.grad(t0.sum(), [t0], create_graph=True)
+t5 = t3.detach().requires_grad_()
+(t5 * t5).sum().backward(retain_graph=True, create_graph=True)
+"""),
 }
 
 
