@@ -193,7 +193,10 @@ def test_conv1d_double_backward_gradcheck():
 # op-table rows whose create_graph gradient had no grad_fn or another node than torch's (the create_graph survey)
 SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_loss_sum",
                "smooth_l1_loss_none", "huber_loss", "huber_loss_none", "norm_inf", "baddbmm", "addmm_scaled",
-               "addcdiv", "addcdiv_", "pow_tensor", "conv1d", "conv1d_dilated", "conv1d_unbatched", "maximum"]
+               "addcdiv", "addcdiv_", "pow_tensor", "conv1d", "conv1d_dilated", "conv1d_unbatched", "maximum",
+               "remainder", "remainder_neg", "fmod", "max_pool2d", "avg_pool2d", "max_pool1d", "max_pool1d_pad",
+               "avg_pool1d", "pad_reflect1d", "pad_reflect2d", "pad_replicate1d", "pad_replicate2d",
+               "adaptive_avg_pool2d", "adaptive_avg_pool2d_3d", "prelu", "prelu_single"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -261,3 +264,31 @@ def test_not_implemented_node_class_and_name():
 
     ours, theirs = _both(fn)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_div_rounding_mode_values_and_graph(mode, dtype):
+    """div(rounding_mode=...) is differentiable with zero gradients (DivBackward2), floor with floor_divide's
+    rounding; integers stay integers (torch's div_floor / div_trunc)."""
+    xa = np.array([[7.0, -7.0, 0.5, -0.5], [6.0, -6.0, 1e-3, 9.0]])
+    xb = np.array([2.0, 3.0, -0.7, 4.0])
+
+    def fn(m):
+        dt = getattr(m, dtype)
+        floating = dtype != "int64"
+        a = m.tensor(xa, dtype=dt, requires_grad=floating)
+        b = m.tensor(xb if floating else np.where(xb == -0.7, -3.0, xb), dtype=dt, requires_grad=floating)
+        q = m.div(a, b, rounding_mode=mode)
+        grads = [g.tolist() for g in m.autograd.grad(q.sum(), [a, b])] if floating else None
+        return _meta(q), str(q.dtype).split(".")[-1], q.detach().numpy().tolist(), grads
+
+    ours, theirs = _both(fn)
+    assert ours == theirs
+
+
+def test_div_rounding_mode_error():
+    for m in (framework, torch):
+        with pytest.raises(RuntimeError, match="div expected rounding_mode to be one of None, 'trunc', or 'floor' "
+                                               "but found 'round'"):
+            m.div(m.ones(2), 2, rounding_mode="round")

@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
 from .backward_ops import SigmoidBackward
+from .combine import Where
 from .scalar_ops import MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
@@ -309,13 +310,38 @@ class Prelu(Function):
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx.saved_tensors
-        pos = _mask(a, a._array > 0)
-        wb = w.reshape(_channel_shape(w.numel(), a.ndim))
-        ga = grad * (pos + (1 - pos) * wb) if ctx.needs_input_grad[0] else None
-        gw = None
-        if ctx.needs_input_grad[1]:
-            gw = sum_to(grad * a * (1 - pos), _channel_shape(w.numel(), a.ndim)).reshape(ctx.w_shape)
-        return ga, gw
+        shape = _channel_shape(w.numel(), a.ndim)
+        # torch's _prelu_kernel_backward: one two-output node under create_graph (PreluKernelBackwardBackward0)
+        ga, gw = PreluBackward.apply(grad, a, w.reshape(shape))
+        if not ctx.needs_input_grad[1]:
+            return ga, None
+        return (ga if ctx.needs_input_grad[0] else None), sum_to(gw, shape).reshape(ctx.w_shape)
+
+
+class PreluBackward(Function):
+    """(ga, gw) = (g where a > 0 else w g, 0 where a > 0 else a g): torch's _prelu_kernel_backward, gw not yet
+    summed over the broadcast dims. Saves g, a and w."""
+
+    node_name, array_forward = "PreluKernelBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, w):
+        ctx.save_for_backward(g, a, w)
+        xp = get_array_module(a)
+        pos = a > 0
+        return xp.where(pos, g, g * w).astype(g.dtype, copy=False), xp.where(pos, 0, a * g).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gga, ggw):
+        # torch's formulas (its masks are a >= 0 here); an output with no gradient arrives as zeros
+        g, a, w = ctx.saved_tensors
+        nonneg = a >= 0
+        zero = Tensor._make(get_array_module(a._array).zeros((), dtype=a._array.dtype))
+        needs = ctx.needs_input_grad
+        d_g = Where.apply(nonneg, gga, gga * w + ggw * a) if needs[0] else None
+        d_a = Where.apply(nonneg, zero, g * ggw) if needs[1] else None
+        d_w = sum_to(Where.apply(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
+        return d_g, d_a, d_w
 
 
 def _channel_shape(n: int, ndim: int) -> tuple:

@@ -13,6 +13,7 @@ from ._util import (as_operand, binary_dtype, broadcast_error, check_device, gra
                     sum_to_array)
 from . import scalar_ops as _scalar
 from .combine import Where
+from .floordiv import RoundedQuotient, _floor_divide, _trunc_divide
 from .unary import _float
 
 
@@ -326,9 +327,11 @@ def mul(a, b):
 def div(a, b, *, rounding_mode=None):
     a, b = operand(a, "div", 1, "input"), operand(b, "div", 2)
     if rounding_mode is not None:
-        with no_grad():
-            q = Div.apply(a, b) if isinstance(a, Tensor) else Mul.apply(reciprocal(b), a)
-            return q.floor() if rounding_mode == "floor" else q.trunc()
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        check_device(a, b)
+        return RoundedQuotient.apply(a, b, _floor_divide if rounding_mode == "floor" else _trunc_divide)
     if not isinstance(a, Tensor):  # scalar / tensor: torch computes reciprocal(b) * a
         return Mul.apply(reciprocal(b), a)
     check_device(a, b)

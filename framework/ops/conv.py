@@ -263,14 +263,53 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # the version check on the saved input
-        x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
-        xp = get_array_module(grad._array)
+        (x,) = ctx.saved_tensors  # (the version check on the saved input)
+        return _MaxPoolBackward.apply(grad, x, ctx.idx, ctx.conf), None, None, None
+
+
+class _MaxPoolBackward(Function):
+    """out = g scattered to each window's argmax (torch's max_pool2d_with_indices_backward): under create_graph
+    a node with edges (g, x), MaxPool2DWithIndicesBackwardBackward0, whose gradient in x is zero. Saves the
+    indices."""
+
+    node_name, array_forward = "MaxPool2DWithIndicesBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, idx, conf):
+        ctx.idx, ctx.conf = idx, conf
+        x_shape, (kh, kw), stride, padding, (oh, ow) = conf
+        xp = get_array_module(g)
         n, c = x_shape[:2]
-        cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=grad._array.dtype)
-        xp.put_along_axis(cols, ctx.idx[..., None], grad._array[..., None], axis=-1)
+        cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
+        xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
         cols = cols.reshape(n, c, oh, ow, kh, kw)
-        return Tensor._make(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)), None, None, None
+        return _col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs = ctx.needs_input_grad
+        gg = _MaxPoolGather.apply(grad, ctx.idx, ctx.conf) if needs[0] else None
+        gx = Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype)) \
+            if needs[1] else None
+        return gg, gx, None, None
+
+
+class _MaxPoolGather(Function):
+    """out = each window's argmax element of a (torch's max_pool_double_backward: a gather). Saves the indices."""
+
+    node_name, array_forward = "MaxPoolDoubleBackward", True
+
+    @staticmethod
+    def forward(ctx, a, idx, conf):
+        ctx.idx, ctx.conf = idx, conf
+        x_shape, (kh, kw), stride, padding, (oh, ow) = conf
+        n, c = x_shape[:2]
+        flat = _windows(_pad(a, padding), kh, kw, stride, (1, 1)).reshape(n, c, oh, ow, kh * kw)
+        return get_array_module(a).take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _MaxPoolBackward.apply(grad, None, ctx.idx, ctx.conf), None, None
 
 
 class AvgPool2d(Function):
@@ -288,9 +327,31 @@ class AvgPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # the version check on the saved input
-        x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
-        xp = get_array_module(grad._array)
-        g = grad._array / (kh * kw)
+        (x,) = ctx.saved_tensors  # (the version check on the saved input)
+        return _AvgPoolBackward.apply(grad, x, ctx.conf), None, None, None
+
+
+class _AvgPoolBackward(Function):
+    """out = g / (kh kw) spread over each window (torch's avg_pool2d_backward): under create_graph a node with
+    edges (g, x), AvgPool2DBackwardBackward0, whose gradient in g is avg_pool2d again and in x zero. Saves
+    nothing."""
+
+    node_name, array_forward = "AvgPool2DBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, conf):
+        ctx.conf = conf
+        x_shape, (kh, kw), stride, padding, (oh, ow) = conf
+        xp = get_array_module(g)
+        g = g / (kh * kw)
         cols = xp.broadcast_to(g[..., None, None], g.shape + (kh, kw))
-        return Tensor._make(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)), None, None, None
+        return _col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x_shape, kernel, stride, padding, _ = ctx.conf
+        needs = ctx.needs_input_grad
+        gg = AvgPool2d.apply(grad, kernel, stride, padding) if needs[0] else None
+        gx = Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype)) \
+            if needs[1] else None
+        return gg, gx, None
