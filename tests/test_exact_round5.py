@@ -196,7 +196,8 @@ SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_
                "addcdiv", "addcdiv_", "pow_tensor", "conv1d", "conv1d_dilated", "conv1d_unbatched", "maximum",
                "remainder", "remainder_neg", "fmod", "max_pool2d", "avg_pool2d", "max_pool1d", "max_pool1d_pad",
                "avg_pool1d", "pad_reflect1d", "pad_reflect2d", "pad_replicate1d", "pad_replicate2d",
-               "adaptive_avg_pool2d", "adaptive_avg_pool2d_3d", "prelu", "prelu_single", "conv_transpose2d"]
+               "adaptive_avg_pool2d", "adaptive_avg_pool2d_3d", "prelu", "prelu_single", "conv_transpose2d",
+               "group_norm", "group_norm_plain"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -308,7 +309,8 @@ def test_conv_transpose2d_double_backward_gradcheck(with_bias):
     assert gradcheck(grads_of, [x, w, b, g])
 
 
-@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "pad_reflect2d", "adaptive_avg_pool2d", "prelu"])
+@pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "pad_reflect2d", "adaptive_avg_pool2d", "prelu",
+                                  "group_norm", "group_norm_plain"])
 def test_pool_pad_prelu_double_backward_gradcheck(name):
     """The new double-backward nodes' own backward, by central differences (no torch)."""
     from op_table import OPS

@@ -226,20 +226,67 @@ class ConvTranspose2d(Function):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            gx, gw, gb = _ConvTransposeBackward.apply(grad, x, w, ctx.conf)
+            return (gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None,
+                    None, None, None, None)
+        gx, gw, gb = _conv_transpose_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
+        return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
+                None if gb is None else Tensor._make(gb), None, None, None, None)
+
+
+def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
+    """conv_transpose2d's (input, weight, bias) gradients on arrays: conv2d of g with w, conv2d's weight
+    gradient for input g and output gradient x, and g summed per channel."""
+    stride, padding, dilation = conf
+    xp = get_array_module(g)
+    kh, kw = w.shape[2], w.shape[3]
+    cols = _windows(_pad(g, padding), kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
+    gx = gw = gb = None
+    if needs[0]:
+        gx = xp.ascontiguousarray(xp.tensordot(cols, w, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2))
+    if needs[1]:
+        gw = xp.tensordot(x, cols, axes=((0, 2, 3), (0, 2, 3)))  # (C, O, kh, kw)
+    if needs[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+class _ConvTransposeBackward(Function):
+    """(gx, gw, gb) = conv_transpose2d's gradients for the output gradient g (torch's convolution_backward with
+    transposed=True, recorded as ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term (torch: undefined)
+        return _conv_transpose_backward_arrays(g, x, w, conf, (True, True, True))
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        # gx = conv2d(g, w), gw = conv2d's weight gradient (input g, output gradient x), gb = sum of g: each is
+        # linear in g and in x or w, so their adjoints are conv_transpose2d / conv2d / the weight gradient again
+        g, x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
-        xp = get_array_module(grad._array)
-        kh, kw = w.shape[2], w.shape[3]
-        gpad = _pad(grad._array, padding)
-        cols = _windows(gpad, kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
-        gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            gx = Tensor._make(xp.ascontiguousarray(
-                xp.tensordot(cols, w._array, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2)))
-        if ctx.needs_input_grad[1]:
-            gw = Tensor._make(xp.tensordot(x._array, cols, axes=((0, 2, 3), (0, 2, 3))))  # (C, O, kh, kw)
-        if ctx.needs_input_grad[2]:
-            gb = Tensor._make(grad._array.sum(axis=(0, 2, 3)))
-        return gx, gw, gb, None, None, None, None
+        needs = ctx.needs_input_grad
+        d_g = d_x = d_w = None
+        if needs[0]:
+            outpad = _output_padding(g.shape, x.shape, w.shape, ctx.conf)
+            terms = [ConvTranspose2d.apply(t, k, None, stride, padding, outpad, dilation)
+                     for t, k in ((ggx, w), (x, ggw)) if t is not None and k is not None]
+            if ggb is not None:
+                terms.append(ggb.reshape(1, -1, 1, 1).expand(*g.shape))
+            for t in terms:
+                d_g = t if d_g is None else d_g + t
+        if needs[1] and ggw is not None:
+            d_x = Conv2d.apply(g, ggw, None, stride, padding, dilation)
+        if needs[2] and ggx is not None:
+            d_w = _weight_grad(g, ggx, w.shape, ctx.conf)
+        return d_g, d_x, d_w, None
 
 
 class MaxPool2d(Function):

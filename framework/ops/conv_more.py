@@ -104,11 +104,13 @@ class GroupNorm(Function):
         if bias is not None:
             out = out + bias.reshape(channel)
         ctx.save_for_backward(x, weight)
-        ctx.stats, ctx.groups = (mean, rstd), groups
+        ctx.stats, ctx.groups, ctx.eps = (mean, rstd), groups, eps
         return out.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        if is_grad_enabled():  # create_graph: torch's infinitely differentiable composite, of Tensor ops
+            return _group_norm_backward_composite(ctx, grad)
         x, weight = ctx.saved_arrays
         mean, rstd = ctx.stats
         g = grad._array
@@ -128,6 +130,36 @@ class GroupNorm(Function):
         if needs[2]:
             gb = Tensor._make(g.sum(axis=reduce))
         return gx, gw, gb, None, None
+
+
+def _group_norm_backward_composite(ctx, grad):
+    """torch's infinitely_differentiable_native_group_norm_backward (what it runs under create_graph): Tensor ops
+    ending in reshapes (ViewBackward0), with the groups' mean and 1/std recomputed from x as Tensors, so second
+    derivatives also flow through them (torch's come through its saved mean/rstd outputs: the same maths)."""
+    x, weight = ctx.saved_tensors
+    needs = ctx.needs_input_grad
+    n, c, groups, eps = x.shape[0], x.shape[1], ctx.groups, ctx.eps
+    d, hw = c // groups, x.numel() // (x.shape[0] * x.shape[1])
+    xt = x.reshape(n, groups, d, hw)
+    mean = xt.mean(dim=(2, 3), keepdim=True)
+    rstd = (((xt - mean) ** 2).mean(dim=(2, 3), keepdim=True) + eps).rsqrt()
+    dy = grad.reshape(n, groups, d, hw)
+    ds, db = (dy * xt).sum(3, keepdim=True), dy.sum(3, keepdim=True)
+    gamma = None if weight is None else weight.reshape(1, groups, d, 1)
+    gx = gw = gb = None
+    if needs[0]:
+        a = rstd if gamma is None else rstd * gamma
+        b = (ds if gamma is None else ds * gamma).sum(2, keepdim=True)
+        cc = (db if gamma is None else db * gamma).sum(2, keepdim=True)
+        s = 1.0 / (d * hw)
+        b = (cc * mean - b) * (rstd * rstd * rstd) * s
+        cc = -b * mean - cc * rstd * s
+        gx = (a * dy + b * xt + cc).reshape(tuple(x.shape))
+    if needs[1]:
+        gw = ((ds - db * mean) * rstd).sum(0).reshape(tuple(weight.shape))
+    if needs[2]:
+        gb = db.sum(0).reshape(c)
+    return gx, gw, gb, None, None
 
 
 def _adaptive_matrix(n_out: int, n_in: int) -> np.ndarray:
