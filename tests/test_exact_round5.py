@@ -326,3 +326,23 @@ def test_pool_pad_prelu_double_backward_gradcheck(name):
         return framework.autograd.grad(case.fn(framework, *xs), list(xs), g, create_graph=True)
 
     assert gradcheck(grads_of, [g, *xs])
+
+
+def test_hooks_of_a_node_backward_neither_runs_nor_captures_do_not_fire():
+    """torch's engine never evaluates a node that leads to no input of autograd.grad / backward(inputs=) and is
+    not captured: a retain_grad or register_hook there does not fire (fuzz seed 1764: t2.grad stayed None)."""
+    def fn(m):
+        a = m.tensor(-1.62, dtype=m.float64, requires_grad=True)
+        b = m.tensor(-0.02, dtype=m.float64, requires_grad=True)
+        c = m.neg(a)
+        c.retain_grad()
+        seen = []
+        c.register_hook(lambda g: seen.append("c"))
+        a.register_hook(lambda g: seen.append("a"))
+        gb, = m.autograd.grad(m.atan2(c, b).sum(), [b])
+        b.backward(inputs=[c], retain_graph=True)
+        m.atan2(c, b).sum().backward(inputs=[b])
+        return c.grad is None, a.grad is None, seen, float(gb), float(b.grad)
+
+    ours, theirs = _both(fn)
+    assert ours == theirs

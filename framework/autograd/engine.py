@@ -196,6 +196,8 @@ def _filtered(node, grads: list, capture: dict | None, needed: set | None, accum
     tensor hooks, which then run just before it; a node that does not run gets its hooks first, then the capture.
     """
     runs = (needed is None or node in needed) and (accumulate or not isinstance(node, AccumulateGrad))
+    if not runs and (capture is None or not any((node, nr) in capture for nr in range(len(grads)))):
+        return True  # torch's engine never evaluates a node it neither runs nor captures from: no hooks fire
     if capture is not None and runs:
         _capture(node, grads, capture)
     if node._tensor_pre_hooks or node._retain_grad_hooks:
