@@ -1,9 +1,10 @@
 """2-D convolution, transposed convolution and pooling on the backend's arrays (im2col).
 
 conv2d lays every receptive field out as a column (a strided view, no copy), then one tensordot does
-the work.  Backward scatters the columns' gradients back (col2im).  conv2d's backward under create_graph is a node
-of its own (torch's ConvolutionBackwardBackward0) whose derivatives are conv2d/conv_transpose2d again; the other
-backward formulas here run on arrays, so create_graph=True does not differentiate through them twice.
+the work.  Backward scatters the columns' gradients back (col2im).  Under create_graph each backward is a node of
+its own, as torch's (ConvolutionBackwardBackward0 for conv2d and conv_transpose2d, whose derivatives are
+conv2d/conv_transpose2d again; MaxPool2DWithIndicesBackwardBackward0, AvgPool2DBackwardBackward0), so second
+derivatives are torch's; without a graph they run on arrays.
 """
 from __future__ import annotations
 

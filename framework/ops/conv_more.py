@@ -1,8 +1,9 @@
 """conv1d, max_pool1d/avg_pool1d, adaptive_avg_pool2d and group_norm, built on conv.py's and resample.py's ops.
 
-conv1d is conv2d over a height-1 image inside one ConvolutionBackward0 node, as torch's; the 1-D pools are
-unsqueeze -> 2-D pool -> squeeze, which is torch's own graph (SqueezeBackward1 on top). group_norm is one
-NativeGroupNormBackward0 node whose backward, like conv's, runs on arrays (no double backward).
+conv1d is conv2d over a height-1 image inside one ConvolutionBackward0 node, as torch's (its create_graph backward
+one ConvolutionBackwardBackward0 node); the 1-D pools are unsqueeze -> 2-D pool -> squeeze, which is torch's own
+graph (SqueezeBackward1 on top). group_norm is one NativeGroupNormBackward0 node whose backward runs on arrays, or
+under create_graph is torch's differentiable composite of Tensor ops.
 """
 from __future__ import annotations
 
