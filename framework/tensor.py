@@ -269,9 +269,10 @@ class Tensor:
         """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added.
 
         As torch: with a graph (create_graph), a leaf's first grad is ``empty.copy_(g)`` (CopyBackwards,
-        _version 1), or ``g.clone()`` when the leaf overlaps itself or has gaps (an expand's detach), and a retained grad is ``g.clone()``; a later one is ``grad + g``: out of place when a graph
-        is built (or for a non-leaf), otherwise in place, which bumps grad's _version (torch's ``grad += new``
-        under no_grad, even when grad itself requires grad).
+        _version 1), or ``g.clone()`` when the leaf overlaps itself or has gaps (an expand's detach), and a
+        retained grad is ``g.clone()``; a later one is ``grad + g``: out of place when a graph is built (or for a
+        non-leaf), otherwise in place, which bumps grad's _version (torch's ``grad += new`` under no_grad, even
+        when grad itself requires grad).
         """
         if self._grad is None:
             if not keep_graph:

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from .. import backend, dtypes
 from ..autograd.function import Function
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._util import (as_operand, binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
+from ._util import (binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
                     sum_to_array)
 from . import scalar_ops as _scalar
 from .combine import Where

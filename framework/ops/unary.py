@@ -10,7 +10,6 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
-from ..tensor import Tensor
 from ._util import binary_dtype
 from . import backward_ops as _bw, scalar_ops as _scalar
 
