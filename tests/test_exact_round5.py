@@ -20,6 +20,12 @@ def _graph(f) -> str:
     return type(f).__name__ + (f"({kids})" if kids else "")
 
 
+def _np(t) -> np.ndarray:
+    """t's values as a NumPy array (from the device under FRAMEWORK_TEST_DEVICE; force: torch's second
+    derivatives may be ZeroTensors, which numpy() refuses otherwise)."""
+    return t.detach().cpu().numpy(force=True)
+
+
 def _meta(t) -> tuple:
     """What the fuzzer compares of a tensor besides its values."""
     return (tuple(t.shape), t.requires_grad, None if t.grad_fn is None else type(t.grad_fn).__name__)
@@ -43,7 +49,7 @@ def test_matmul_squeezes_a_single_batch_that_requires_grad(shapes, needs):
         a, b = (m.tensor(x, requires_grad=r) for x, r in zip(arrays, needs))
         out = a @ b
         out.sum().backward()
-        return _graph(out.grad_fn), out.detach().numpy(), a.grad is None, b.grad is None
+        return _graph(out.grad_fn), _np(out), a.grad is None, b.grad is None
 
     ours, theirs = _both(fn)
     assert ours[0] == theirs[0]
@@ -64,7 +70,7 @@ def test_create_graph_first_grad_of_a_leaf_that_is_not_dense_is_a_clone(layout):
         leaf = {"expand": x[0].expand(3, 4), "step_slice": x[:, ::2], "transposed": x.t(),
                 "contiguous": x}[layout].detach().requires_grad_()
         (leaf * leaf).sum().backward(create_graph=True)
-        return _meta(leaf.grad), type(leaf.grad.grad_fn).__name__, leaf.grad.detach().numpy().tolist()
+        return _meta(leaf.grad), type(leaf.grad.grad_fn).__name__, _np(leaf.grad).tolist()
 
     ours, theirs = _both(fn)
     assert ours == theirs
@@ -86,8 +92,8 @@ def test_maximum_create_graph_gradient_is_masked_fill(op, shapes):
         w = m.tensor(np.full(out.shape, 1.5), dtype=m.float64, requires_grad=True)
         ga, gb = m.autograd.grad((out * w).sum(), [a, b], create_graph=True)
         second = m.autograd.grad((ga * ga).sum() + gb.sum(), [w])[0]
-        return _meta(ga), _meta(gb), ga.detach().numpy().tolist(), gb.detach().numpy().tolist(), \
-            second.numpy().tolist()
+        return _meta(ga), _meta(gb), _np(ga).tolist(), _np(gb).tolist(), \
+            _np(second).tolist()
 
     ours, theirs = _both(fn)
     assert ours == theirs
@@ -98,7 +104,7 @@ def test_maximum_gradient_with_nan_and_inf():
         a = m.tensor([1.0, float("nan"), 2.0, 3.0], requires_grad=True)
         b = m.tensor([1.0, 0.0, 5.0, 1.0], requires_grad=True)
         m.maximum(a, b).backward(m.tensor([2.0, 3.0, float("inf"), float("-inf")]))
-        return a.grad.numpy().tolist(), b.grad.numpy().tolist()
+        return _np(a.grad).tolist(), _np(b.grad).tolist()
 
     ours, theirs = _both(fn)
     np.testing.assert_array_equal(np.array(ours), np.array(theirs))
@@ -116,8 +122,7 @@ def _double_backward_outcome(m, op, arrays, needs):
     total = sum((g * g).sum() for g in grads if g.requires_grad)
     second = m.autograd.grad(total, wanted + [w], allow_unused=True) if grads[0].requires_grad or \
         any(g.requires_grad for g in grads) else []
-    # (force: torch's second derivative may be a ZeroTensor, which numpy() refuses otherwise)
-    return metas, [g.detach().numpy() for g in grads], [None if s is None else s.numpy(force=True) for s in second]
+    return metas, [_np(g) for g in grads], [None if s is None else _np(s) for s in second]
 
 
 def _same_double_backward(op, arrays, needs):
@@ -250,7 +255,7 @@ def test_hardsigmoid_create_graph_gradient_is_not_implemented(scale):
         except RuntimeError as e:
             error = str(e)
         return (_meta(gx), gx.grad_fn.name(), repr(gx.grad_fn).split(" object")[0], str(gx).split("grad_fn=")[1],
-                gx.detach().numpy().tolist(), error)
+                _np(gx).tolist(), error)
 
     ours, theirs = _both(fn)
     assert ours == theirs
@@ -261,7 +266,8 @@ def test_not_implemented_node_class_and_name():
     torch::autograd::NotImplemented (floor_divide has no derivative)."""
     def fn(m):
         y = m.floor_divide(m.tensor([1.5, -3.0], requires_grad=True), 2.0)
-        return type(y.grad_fn).__name__, y.grad_fn.name(), repr(y.grad_fn).split(" object")[0], str(y)
+        return type(y.grad_fn).__name__, y.grad_fn.name(), repr(y.grad_fn).split(" object")[0], \
+            str(y).split("grad_fn=")[1]
 
     ours, theirs = _both(fn)
     assert ours == theirs
@@ -282,7 +288,7 @@ def test_div_rounding_mode_values_and_graph(mode, dtype):
         b = m.tensor(xb if floating else np.where(xb == -0.7, -3.0, xb), dtype=dt, requires_grad=floating)
         q = m.div(a, b, rounding_mode=mode)
         grads = [g.tolist() for g in m.autograd.grad(q.sum(), [a, b])] if floating else None
-        return _meta(q), str(q.dtype).split(".")[-1], q.detach().numpy().tolist(), grads
+        return _meta(q), str(q.dtype).split(".")[-1], _np(q).tolist(), grads
 
     ours, theirs = _both(fn)
     assert ours == theirs
