@@ -202,7 +202,11 @@ SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_
                "remainder", "remainder_neg", "fmod", "max_pool2d", "avg_pool2d", "max_pool1d", "max_pool1d_pad",
                "avg_pool1d", "pad_reflect1d", "pad_reflect2d", "pad_replicate1d", "pad_replicate2d",
                "adaptive_avg_pool2d", "adaptive_avg_pool2d_3d", "prelu", "prelu_single", "conv_transpose2d",
-               "group_norm", "group_norm_plain"]
+               "group_norm", "group_norm_plain",
+               # where the incoming gradient requires grad too: torch's formulas' last ops
+               "mean", "mean_dim", "adaptive_avg_pool2d_global", "clamp", "clamp_min", "where", "where_scalar_other",
+               "where_scalar_self", "masked_fill", "lerp", "lerp_", "lerp_high", "interpolate_nearest",
+               "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -316,7 +320,11 @@ def test_conv_transpose2d_double_backward_gradcheck(with_bias):
 
 
 @pytest.mark.parametrize("name", ["max_pool2d", "avg_pool2d", "pad_reflect2d", "adaptive_avg_pool2d", "prelu",
-                                  "group_norm", "group_norm_plain"])
+                                  "group_norm", "group_norm_plain",
+               # where the incoming gradient requires grad too: torch's formulas' last ops
+               "mean", "mean_dim", "adaptive_avg_pool2d_global", "clamp", "clamp_min", "where", "where_scalar_other",
+               "where_scalar_self", "masked_fill", "lerp", "lerp_", "lerp_high", "interpolate_nearest",
+               "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear"])
 def test_pool_pad_prelu_double_backward_gradcheck(name):
     """The new double-backward nodes' own backward, by central differences (no torch)."""
     from op_table import OPS

@@ -99,8 +99,10 @@ class Where(Function):
     @staticmethod
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
-        ga = grad_for(grad * cond, *ctx.a_meta) if ctx.needs_input_grad[1] else None
-        gb = grad_for(grad * cond.logical_not(), *ctx.b_meta) if ctx.needs_input_grad[2] else None
+        # torch's where(cond, grad, 0) and where(cond, 0, grad): WhereBackward0 nodes under create_graph
+        zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+        ga = grad_for(Where.apply(cond, grad, zero), *ctx.a_meta) if ctx.needs_input_grad[1] else None
+        gb = grad_for(Where.apply(cond, zero, grad), *ctx.b_meta) if ctx.needs_input_grad[2] else None
         return None, ga, gb
 
 
@@ -129,7 +131,7 @@ class MaskedFill(Function):
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_arrays
-        return grad * Tensor._make(~mask), None, None
+        return MaskedFill.apply(grad, mask, 0), None, None  # torch's grad.masked_fill(mask, 0)
 
 
 class MaskedFillInplace(MaskedFill):

@@ -13,7 +13,7 @@ from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import broadcast_shapes_checked, check_device, grad_for, normalize_dims, operand, scalar_type_name, sum_to
 from .linalg import Addmm
-from .scalar_ops import maybe_multiply
+from .scalar_ops import MulScalar, maybe_multiply
 
 
 class _Like:
@@ -107,8 +107,9 @@ class Lerp(Function):
     @staticmethod
     def backward(ctx, grad):
         needs, w = ctx.needs_input_grad, ctx.weight
-        ga = grad_for(grad * (1 - w), *ctx.metas[0]) if needs[0] else None
-        ge = grad_for(grad * w, *ctx.metas[1]) if needs[1] else None
+        # torch's grad * (1 - weight), grad * weight: the Scalar product (MulBackward1 under create_graph)
+        ga = grad_for(MulScalar.apply(grad, 1 - w), *ctx.metas[0]) if needs[0] else None
+        ge = grad_for(MulScalar.apply(grad, w), *ctx.metas[1]) if needs[1] else None
         return ga, ge, None
 
 

@@ -44,13 +44,25 @@ class SeparableMap(Function):
         if cls.saves_input:  # (unpacking checks that the input was not modified in place since forward)
             (a,) = ctx.saved_tensors
             return _backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]), None
-        return _Transposed.apply(grad, [m.T for m in ctx.mats]), None
+        return _transposed_op(cls).apply(grad, [m.T for m in ctx.mats]), None
 
 
-class _Transposed(SeparableMap):
-    """The gradient of a SeparableMap: the same maps transposed (its own gradient maps back again)."""
+_TRANSPOSED_OPS: dict = {}
 
-    node_name = "SeparableMapBackward"
+
+def _transposed_op(cls: type) -> type:
+    """The gradient of the map ``cls``: the same maps transposed, named like torch's double-backward node
+    (UpsampleBilinear2DBackwardBackward0...); its own gradient is ``cls`` again."""
+    back = cls.__dict__.get("back_of")
+    if back is not None:
+        return back
+    op = _TRANSPOSED_OPS.get(cls)
+    if op is None:
+        name = getattr(cls, "node_name", "")
+        node = name.replace("Backward0", "BackwardBackward0") if name.endswith("Backward0") else "SeparableMapBackward"
+        op = _TRANSPOSED_OPS[cls] = type(cls.__name__ + "Grad", (SeparableMap,),
+                                         {"node_name": node, "back_of": cls, "saves_input": False})
+    return op
 
 
 class _TransposedOfInput(Function):

@@ -12,6 +12,8 @@ from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ._util import binary_dtype
 from . import backward_ops as _bw, scalar_ops as _scalar
+from .combine import Where
+from ..tensor import Tensor
 
 
 def _float(a):
@@ -255,7 +257,9 @@ class Clamp(Function):
         if ctx.hi is not None:
             upper = a <= ctx.hi
             mask = upper if mask is None else mask & upper
-        return grad * mask, None, None
+        # torch's clamp_backward: where(mask, grad, 0), a WhereBackward0 node under create_graph
+        zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+        return Where.apply(mask, grad, zero), None, None
 
 
 class Rsqrt(Function):
