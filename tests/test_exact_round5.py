@@ -206,7 +206,9 @@ SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_
                # where the incoming gradient requires grad too: torch's formulas' last ops
                "mean", "mean_dim", "adaptive_avg_pool2d_global", "clamp", "clamp_min", "where", "where_scalar_other",
                "where_scalar_self", "masked_fill", "lerp", "lerp_", "lerp_high", "interpolate_nearest",
-               "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear"]
+               "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear",
+               "max", "min", "median", "max_dim", "min_dim_keepdim", "median_dim", "median_keepdim", "mode_last",
+               "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -324,7 +326,9 @@ def test_conv_transpose2d_double_backward_gradcheck(with_bias):
                # where the incoming gradient requires grad too: torch's formulas' last ops
                "mean", "mean_dim", "adaptive_avg_pool2d_global", "clamp", "clamp_min", "where", "where_scalar_other",
                "where_scalar_self", "masked_fill", "lerp", "lerp_", "lerp_high", "interpolate_nearest",
-               "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear"])
+               "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear",
+               "max", "min", "median", "max_dim", "min_dim_keepdim", "median_dim", "median_keepdim", "mode_last",
+               "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum"])
 def test_pool_pad_prelu_double_backward_gradcheck(name):
     """The new double-backward nodes' own backward, by central differences (no torch)."""
     from op_table import OPS

@@ -98,7 +98,7 @@ class Scatter(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ga = Scatter.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None
+        ga = ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None  # scatter.value
         gs = Gather.apply(grad, ctx.dim, ctx.index) if len(ctx.needs_input_grad) > 3 and \
             ctx.needs_input_grad[3] else None
         return ga, None, None, gs

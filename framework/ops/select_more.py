@@ -14,7 +14,7 @@ from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
 from ..tensor import Tensor
 from ._util import normalize_dims, scalar_type_name, wrap_dim
-from .extrema import _scatter_to_indices, values_and_indices, values_indices
+from .extrema import _scatter_to_indices, evenly_distribute, values_and_indices, values_indices
 from .gather import index_select
 
 
@@ -113,11 +113,8 @@ class MedianAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_arrays
-        xp = get_array_module(a)
-        hit = xp.where(xp.isnan(out), xp.isnan(a), a == out)  # torch's evenly_distribute_backward
-        share = hit.astype(a.dtype) / hit.sum()
-        return grad * Tensor._make(share)
+        a, out = ctx.saved_tensors
+        return evenly_distribute(grad, a, out)
 
 
 class MedianDim(Function):
