@@ -208,7 +208,9 @@ SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_
                "where_scalar_self", "masked_fill", "lerp", "lerp_", "lerp_high", "interpolate_nearest",
                "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear",
                "max", "min", "median", "max_dim", "min_dim_keepdim", "median_dim", "median_keepdim", "mode_last",
-               "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum"]
+               "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum", "getitem_int", "getitem_slice",
+               "getitem_mixed", "getitem_list", "getitem_bool", "getitem_adv_2d", "narrow", "select", "index_select",
+               "embedding_padding_idx", "repeat_interleave_tensor"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -328,7 +330,9 @@ def test_conv_transpose2d_double_backward_gradcheck(with_bias):
                "where_scalar_self", "masked_fill", "lerp", "lerp_", "lerp_high", "interpolate_nearest",
                "interpolate_nearest1d", "interpolate_bilinear", "interpolate_bilinear_corners", "interpolate_linear",
                "max", "min", "median", "max_dim", "min_dim_keepdim", "median_dim", "median_keepdim", "mode_last",
-               "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum"])
+               "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum", "getitem_int", "getitem_slice",
+               "getitem_mixed", "getitem_list", "getitem_bool", "getitem_adv_2d", "narrow", "select", "index_select",
+               "embedding_padding_idx", "repeat_interleave_tensor"])
 def test_pool_pad_prelu_double_backward_gradcheck(name):
     """The new double-backward nodes' own backward, by central differences (no torch)."""
     from op_table import OPS
