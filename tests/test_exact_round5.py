@@ -210,7 +210,8 @@ SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_
                "max", "min", "median", "max_dim", "min_dim_keepdim", "median_dim", "median_keepdim", "mode_last",
                "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum", "getitem_int", "getitem_slice",
                "getitem_mixed", "getitem_list", "getitem_bool", "getitem_adv_2d", "narrow", "select", "index_select",
-               "embedding_padding_idx", "repeat_interleave_tensor"]
+               "embedding_padding_idx", "repeat_interleave_tensor", "take", "as_strided", "as_strided_overlap",
+               "as_strided_of_view"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -332,7 +333,8 @@ def test_conv_transpose2d_double_backward_gradcheck(with_bias):
                "max", "min", "median", "max_dim", "min_dim_keepdim", "median_dim", "median_keepdim", "mode_last",
                "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum", "getitem_int", "getitem_slice",
                "getitem_mixed", "getitem_list", "getitem_bool", "getitem_adv_2d", "narrow", "select", "index_select",
-               "embedding_padding_idx", "repeat_interleave_tensor"])
+               "embedding_padding_idx", "repeat_interleave_tensor", "take", "as_strided", "as_strided_overlap",
+               "as_strided_of_view"])
 def test_pool_pad_prelu_double_backward_gradcheck(name):
     """The new double-backward nodes' own backward, by central differences (no torch)."""
     from op_table import OPS
@@ -368,3 +370,21 @@ def test_hooks_of_a_node_backward_neither_runs_nor_captures_do_not_fire():
 
     ours, theirs = _both(fn)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("name", ["as_strided", "as_strided_overlap", "take"])
+def test_as_strided_and_take_double_backward_gradcheck(name):
+    """as_strided's and take's create_graph gradients are nodes (AsStridedBackward0, PutBackward0) whose own
+    backward maps back: a second derivative in the incoming gradient, by central differences."""
+    from op_table import OPS
+
+    case = next(c for c in OPS if c.name == name)
+    rng = np.random.default_rng(8)
+    x = framework.tensor(rng.uniform(-2, 2, case.shapes[0]), dtype=framework.float64, requires_grad=True)
+    g = framework.tensor(rng.standard_normal(tuple(case.fn(framework, x).shape)), dtype=framework.float64,
+                         requires_grad=True)
+
+    def grad_of(g, x):
+        return framework.autograd.grad(case.fn(framework, x), [x], g, create_graph=True)[0]
+
+    assert gradcheck(grad_of, [g, x])

@@ -69,10 +69,25 @@ class Take(Function):
     @staticmethod
     def backward(ctx, grad):
         ctx.saved_arrays  # the version check on the saved input
-        xp = get_array_module(grad._array)
-        out = xp.zeros(int(_prod(ctx.shape)), dtype=grad._array.dtype)
-        backend.scatter_add(out, ctx.index.reshape(-1), grad._array.reshape(-1))
-        return Tensor._make(out.reshape(ctx.shape)), None
+        return _TakeBackward.apply(grad, ctx.shape, ctx.index), None
+
+
+class _TakeBackward(Function):
+    """out = zeros(shape) with g added at the flat positions ``index`` (torch's take_backward, zeros.put_ with
+    accumulate): PutBackward0 under create_graph, whose gradient is take again. Saves nothing."""
+
+    node_name, array_forward = "PutBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, shape, index):
+        ctx.index = index
+        out = get_array_module(g).zeros(int(_prod(shape)), dtype=g.dtype)
+        backend.scatter_add(out, index.reshape(-1), g.reshape(-1))
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Take.apply(grad, ctx.index), None, None  # torch's put_ backward: grad.take(index)
 
 
 def _prod(shape) -> int:
