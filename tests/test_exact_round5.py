@@ -211,7 +211,7 @@ SURVEY_ROWS = ["leaky_relu", "elu", "elu_inplace", "smooth_l1_loss", "smooth_l1_
                "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum", "getitem_int", "getitem_slice",
                "getitem_mixed", "getitem_list", "getitem_bool", "getitem_adv_2d", "narrow", "select", "index_select",
                "embedding_padding_idx", "repeat_interleave_tensor", "take", "as_strided", "as_strided_overlap",
-               "as_strided_of_view"]
+               "as_strided_of_view", "trace"]
 
 
 @pytest.mark.parametrize("name", SURVEY_ROWS)
@@ -334,7 +334,7 @@ def test_conv_transpose2d_double_backward_gradcheck(with_bias):
                "topk", "topk_smallest", "sort", "sort_descending", "scatter", "cumsum", "getitem_int", "getitem_slice",
                "getitem_mixed", "getitem_list", "getitem_bool", "getitem_adv_2d", "narrow", "select", "index_select",
                "embedding_padding_idx", "repeat_interleave_tensor", "take", "as_strided", "as_strided_overlap",
-               "as_strided_of_view"])
+               "as_strided_of_view", "trace"])
 def test_pool_pad_prelu_double_backward_gradcheck(name):
     """The new double-backward nodes' own backward, by central differences (no torch)."""
     from op_table import OPS
@@ -372,7 +372,7 @@ def test_hooks_of_a_node_backward_neither_runs_nor_captures_do_not_fire():
     assert ours == theirs
 
 
-@pytest.mark.parametrize("name", ["as_strided", "as_strided_overlap", "take"])
+@pytest.mark.parametrize("name", ["as_strided", "as_strided_overlap", "take", "trace"])
 def test_as_strided_and_take_double_backward_gradcheck(name):
     """as_strided's and take's create_graph gradients are nodes (AsStridedBackward0, PutBackward0) whose own
     backward maps back: a second derivative in the incoming gradient, by central differences."""
