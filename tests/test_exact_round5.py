@@ -388,3 +388,24 @@ def test_as_strided_and_take_double_backward_gradcheck(name):
         return framework.autograd.grad(case.fn(framework, x), [x], g, create_graph=True)[0]
 
     assert gradcheck(grad_of, [g, x])
+
+
+def test_a_sole_root_fires_its_hooks_even_when_it_leads_to_no_input():
+    """One root tensor is torch's graph root: always evaluated, so its retain_grad fires though it leads to no
+    input (fuzz seed 4555); its function does not run (a second backward still works). Several roots go through a
+    GraphRoot whose edges are filtered: their hooks do not fire."""
+    def fn(m):
+        x = m.tensor([0.31, -1.29], dtype=m.float64, requires_grad=True)
+        z = m.tensor(3.0, dtype=m.float64, requires_grad=True)
+        y = m.cat([x, x])
+        y.retain_grad()
+        y.backward(m.ones(4, dtype=m.float64), inputs=[z])
+        y.backward(m.ones(4, dtype=m.float64))  # y's node did not run: not freed
+        y1, y2 = x * 2, x * 3
+        y1.retain_grad()
+        y2.retain_grad()
+        m.autograd.backward([y1, y2], [m.ones(2, dtype=m.float64)] * 2, inputs=[z])
+        return _np(y.grad).tolist(), _np(x.grad).tolist(), y1.grad is None, y2.grad is None, z.grad is None
+
+    ours, theirs = _both(fn)
+    assert ours == theirs

@@ -562,6 +562,18 @@ t3.backward(retain_graph=True, inputs=[t2])
 t5 = m.atan2(t2, t3)
 t6, = m.autograd.grad(t5.sum(), [t3], allow_unused=True)
 """),
+    "grad_none:backward.inputs (a sole root fires its retain_grad hook though it leads to no input)": _script("""
+A0 = np.array(0.61)
+t0 = m.tensor(A0, dtype=m.float64, requires_grad=True)
+A1 = np.array([0.31, -1.29, -0.55, 0.81])
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t2 = m.cat([t1, t1], dim=0)
+t2.retain_grad()
+t3 = t2.to(t0.dtype)
+t4 = m.log(t3.abs() + 0.5)
+G12 = np.array([0.03, -0.49, 1.28, 0.78, -0.78, -0.73, -1.38, -0.81])
+t3.backward(m.tensor(G12, dtype=t3.dtype), inputs=[t4])
+"""),
 }
 
 
