@@ -107,7 +107,7 @@ def tensor_str(t, prefix: str = "tensor(") -> str:
     if a.dtype not in default or (a.size == 0 and a.dtype != dtypes.default_float.np):
         suffixes.append(f"dtype={t.dtype!r}")
     try:
-        fn_name = None if t.grad_fn is None else t.grad_fn.name()
+        fn_name = None if t.grad_fn is None else type(t.grad_fn).__name__  # as torch: the class, not name()
     except RuntimeError:  # a view whose history cannot be rebuilt (made under no_grad, base changed): as torch
         fn_name = "Invalid"
     if fn_name is not None:

@@ -203,6 +203,11 @@ def _dense(array: Array) -> bool:
     return True
 
 
+def is_non_overlapping_and_dense(array: Array) -> bool:
+    """torch's is_non_overlapping_and_dense (no stride-0 dims, no gaps), for callers above the backend."""
+    return _dense(array)
+
+
 def memory_overlap(a: Array, b: Array) -> str:
     """torch's get_overlap_status for two arrays of one storage: "full", "partial", "no" or "too_hard".
 

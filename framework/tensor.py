@@ -269,9 +269,10 @@ class Tensor:
         """AccumulateGrad / retain_grad: first gradient is copied in, later ones are added.
 
         As torch: with a graph (create_graph), a leaf's first grad is ``empty.copy_(g)`` (CopyBackwards,
-        _version 1) and a retained grad is ``g.clone()``; a later one is ``grad + g``: out of place when a graph
-        is built (or for a non-leaf), otherwise in place, which bumps grad's _version (torch's ``grad += new``
-        under no_grad, even when grad itself requires grad).
+        _version 1), or ``g.clone()`` when the leaf overlaps itself or has gaps (an expand's detach), and a
+        retained grad is ``g.clone()``; a later one is ``grad + g``: out of place when a graph is built (or for a
+        non-leaf), otherwise in place, which bumps grad's _version (torch's ``grad += new`` under no_grad, even
+        when grad itself requires grad).
         """
         if self._grad is None:
             if not keep_graph:
@@ -282,6 +283,8 @@ class Tensor:
                 self._grad = Tensor._make(g._array.copy() if slot is None else slot)
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
                 self._grad = g.clone()
+            elif not backend.is_non_overlapping_and_dense(self._array):  # torch's clone_obey_contract: a leaf
+                self._grad = g.clone()  # with stride-0 dims (an expand's detach) gets CloneBackward0
             else:
                 xp = backend.get_array_module(g._array)
                 self._grad = Tensor._make(xp.empty(g._array.shape, dtype=g._array.dtype)).copy_(g)

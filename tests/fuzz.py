@@ -56,11 +56,6 @@ DECLARED_DEVIATIONS: list[Deviation] = [
     Deviation(r"version:(autograd\.grad.*|detach\.grad)", r"version: torch \d, framework \d",
               "Gradient tensors' _version: torch's are 1 or 2 from its internal accumulation writes; ours 0 (the "
               ".grad attribute's _version is not compared at all for this reason).", pending=False),
-    Deviation(r"(grad_requires_grad|grad_none):(backward|autograd\.grad).*", r".",
-              "create_graph subtleties: whether .grad requires grad after mixing create_graph and plain backwards, "
-              "a non-leaf's .grad after backward(inputs=...) with create_graph, and a .grad through an op whose "
-              "backward runs on arrays (pooling, group_norm...: README, no double backward), which does not "
-              "require grad.", pending=False),
 ]
 
 # op-table rows that take any shape (elementwise or full reductions) and rows that take two broadcastable tensors

@@ -460,6 +460,120 @@ t1 = m.nn.functional.nll_loss(t0, m.tensor([0, 0]))
 G2 = np.array(-0.09)
 t1.backward(m.tensor(G2, dtype=t1.dtype), create_graph=True)
 """),
+    # issue 15, create_graph round two (tests/test_exact_round5.py)
+    "requires_grad:autograd.grad.create_graph (leaky_relu's gradient is a LeakyReluBackwardBackward0 node)": _script("""
+OP = {'leaky_relu': lambda m, a: m.nn.functional.leaky_relu(a, 0.2)}  # tests/op_table.py
+A2 = np.array([-0.08])
+t2 = m.tensor(A2, dtype=m.float32, requires_grad=True)
+t3 = OP['leaky_relu'](m, t2)
+t7, t8, = m.autograd.grad(t3.sum(), [t2, t3], create_graph=True)
+"""),
+    "requires_grad:autograd.grad.retain_graph (conv1d's gradient is a ConvolutionBackwardBackward0 node)": _script("""
+A4 = np.array([[[-1.16, -1.49, 1.07, -1.33, -0.37, 1.17, 0.36], [1.05, -0.45, -1.51, 0.22, -0.27, 1.71, -1.49], [-1.66, 1.72, -1.2, -1.51, 1.88, 0.76, -0.65]], [[0.83, 1.29, -1.48, 0.33, 0.73, -1.61, -1.39], [1.06, -0.78, -1.3, -0.27, 1.53, -0.22, -0.83], [1.13, -0.3, 0.14, 1.22, 1.35, 0.16, -1.16]]])
+t4 = m.tensor(A4, dtype=m.float32, requires_grad=True)
+A5 = np.array([[[-1.99, 0.46, 1.85], [0.48, 0.49, -0.59], [0.59, -1.07, 0.4]], [[-0.56, -1.7, -0.17], [-0.5, -1.56, 1.02], [0.13, 1.34, -1.75]], [[-1.65, 1.36, -0.88], [-1.7, -1.94, -1.15], [1.43, -0.86, 1.19]], [[-1.73, 0.83, 0.18], [0.17, 1.67, 1.44], [-0.95, -0.76, 1.34]]])
+t5 = m.tensor(A5, dtype=m.float32, requires_grad=True)
+A6 = np.array([0.18, 0.62, -1.07, 0.65])
+t6 = m.tensor(A6, dtype=m.float32)
+t7 = m.nn.functional.conv1d(t4, t5, t6, stride=2, padding=1)
+t8 = t7.sum(dim=-2, keepdim=False)
+t10 = t8.view(-1)
+t11, t12, = m.autograd.grad(t10.sum(), [t4, t10], retain_graph=True, create_graph=True)
+"""),
+    "requires_grad:autograd.grad.create_graph (hardsigmoid's gradient is a NotImplemented node)": _script("""
+OP = {'fmod': lambda m, a, b: m.fmod(a * 3.0, -b), 'hardsigmoid': lambda m, a: m.nn.functional.hardsigmoid(a * 3)}  # tests/op_table.py
+A6 = np.array([[1.89, 1.19, 1.46, 1.62], [0.81, 1.89, 0.95, 0.75], [0.96, 1.3, 0.72, 1.48]])
+t6 = m.tensor(A6, dtype=m.float32)
+A7 = np.array([1.7, 1.32, 0.7, 0.72])
+t7 = m.tensor(A7, dtype=m.float32, requires_grad=True)
+t8 = OP['fmod'](m, t6, t7)
+t12 = OP['hardsigmoid'](m, t8)
+t14, = m.autograd.grad(t12.sum(), [t8], create_graph=True)
+"""),
+    "grad_fn:autograd.grad.retain_graph (maximum's create_graph gradient is MaskedFillBackward0)": _script("""
+A0 = np.array(0.13)
+t0 = m.tensor(A0, dtype=m.float64, requires_grad=True)
+A1 = np.array(-0.36)
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t4 = m.maximum(t1, t0)
+t5 = t4 - t4
+t6 = m.nn.functional.mse_loss(t0, t5)
+t9, t10, = m.autograd.grad(t6.sum(), [t0, t1], retain_graph=True, create_graph=True)
+"""),
+    "grad_fn:combine.matmul (3-D @ 3-D squeezes a batch of 1 that requires grad: TransposeBackward0)": _script("""
+OP = {'movedim': lambda m, a: m.movedim(a, 0, -1)}  # tests/op_table.py
+A2 = np.array(-1.95)
+t2 = m.tensor(A2, dtype=m.float32, requires_grad=True)
+t4 = m.sigmoid(t2)
+t5 = m.tanh(t4)
+t7 = t5.to(m.float64)
+A8 = np.array([[[0.08, 0.62, 0.01, 0.83], [-0.22, -1.45, -1.19, 1.05], [-1.72, 1.17, -0.67, 1.69]], [[-1.1, 0.17, -1.64, 0.54], [-0.86, 1.66, 0.61, -1.95], [1.07, 1.34, -1.72, 0.75]]])
+t8 = m.tensor(A8, dtype=m.float32, requires_grad=True)
+t9 = OP['movedim'](m, t8)
+t11 = t9[None, -1]
+t12 = t11.reshape((4, 2, 1))
+t13 = m.maximum(t7, t12)
+t14 = t11 @ t13
+"""),
+    "grad_grad_fn:backward.retain_graph (a stride-0 leaf's first create_graph .grad is a clone)": _script("""
+A0 = np.array([-1.59, -0.78, 1.7])
+t0 = m.tensor(A0, dtype=m.float32, requires_grad=True)
+t3, = m.autograd.grad(t0.sum(), [t0], create_graph=True)
+t5 = t3.detach().requires_grad_()
+(t5 * t5).sum().backward(retain_graph=True, create_graph=True)
+"""),
+    "grad_requires_grad:backward.create_graph (max_pool2d's gradient is a MaxPool2DWithIndicesBackwardBackward0 node)": _script("""
+OP = {'max_pool2d': lambda m, x: m.nn.functional.max_pool2d(x, 2)}  # tests/op_table.py
+A1 = np.array([[[[1.48, 0.81, 1.59, 1.29], [-0.48, 0.25, 1.05, -1.46], [1.46, 1.68, 0.75, -0.14], [-1.3, 1.23, 0.02, -1.28]], [[1.25, -0.33, -1.11, -0.57], [-0.26, 0.65, 0.35, 1.55], [-1.82, 1.37, -1.81, -0.78], [-0.83, 1.57, -0.64, 1.57]]]])
+t1 = m.tensor(A1, dtype=m.float32, requires_grad=True)
+t2 = OP['max_pool2d'](m, t1)
+(t2 * t2).sum().backward(create_graph=True)
+"""),
+    "grad_requires_grad:backward.retain_graph (reflection pad's gradient is a ReflectionPad2DBackwardBackward0 node)": _script("""
+OP = {'pad_reflect2d': lambda m, a: m.nn.functional.pad(a, (1, 2, 2, 1), mode="reflect")}  # tests/op_table.py
+A1 = np.array([[[[-1.71, -1.08, 0.99, 0.5], [1.77, -0.21, -1.17, -0.91], [0.63, -0.84, -1.87, -0.21]], [[0.07, 0.92, -1.96, 1.78], [0.13, -1.41, 1.5, 0.22], [-0.54, 0.18, 0.72, -1.57]]]])
+t1 = m.tensor(A1, dtype=m.float32, requires_grad=True)
+t2 = OP['pad_reflect2d'](m, t1)
+t3 = t2 - t2
+t3.sum().backward(retain_graph=True, create_graph=True, inputs=[t1])
+"""),
+    "grad_requires_grad:backward.create_graph (adaptive_avg_pool2d's gradient requires grad through its input)": _script("""
+OP = {'adaptive_avg_pool2d_3d': lambda m, x: m.nn.functional.adaptive_avg_pool2d(x, (3, None))}  # tests/op_table.py
+A3 = np.array([[[-1.91, 1.75, 1.04, -0.64], [0.12, 0.3, 0.59, 0.12], [-0.37, -1.44, 0.2, -0.38], [1.2, -0.98, 1.4, 1.51], [1.45, 0.39, 1.48, 1.22], [-0.7, 1.91, -1.96, 1.89], [1.69, -1.15, 1.51, -1.36]], [[-0.59, 0.94, -0.82, -1.05], [1.81, -0.73, -0.31, -0.92], [-1.4, 1.62, 1.86, -0.77], [-1.75, 1.84, -1.15, 1.41], [-1.69, 1.02, 1.22, 0.28], [0.79, -1.8, -0.09, -0.53], [-0.72, 1.2, 0.89, -1.14]]])
+t3 = m.tensor(A3, dtype=m.float32, requires_grad=True)
+t4 = OP['adaptive_avg_pool2d_3d'](m, t3)
+G6 = np.array([[[0.69, -1.16, -1.95, 0.47], [-0.55, -1.57, -1.7, 0.82], [1.54, -1.96, 1.82, 0.87]], [[-0.25, -1.46, -1.73, -1.72], [-1.58, 0.72, 0.36, -0.26], [-1.27, 1.05, -0.75, -1.5]]])
+t4.backward(m.tensor(G6, dtype=t4.dtype), create_graph=True)
+"""),
+    "grad_requires_grad:backward.retain_graph (group_norm's create_graph gradient is torch's composite)": _script("""
+OP = {'group_norm_plain': lambda m, x: m.nn.functional.group_norm(x, 3, eps=1e-3)}  # tests/op_table.py
+A4 = np.array([[[-0.27, -0.78, 1.11, -0.91, -1.31], [-0.76, -1.0, -1.23, 1.14, 1.13], [1.89, 0.7, 1.84, -0.64, -0.89], [0.57, 1.64, 0.98, 1.53, 0.7], [-1.15, 0.72, 1.12, -0.46, 0.07], [0.24, -1.58, -0.41, 1.7, -1.82]], [[1.73, 0.5, -1.94, -0.72, 0.37], [1.27, 1.17, 1.72, -1.94, -0.85], [0.37, -0.05, -0.36, -0.54, -0.63], [-0.65, 0.83, 0.21, 1.55, 0.91], [1.24, -0.09, -1.47, -0.21, -1.19], [-1.35, 0.38, -1.77, -0.55, -0.03]]])
+t4 = m.tensor(A4, dtype=m.float32, requires_grad=True)
+t5 = OP['group_norm_plain'](m, t4)
+t5.sum().backward(retain_graph=True, create_graph=True)
+"""),
+    "grad_none:autograd.grad.allow_unused (a node that neither runs nor is captured fires no retain_grad hook)": _script("""
+A1 = np.array(-1.62)
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t2 = m.neg(t1)
+A3 = np.array(-0.02)
+t3 = m.tensor(A3, dtype=m.float64, requires_grad=True)
+t3.backward(retain_graph=True, inputs=[t2])
+t5 = m.atan2(t2, t3)
+t6, = m.autograd.grad(t5.sum(), [t3], allow_unused=True)
+"""),
+    "grad_none:backward.inputs (a sole root fires its retain_grad hook though it leads to no input)": _script("""
+A0 = np.array(0.61)
+t0 = m.tensor(A0, dtype=m.float64, requires_grad=True)
+A1 = np.array([0.31, -1.29, -0.55, 0.81])
+t1 = m.tensor(A1, dtype=m.float64, requires_grad=True)
+t2 = m.cat([t1, t1], dim=0)
+t2.retain_grad()
+t3 = t2.to(t0.dtype)
+t4 = m.log(t3.abs() + 0.5)
+G12 = np.array([0.03, -0.49, 1.28, 0.78, -0.78, -0.73, -1.38, -0.81])
+t3.backward(m.tensor(G12, dtype=t3.dtype), inputs=[t4])
+"""),
 }
 
 

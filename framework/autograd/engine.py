@@ -123,6 +123,9 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
 
     anomaly = is_anomaly_enabled()
     plain = capture is None and needed is None and accumulate  # a plain backward(): no per-node filters
+    # torch's graph root: one root edge is its own root node, always evaluated (so its tensor hooks fire) even
+    # when it leads to no input; several go through a GraphRoot, whose edges obey the filters like any other
+    sole_root = roots[0] if len(root_edges) == 1 else None
     heappop, heappush = heapq.heappop, heapq.heappush  # locals: no module lookup per node
     with set_grad_enabled(create_graph):
         while ready:
@@ -131,7 +134,7 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
             if plain:
                 if node._tensor_pre_hooks or node._retain_grad_hooks:
                     _run_tensor_hooks(node, grads)
-            elif _filtered(node, grads, capture, needed, accumulate):
+            elif _filtered(node, grads, capture, needed, accumulate, node is sole_root):
                 continue
             if node._pre_hooks:  # most nodes have none: no iterator made for an empty tuple
                 for hook in node._pre_hooks:
@@ -189,13 +192,16 @@ def _as_input_dtype(g, node, nr: int, create_graph: bool):
     return Tensor._make(backend.as_array(g._array.astype(want[nr])))
 
 
-def _filtered(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool) -> bool:
+def _filtered(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool,
+              is_root: bool = False) -> bool:
     """autograd.grad / inputs=: run the tensor hooks and store captured gradients; True when the node must not run.
 
     As torch's evaluate_function: a node that runs anyway (it leads to another input) is captured before its
     tensor hooks, which then run just before it; a node that does not run gets its hooks first, then the capture.
     """
     runs = (needed is None or node in needed) and (accumulate or not isinstance(node, AccumulateGrad))
+    if not runs and not is_root and (capture is None or not any((node, nr) in capture for nr in range(len(grads)))):
+        return True  # torch's engine never evaluates a node it neither runs nor captures from: no hooks fire
     if capture is not None and runs:
         _capture(node, grads, capture)
     if node._tensor_pre_hooks or node._retain_grad_hooks:

@@ -164,7 +164,11 @@ class _FunctionMeta(type):
         cls._fast = bool(getattr(cls, "array_forward", False) and not getattr(cls, "inplace", False)
                          and not getattr(cls, "is_view", False))
         node_name = attrs.get("node_name") or f"{name}Backward"
-        cls._node_cls = type(node_name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__})
+        node_attrs = {"_forward_cls": cls, "__module__": cls.__module__}
+        short = node_name.rsplit("::", 1)[-1]
+        if short != node_name:  # torch's C++-only nodes: class NotImplemented, name() torch::autograd::NotImplemented
+            node_attrs["name"] = lambda self: node_name
+        cls._node_cls = type(short, (BackwardNode,), node_attrs)
         if cls._fast:  # Op.apply *is* the short path: one Python frame less on every op
             cls.apply = classmethod(_apply_fast)
         elif "apply" not in attrs:  # an in-place or view subclass of a fast op gets the general apply back

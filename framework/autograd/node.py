@@ -57,7 +57,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self) -> str:
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"  # torch: the class (NotImplemented)
 
     def apply(self, grads: list) -> list:  # pragma: no cover - abstract
         raise NotImplementedError

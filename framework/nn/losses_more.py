@@ -72,22 +72,86 @@ class _ThresholdLoss(Function):
             this, other = (x, t) if ctx.needs_input_grad[0] else (t, x)
             raise RuntimeError(f"Found dtype {other.dtype.legacy[:-len('Tensor')]} but expected "
                                f"{this.dtype.legacy[:-len('Tensor')]}")
-        d = x - t
-        inner = d.abs() < ctx.beta
-        g = cls._slope(d, inner, ctx.beta)
-        if ctx.reduction == "mean":
-            g = g * (grad / d.numel())
-        else:
-            g = g * grad
-        gx = sum_to(g, ctx.shapes[0]) if ctx.needs_input_grad[0] else None
-        gt = sum_to(-g, ctx.shapes[1]) if ctx.needs_input_grad[1] else None
+        # torch's formulas: input gets loss_backward(grad, input, target), target loss_backward(grad, target,
+        # input): one node each under create_graph (SmoothL1LossBackwardBackward0...), differentiable again
+        gx = sum_to(cls.backward_op.apply(grad, x, t, ctx.reduction, ctx.beta), ctx.shapes[0]) \
+            if ctx.needs_input_grad[0] else None
+        gt = sum_to(cls.backward_op.apply(grad, t, x, ctx.reduction, ctx.beta), ctx.shapes[1]) \
+            if ctx.needs_input_grad[1] else None
         return gx, gt, None, None
+
+
+class _ThresholdLossBackward(Function):
+    """out = the loss's slope at d = x - t times g (over numel for a mean): torch's smooth_l1_loss_backward /
+    huber_loss_backward. Saves g, x and t."""
+
+    array_forward = True
+
+    @classmethod
+    def forward(cls, ctx, g, x, t, reduction, beta):
+        ctx.save_for_backward(g, x, t)
+        ctx.reduction, ctx.beta = reduction, beta
+        xp = get_array_module(x)
+        d = x - t
+        slope = cls._slope(xp, d, beta)
+        return slope * (g / d.size) if reduction == "mean" else slope * g
+
+    @classmethod
+    def backward(cls, ctx, grad):
+        g, x, t = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        gg = gx = gt = None
+        if needs[0]:  # linear in g: the same op on grad, summed to g's shape for a reduced loss
+            gg = sum_to(cls.apply(grad, x, t, ctx.reduction, ctx.beta), tuple(g.shape))
+        if needs[1] or needs[2]:  # torch's *_loss_double_backward: the curvature inside the quadratic part
+            curve = cls._curvature(x, t, ctx.beta)
+            second = None if curve is None else grad * g * curve
+            if second is not None and ctx.reduction == "mean":
+                second = second / second.numel()
+            if second is None:
+                second = Tensor._make(get_array_module(grad._array).zeros(
+                    np.broadcast_shapes(tuple(x.shape), tuple(t.shape)), dtype=grad._array.dtype))
+            gx = sum_to(second, tuple(x.shape)) if needs[1] else None
+            gt = sum_to(-second, tuple(t.shape)) if needs[2] else None
+        return gg, gx, gt, None, None
+
+
+class _SmoothL1Backward(_ThresholdLossBackward):
+    """smooth_l1_loss's gradient in x: d / beta inside |d| < beta, sign(d) outside (sign(d) for beta 0)."""
+
+    node_name = "SmoothL1LossBackwardBackward0"
+
+    @staticmethod
+    def _slope(xp, d, beta):
+        if beta == 0:
+            return xp.sign(d)
+        return xp.where(xp.abs(d) < beta, d / beta, xp.sign(d))
+
+    @staticmethod
+    def _curvature(x, t, beta):
+        if beta == 0:
+            return None
+        return Tensor._make(((x - t).abs()._array < beta).astype(x._array.dtype)) / beta
+
+
+class _HuberBackward(_ThresholdLossBackward):
+    """huber_loss's gradient in x: d inside |d| < delta, delta sign(d) outside."""
+
+    node_name = "HuberLossBackwardBackward0"
+
+    @staticmethod
+    def _slope(xp, d, delta):
+        return xp.where(xp.abs(d) < delta, d, xp.sign(d) * delta)
+
+    @staticmethod
+    def _curvature(x, t, delta):
+        return Tensor._make(((x - t).abs()._array < delta).astype(x._array.dtype))
 
 
 class _SmoothL1(_ThresholdLoss):
     """loss = 0.5 d^2 / beta where |d| < beta, |d| - 0.5 beta elsewhere. Saves input and target."""
 
-    node_name = "SmoothL1LossBackward0"
+    node_name, backward_op = "SmoothL1LossBackward0", _SmoothL1Backward
 
     @staticmethod
     def _loss(xp, d, beta):
@@ -96,26 +160,16 @@ class _SmoothL1(_ThresholdLoss):
             return ad
         return xp.where(ad < beta, 0.5 * d * d / beta, ad - 0.5 * beta)
 
-    @staticmethod
-    def _slope(d, inner, beta):
-        if beta == 0:
-            return d.sign()
-        return ops.where(inner, d / beta, d.sign())
-
 
 class _Huber(_ThresholdLoss):
     """loss = 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere. Saves input and target."""
 
-    node_name, keeps_input_dtype = "HuberLossBackward0", True
+    node_name, keeps_input_dtype, backward_op = "HuberLossBackward0", True, _HuberBackward
 
     @staticmethod
     def _loss(xp, d, delta):
         ad = xp.abs(d)
         return xp.where(ad < delta, 0.5 * d * d, delta * (ad - 0.5 * delta))
-
-    @staticmethod
-    def _slope(d, inner, delta):
-        return ops.where(inner, d, d.sign() * delta)
 
 
 def _check_reduction(reduction: str) -> None:

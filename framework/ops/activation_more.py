@@ -15,6 +15,7 @@ from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
 from .backward_ops import SigmoidBackward
+from .combine import Where
 from .scalar_ops import MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
@@ -129,9 +130,7 @@ class Elu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        pos = _mask(a, a._array > 0)
-        neg = a.clamp(max=0).exp() * ctx.alpha
-        return grad * (pos + (1 - pos) * neg), None
+        return EluBackward.apply(grad, a, ctx.alpha, False), None
 
 
 class EluInplace(Elu):
@@ -152,8 +151,36 @@ class EluInplace(Elu):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        pos = _mask(out, out._array > 0)
-        return grad * (pos + (1 - pos) * (out + ctx.alpha)), None
+        return EluBackward.apply(grad, out, ctx.alpha, True), None
+
+
+class EluBackward(Function):
+    """out = g where x > 0, else g * alpha * e**x (x the input), or g * (x + alpha) (x the output, is_result):
+    torch's elu_backward, one node (EluBackwardBackward0) under create_graph. Saves g and x."""
+
+    node_name, array_forward = "EluBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, alpha, is_result):
+        ctx.save_for_backward(g, x)
+        ctx.alpha, ctx.is_result = alpha, is_result
+        xp = get_array_module(x)
+        if is_result:
+            neg = x + alpha
+        else:
+            with _errstate(xp, over="ignore"):
+                neg = xp.exp(xp.minimum(x, 0)) * alpha
+        return g * xp.where(x <= 0, neg, 1).astype(g.dtype, copy=False)  # NaN: g, as torch
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x = ctx.saved_tensors
+        gg = EluBackward.apply(grad, x, ctx.alpha, ctx.is_result) if ctx.needs_input_grad[0] else None
+        gx = None
+        if ctx.needs_input_grad[1]:  # torch's elu_double_backward: nonzero only where x < 0
+            below = _mask(x, x._array < 0)
+            gx = (grad * g * below) if ctx.is_result else EluBackward.apply(grad * g, x, ctx.alpha, False) * below
+        return gg, gx, None, None
 
 
 class Hardtanh(Function):
@@ -230,8 +257,23 @@ class Hardsigmoid(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
+        return HardsigmoidBackward.apply(grad, a)
+
+
+class HardsigmoidBackward(Function):
+    """out = g / 6 strictly inside (-3, 3), 0 elsewhere: torch's hardsigmoid_backward, whose node under
+    create_graph is NotImplemented (torch has no derivative for it: differentiating it raises). Saves nothing."""
+
+    node_name, array_forward = "torch::autograd::NotImplemented", True
+
+    @staticmethod
+    def forward(ctx, g, a):
         # torch multiplies by the float literal 1.0f / 6.0f, not by 1/6 in the tensor's precision
-        return grad * _mask(a, (a._array > -3) & (a._array < 3)) * _ONE_SIXTH_F32
+        return g * ((a > -3) & (a < 3)).astype(g.dtype, copy=False) * _ONE_SIXTH_F32
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for aten::hardsigmoid_backward is not implemented")
 
 
 _ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
@@ -268,13 +310,38 @@ class Prelu(Function):
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx.saved_tensors
-        pos = _mask(a, a._array > 0)
-        wb = w.reshape(_channel_shape(w.numel(), a.ndim))
-        ga = grad * (pos + (1 - pos) * wb) if ctx.needs_input_grad[0] else None
-        gw = None
-        if ctx.needs_input_grad[1]:
-            gw = sum_to(grad * a * (1 - pos), _channel_shape(w.numel(), a.ndim)).reshape(ctx.w_shape)
-        return ga, gw
+        shape = _channel_shape(w.numel(), a.ndim)
+        # torch's _prelu_kernel_backward: one two-output node under create_graph (PreluKernelBackwardBackward0)
+        ga, gw = PreluBackward.apply(grad, a, w.reshape(shape))
+        if not ctx.needs_input_grad[1]:
+            return ga, None
+        return (ga if ctx.needs_input_grad[0] else None), sum_to(gw, shape).reshape(ctx.w_shape)
+
+
+class PreluBackward(Function):
+    """(ga, gw) = (g where a > 0 else w g, 0 where a > 0 else a g): torch's _prelu_kernel_backward, gw not yet
+    summed over the broadcast dims. Saves g, a and w."""
+
+    node_name, array_forward = "PreluKernelBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, w):
+        ctx.save_for_backward(g, a, w)
+        xp = get_array_module(a)
+        pos = a > 0
+        return xp.where(pos, g, g * w).astype(g.dtype, copy=False), xp.where(pos, 0, a * g).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, gga, ggw):
+        # torch's formulas (its masks are a >= 0 here); an output with no gradient arrives as zeros
+        g, a, w = ctx.saved_tensors
+        nonneg = a >= 0
+        zero = Tensor._make(get_array_module(a._array).zeros((), dtype=a._array.dtype))
+        needs = ctx.needs_input_grad
+        d_g = Where.apply(nonneg, gga, gga * w + ggw * a) if needs[0] else None
+        d_a = Where.apply(nonneg, zero, g * ggw) if needs[1] else None
+        d_w = sum_to(Where.apply(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
+        return d_g, d_a, d_w
 
 
 def _channel_shape(n: int, ndim: int) -> tuple:

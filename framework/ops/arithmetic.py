@@ -7,11 +7,12 @@ from __future__ import annotations
 
 from .. import backend, dtypes
 from ..autograd.function import Function
-from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
-from ._util import (as_operand, binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
+from ._util import (binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
                     sum_to_array)
 from . import scalar_ops as _scalar
+from .combine import Where
+from .floordiv import RoundedQuotient, _floor_divide, _trunc_divide
 from .unary import _float
 
 
@@ -237,11 +238,14 @@ class PowTensor(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b, out = ctx.saved_tensors
-        ga = grad_for(grad * b * a ** (b - 1), *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = None
+        # torch's pow_backward_self / pow_backward_exponent: 0 where b == 0 (a's) or where a == 0 <= b (b's),
+        # so under create_graph a's gradient is a WhereBackward0 node and b's a MulBackward0
+        zero = Tensor._make(backend.get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = grad_for(Where.apply(b == 0, zero, grad * (b * a ** (b - 1))), *ctx.a_meta)
         if ctx.needs_input_grad[1]:
-            log_a = a.log().masked_fill(a == 0, 0.0) if bool((a == 0).any()) else a.log()
-            gb = grad_for(grad * out * log_a, *ctx.b_meta)
+            gb = grad_for(grad * Where.apply((a == 0).logical_and(b >= 0), zero, out * a.log()), *ctx.b_meta)
         return ga, gb
 
 
@@ -322,9 +326,11 @@ def mul(a, b):
 def div(a, b, *, rounding_mode=None):
     a, b = operand(a, "div", 1, "input"), operand(b, "div", 2)
     if rounding_mode is not None:
-        with no_grad():
-            q = Div.apply(a, b) if isinstance(a, Tensor) else Mul.apply(reciprocal(b), a)
-            return q.floor() if rounding_mode == "floor" else q.trunc()
+        if rounding_mode not in ("floor", "trunc"):
+            raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                             f"'{rounding_mode}'")
+        check_device(a, b)
+        return RoundedQuotient.apply(a, b, _floor_divide if rounding_mode == "floor" else _trunc_divide)
     if not isinstance(a, Tensor):  # scalar / tensor: torch computes reciprocal(b) * a
         return Mul.apply(reciprocal(b), a)
     check_device(a, b)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..autograd.function import Function, OriginalSelf
 from ..backend import errstate, get_array_module
 from ._util import check_inplace_cast, grad_for, inplace_shape
+from . import scalar_ops as _scalar
 from .arithmetic import Add, Div, Mul, Neg, PowScalar, Sub
 
 
@@ -122,8 +123,8 @@ class AddcdivInplace(Function):
     def backward(ctx, grad):
         needs, value = ctx.needs_input_grad, ctx.value
         t1, t2 = ctx.saved_tensors if (needs[1] or needs[2]) else (None, None)
-        g1 = grad_for(grad * value / t2, *ctx.t1_meta) if needs[1] else None
-        g2 = grad_for(-grad * value * t1 / (t2 * t2), *ctx.t2_meta) if needs[2] else None
+        g1 = grad_for(grad * (value / t2), *ctx.t1_meta) if needs[1] else None
+        g2 = grad_for(-grad * (value * t1 / (t2 * t2)), *ctx.t2_meta) if needs[2] else None
         return (grad if needs[0] else None), g1, g2, None
 
 
@@ -143,6 +144,7 @@ class LerpInplace(Function):
     @staticmethod
     def backward(ctx, grad):
         needs, w = ctx.needs_input_grad, ctx.weight
-        ga = grad * (1 - w) if needs[0] else None
-        ge = grad_for(grad * w, *ctx.end_meta) if needs[1] else None
+        # torch's grad * (1 - weight), grad * weight: the Scalar product (MulBackward1 under create_graph)
+        ga = _scalar.MulScalar.apply(grad, 1 - w) if needs[0] else None
+        ge = grad_for(_scalar.MulScalar.apply(grad, w), *ctx.end_meta) if needs[1] else None
         return ga, ge, None

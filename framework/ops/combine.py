@@ -99,8 +99,10 @@ class Where(Function):
     @staticmethod
     def backward(ctx, grad):
         (cond,) = ctx.saved_tensors
-        ga = grad_for(grad * cond, *ctx.a_meta) if ctx.needs_input_grad[1] else None
-        gb = grad_for(grad * cond.logical_not(), *ctx.b_meta) if ctx.needs_input_grad[2] else None
+        # torch's where(cond, grad, 0) and where(cond, 0, grad): WhereBackward0 nodes under create_graph
+        zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+        ga = grad_for(Where.apply(cond, grad, zero), *ctx.a_meta) if ctx.needs_input_grad[1] else None
+        gb = grad_for(Where.apply(cond, zero, grad), *ctx.b_meta) if ctx.needs_input_grad[2] else None
         return None, ga, gb
 
 
@@ -129,7 +131,7 @@ class MaskedFill(Function):
     @staticmethod
     def backward(ctx, grad):
         (mask,) = ctx.saved_arrays
-        return grad * Tensor._make(~mask), None, None
+        return MaskedFill.apply(grad, mask, 0), None, None  # torch's grad.masked_fill(mask, 0)
 
 
 class MaskedFillInplace(MaskedFill):
@@ -204,11 +206,15 @@ class Maximum(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        # torch's formula: each side gets grad unless it lost (half on a tie), so with a NaN both get all of it
-        tie = (a == b).to(grad.dtype) * 0.5
+        # torch's formula, where(a == b, grad / 2, grad).masked_fill_(lost, 0): each side gets grad unless it lost
+        # (half on a tie), so with a NaN both get all of it; under create_graph its node is MaskedFillBackward0
         a_lost, b_lost = ((a < b), (a > b)) if ctx._forward_cls._pick == "maximum" else ((a > b), (a < b))
-        ga = grad_for(grad * (1 - a_lost.to(grad.dtype) - tie), *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = grad_for(grad * (1 - b_lost.to(grad.dtype) - tie), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        tie = a == b
+        ga = gb = None
+        if ctx.needs_input_grad[0]:
+            ga = grad_for(Where.apply(tie, grad / 2, grad).masked_fill_(a_lost, 0), *ctx.a_meta)
+        if ctx.needs_input_grad[1]:
+            gb = grad_for(Where.apply(tie, grad / 2, grad).masked_fill_(b_lost, 0), *ctx.b_meta)
         return ga, gb
 
 

@@ -8,6 +8,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import c_type_name, grad_for, normalize_dims, scalar_type_name
+from .scalar_ops import maybe_multiply
 
 
 class VectorNorm(Function):
@@ -48,9 +49,11 @@ class VectorNorm(Function):
         if p == 1:
             return grad * a.sign(), None, None, None
         if p in (math.inf, -math.inf):
-            hit = (a.abs() == out)
+            # torch's norm_backward: sgn(a) * ((grad / count) * hit), NaNs counted as hits (a MulBackward0)
+            absa = a.abs()
+            hit = (absa == out).logical_or(absa.isnan())
             count = hit.sum(dim=ctx.dims, keepdim=True)
-            return grad * a.sign() * hit / count, None, None, None
+            return a.sign() * ((grad / count) * hit), None, None, None
         zero = out == 0
         safe = out.masked_fill(zero, 1.0)
         # torch's norm_backward, ending in a mul as theirs (the node a create_graph gradient shows)
@@ -102,9 +105,10 @@ class Baddbmm(Function):
     def backward(ctx, grad):
         b1, b2 = ctx.saved_tensors
         need = ctx.needs_input_grad
-        gi = grad_for(grad * ctx.beta, *ctx.in_meta) if need[0] else None
-        g1 = grad.bmm(b2.transpose(1, 2)) * ctx.alpha if need[1] else None
-        g2 = b1.transpose(1, 2).bmm(grad) * ctx.alpha if need[2] else None
+        # torch's maybe_multiply: the scaled gradients are MulBackward1 nodes under create_graph
+        gi = grad_for(maybe_multiply(grad, ctx.beta), *ctx.in_meta) if need[0] else None
+        g1 = maybe_multiply(grad.bmm(b2.transpose(1, 2)), ctx.alpha) if need[1] else None
+        g2 = maybe_multiply(b1.transpose(1, 2).bmm(grad), ctx.alpha) if need[2] else None
         return gi, g1, g2, None, None
 
 

@@ -1,9 +1,10 @@
 """2-D convolution, transposed convolution and pooling on the backend's arrays (im2col).
 
 conv2d lays every receptive field out as a column (a strided view, no copy), then one tensordot does
-the work.  Backward scatters the columns' gradients back (col2im).  conv2d's backward under create_graph is a node
-of its own (torch's ConvolutionBackwardBackward0) whose derivatives are conv2d/conv_transpose2d again; the other
-backward formulas here run on arrays, so create_graph=True does not differentiate through them twice.
+the work.  Backward scatters the columns' gradients back (col2im).  Under create_graph each backward is a node of
+its own, as torch's (ConvolutionBackwardBackward0 for conv2d and conv_transpose2d, whose derivatives are
+conv2d/conv_transpose2d again; MaxPool2DWithIndicesBackwardBackward0, AvgPool2DBackwardBackward0), so second
+derivatives are torch's; without a graph they run on arrays.
 """
 from __future__ import annotations
 
@@ -152,23 +153,35 @@ class _ConvBackward(Function):
     def forward(ctx, g, x, w, conf):
         ctx.save_for_backward(g, x, w)
         ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term (torch: undefined, not zeros)
         return _conv_backward_arrays(g, x, w, conf, (True, True, True))
 
     @staticmethod
     def backward(ctx, ggx, ggw, ggb):
         # each output is linear in g and in x or w: differentiate with conv2d / conv_transpose2d themselves
         g, x, w = ctx.saved_tensors
-        stride, padding, dilation = ctx.conf
-        needs = ctx.needs_input_grad
-        d_g = d_x = d_w = None
-        if needs[0]:
-            d_g = Conv2d.apply(ggx, w, ggb, stride, padding, dilation) + Conv2d.apply(x, ggw, None, *ctx.conf)
-        if needs[1]:
-            d_x = ConvTranspose2d.apply(g, ggw, None, stride, padding, _output_padding(x.shape, g.shape, w.shape,
-                                                                                       ctx.conf), dilation)
-        if needs[2]:
-            d_w = _weight_grad(ggx, g, w.shape, ctx.conf)
-        return d_g, d_x, d_w, None
+        return _conv_double_backward(g, x, w, ggx, ggw, ggb, ctx.conf, ctx.needs_input_grad)
+
+
+def _conv_double_backward(g, x, w, ggx, ggw, ggb, conf, needs) -> tuple:
+    """Gradients in (g, x, w) of conv2d's backward, given those of its (gx, gw, gb); None where no term reaches
+    an input (as torch's convolution_backward's backward: x's needs ggw, w's needs ggx)."""
+    stride, padding, dilation = conf
+    d_g = d_x = d_w = None
+    if needs[0]:
+        terms = []
+        if ggx is not None or ggb is not None:
+            gx_in = ggx if ggx is not None else x.new_zeros(x.shape)
+            terms.append(Conv2d.apply(gx_in, w, ggb, stride, padding, dilation))
+        if ggw is not None:
+            terms.append(Conv2d.apply(x, ggw, None, *conf))
+        d_g = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
+    if needs[1] and ggw is not None:
+        d_x = ConvTranspose2d.apply(g, ggw, None, stride, padding, _output_padding(x.shape, g.shape, w.shape, conf),
+                                    dilation)
+    if needs[2] and ggx is not None:
+        d_w = _weight_grad(ggx, g, w.shape, conf)
+    return d_g, d_x, d_w, None
 
 
 def _output_padding(x_shape, g_shape, w_shape, conf) -> tuple:
@@ -214,20 +227,67 @@ class ConvTranspose2d(Function):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            gx, gw, gb = _ConvTransposeBackward.apply(grad, x, w, ctx.conf)
+            return (gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None,
+                    None, None, None, None)
+        gx, gw, gb = _conv_transpose_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
+        return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
+                None if gb is None else Tensor._make(gb), None, None, None, None)
+
+
+def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
+    """conv_transpose2d's (input, weight, bias) gradients on arrays: conv2d of g with w, conv2d's weight
+    gradient for input g and output gradient x, and g summed per channel."""
+    stride, padding, dilation = conf
+    xp = get_array_module(g)
+    kh, kw = w.shape[2], w.shape[3]
+    cols = _windows(_pad(g, padding), kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
+    gx = gw = gb = None
+    if needs[0]:
+        gx = xp.ascontiguousarray(xp.tensordot(cols, w, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2))
+    if needs[1]:
+        gw = xp.tensordot(x, cols, axes=((0, 2, 3), (0, 2, 3)))  # (C, O, kh, kw)
+    if needs[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+class _ConvTransposeBackward(Function):
+    """(gx, gw, gb) = conv_transpose2d's gradients for the output gradient g (torch's convolution_backward with
+    transposed=True, recorded as ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term (torch: undefined)
+        return _conv_transpose_backward_arrays(g, x, w, conf, (True, True, True))
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        # gx = conv2d(g, w), gw = conv2d's weight gradient (input g, output gradient x), gb = sum of g: each is
+        # linear in g and in x or w, so their adjoints are conv_transpose2d / conv2d / the weight gradient again
+        g, x, w = ctx.saved_tensors
         stride, padding, dilation = ctx.conf
-        xp = get_array_module(grad._array)
-        kh, kw = w.shape[2], w.shape[3]
-        gpad = _pad(grad._array, padding)
-        cols = _windows(gpad, kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
-        gx = gw = gb = None
-        if ctx.needs_input_grad[0]:
-            gx = Tensor._make(xp.ascontiguousarray(
-                xp.tensordot(cols, w._array, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2)))
-        if ctx.needs_input_grad[1]:
-            gw = Tensor._make(xp.tensordot(x._array, cols, axes=((0, 2, 3), (0, 2, 3))))  # (C, O, kh, kw)
-        if ctx.needs_input_grad[2]:
-            gb = Tensor._make(grad._array.sum(axis=(0, 2, 3)))
-        return gx, gw, gb, None, None, None, None
+        needs = ctx.needs_input_grad
+        d_g = d_x = d_w = None
+        if needs[0]:
+            outpad = _output_padding(g.shape, x.shape, w.shape, ctx.conf)
+            terms = [ConvTranspose2d.apply(t, k, None, stride, padding, outpad, dilation)
+                     for t, k in ((ggx, w), (x, ggw)) if t is not None and k is not None]
+            if ggb is not None:
+                terms.append(ggb.reshape(1, -1, 1, 1).expand(*g.shape))
+            for t in terms:
+                d_g = t if d_g is None else d_g + t
+        if needs[1] and ggw is not None:
+            d_x = Conv2d.apply(g, ggw, None, stride, padding, dilation)
+        if needs[2] and ggx is not None:
+            d_w = _weight_grad(g, ggx, w.shape, ctx.conf)
+        return d_g, d_x, d_w, None
 
 
 class MaxPool2d(Function):
@@ -251,14 +311,53 @@ class MaxPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # the version check on the saved input
-        x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
-        xp = get_array_module(grad._array)
+        (x,) = ctx.saved_tensors  # (the version check on the saved input)
+        return _MaxPoolBackward.apply(grad, x, ctx.idx, ctx.conf), None, None, None
+
+
+class _MaxPoolBackward(Function):
+    """out = g scattered to each window's argmax (torch's max_pool2d_with_indices_backward): under create_graph
+    a node with edges (g, x), MaxPool2DWithIndicesBackwardBackward0, whose gradient in x is zero. Saves the
+    indices."""
+
+    node_name, array_forward = "MaxPool2DWithIndicesBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, idx, conf):
+        ctx.idx, ctx.conf = idx, conf
+        x_shape, (kh, kw), stride, padding, (oh, ow) = conf
+        xp = get_array_module(g)
         n, c = x_shape[:2]
-        cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=grad._array.dtype)
-        xp.put_along_axis(cols, ctx.idx[..., None], grad._array[..., None], axis=-1)
+        cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
+        xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
         cols = cols.reshape(n, c, oh, ow, kh, kw)
-        return Tensor._make(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)), None, None, None
+        return _col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs = ctx.needs_input_grad
+        gg = _MaxPoolGather.apply(grad, ctx.idx, ctx.conf) if needs[0] else None
+        gx = Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype)) \
+            if needs[1] else None
+        return gg, gx, None, None
+
+
+class _MaxPoolGather(Function):
+    """out = each window's argmax element of a (torch's max_pool_double_backward: a gather). Saves the indices."""
+
+    node_name, array_forward = "MaxPoolDoubleBackward", True
+
+    @staticmethod
+    def forward(ctx, a, idx, conf):
+        ctx.idx, ctx.conf = idx, conf
+        x_shape, (kh, kw), stride, padding, (oh, ow) = conf
+        n, c = x_shape[:2]
+        flat = _windows(_pad(a, padding), kh, kw, stride, (1, 1)).reshape(n, c, oh, ow, kh * kw)
+        return get_array_module(a).take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _MaxPoolBackward.apply(grad, None, ctx.idx, ctx.conf), None, None
 
 
 class AvgPool2d(Function):
@@ -276,9 +375,31 @@ class AvgPool2d(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # the version check on the saved input
-        x_shape, (kh, kw), stride, padding, (oh, ow) = ctx.conf
-        xp = get_array_module(grad._array)
-        g = grad._array / (kh * kw)
+        (x,) = ctx.saved_tensors  # (the version check on the saved input)
+        return _AvgPoolBackward.apply(grad, x, ctx.conf), None, None, None
+
+
+class _AvgPoolBackward(Function):
+    """out = g / (kh kw) spread over each window (torch's avg_pool2d_backward): under create_graph a node with
+    edges (g, x), AvgPool2DBackwardBackward0, whose gradient in g is avg_pool2d again and in x zero. Saves
+    nothing."""
+
+    node_name, array_forward = "AvgPool2DBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, conf):
+        ctx.conf = conf
+        x_shape, (kh, kw), stride, padding, (oh, ow) = conf
+        xp = get_array_module(g)
+        g = g / (kh * kw)
         cols = xp.broadcast_to(g[..., None, None], g.shape + (kh, kw))
-        return Tensor._make(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)), None, None, None
+        return _col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x_shape, kernel, stride, padding, _ = ctx.conf
+        needs = ctx.needs_input_grad
+        gg = AvgPool2d.apply(grad, kernel, stride, padding) if needs[0] else None
+        gx = Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype)) \
+            if needs[1] else None
+        return gg, gx, None

@@ -1,8 +1,9 @@
 """conv1d, max_pool1d/avg_pool1d, adaptive_avg_pool2d and group_norm, built on conv.py's and resample.py's ops.
 
-conv1d is conv2d over a height-1 image inside one ConvolutionBackward0 node, as torch's; the 1-D pools are
-unsqueeze -> 2-D pool -> squeeze, which is torch's own graph (SqueezeBackward1 on top). group_norm is one
-NativeGroupNormBackward0 node whose backward, like conv's, runs on arrays (no double backward).
+conv1d is conv2d over a height-1 image inside one ConvolutionBackward0 node, as torch's (its create_graph backward
+one ConvolutionBackwardBackward0 node); the 1-D pools are unsqueeze -> 2-D pool -> squeeze, which is torch's own
+graph (SqueezeBackward1 on top). group_norm is one NativeGroupNormBackward0 node whose backward runs on arrays, or
+under create_graph is torch's differentiable composite of Tensor ops.
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
 from . import conv as _conv
@@ -46,6 +48,10 @@ class Conv1d(Function):
     @staticmethod
     def backward(ctx, grad):
         x, w = ctx.saved_tensors
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            needs = ctx.needs_input_grad
+            gx, gw, gb = _Conv1dBackward.apply(grad, x, w, ctx.conf)
+            return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
         as_2d = types.SimpleNamespace(  # conv2d's backward on height-1 views of the same arrays
             saved_tensors=(Tensor._make(x._array[:, :, None, :]), Tensor._make(w._array[:, :, None, :])),
             conf=ctx.conf, needs_input_grad=ctx.needs_input_grad)
@@ -53,6 +59,29 @@ class Conv1d(Function):
         gx = None if gx is None else Tensor._make(gx._array[:, :, 0, :])
         gw = None if gw is None else Tensor._make(gw._array[:, :, 0, :])
         return gx, gw, gb, None, None, None
+
+
+class _Conv1dBackward(Function):
+    """(gx, gw, gb) = conv1d's gradients for the output gradient g: conv.py's 2-D node on height-1 views
+    (torch's ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term, as conv2d's node
+        gx, gw, gb = _conv._conv_backward_arrays(g[:, :, None, :], x[:, :, None, :], w[:, :, None, :], conf,
+                                                 (True, True, True))
+        return gx[:, :, 0, :], gw[:, :, 0, :], gb
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        g, x, w = ctx.saved_tensors
+        grads = _conv._conv_double_backward(*(None if t is None else t.unsqueeze(2) for t in (g, x, w, ggx, ggw)),
+                                            ggb, ctx.conf, ctx.needs_input_grad)[:3]
+        return (*(None if d is None else d.squeeze(2) for d in grads), None)
 
 
 class GroupNorm(Function):
@@ -76,11 +105,13 @@ class GroupNorm(Function):
         if bias is not None:
             out = out + bias.reshape(channel)
         ctx.save_for_backward(x, weight)
-        ctx.stats, ctx.groups = (mean, rstd), groups
+        ctx.stats, ctx.groups, ctx.eps = (mean, rstd), groups, eps
         return out.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
+        if is_grad_enabled():  # create_graph: torch's infinitely differentiable composite, of Tensor ops
+            return _group_norm_backward_composite(ctx, grad)
         x, weight = ctx.saved_arrays
         mean, rstd = ctx.stats
         g = grad._array
@@ -100,6 +131,36 @@ class GroupNorm(Function):
         if needs[2]:
             gb = Tensor._make(g.sum(axis=reduce))
         return gx, gw, gb, None, None
+
+
+def _group_norm_backward_composite(ctx, grad):
+    """torch's infinitely_differentiable_native_group_norm_backward (what it runs under create_graph): Tensor ops
+    ending in reshapes (ViewBackward0), with the groups' mean and 1/std recomputed from x as Tensors, so second
+    derivatives also flow through them (torch's come through its saved mean/rstd outputs: the same maths)."""
+    x, weight = ctx.saved_tensors
+    needs = ctx.needs_input_grad
+    n, c, groups, eps = x.shape[0], x.shape[1], ctx.groups, ctx.eps
+    d, hw = c // groups, x.numel() // (x.shape[0] * x.shape[1])
+    xt = x.reshape(n, groups, d, hw)
+    mean = xt.mean(dim=(2, 3), keepdim=True)
+    rstd = (((xt - mean) ** 2).mean(dim=(2, 3), keepdim=True) + eps).rsqrt()
+    dy = grad.reshape(n, groups, d, hw)
+    ds, db = (dy * xt).sum(3, keepdim=True), dy.sum(3, keepdim=True)
+    gamma = None if weight is None else weight.reshape(1, groups, d, 1)
+    gx = gw = gb = None
+    if needs[0]:
+        a = rstd if gamma is None else rstd * gamma
+        b = (ds if gamma is None else ds * gamma).sum(2, keepdim=True)
+        cc = (db if gamma is None else db * gamma).sum(2, keepdim=True)
+        s = 1.0 / (d * hw)
+        b = (cc * mean - b) * (rstd * rstd * rstd) * s
+        cc = -b * mean - cc * rstd * s
+        gx = (a * dy + b * xt + cc).reshape(tuple(x.shape))
+    if needs[1]:
+        gw = ((ds - db * mean) * rstd).sum(0).reshape(tuple(weight.shape))
+    if needs[2]:
+        gb = db.sum(0).reshape(c)
+    return gx, gw, gb, None, None
 
 
 def _adaptive_matrix(n_out: int, n_in: int) -> np.ndarray:

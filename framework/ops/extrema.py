@@ -9,6 +9,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import normalize_dims, wrap_dim
 from .combine import maximum, minimum
+from .gather import Scatter
 from .reduction import _keep_shape
 
 
@@ -38,8 +39,16 @@ class MaxAll(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        mask = (a == out)
-        return grad * mask / mask.sum()
+        return evenly_distribute(grad, a, out)
+
+
+def evenly_distribute(grad, a, value):
+    """torch's evenly_distribute_backward (CPU): zeros.masked_fill_(hit, grad / hit.sum()), the elements equal
+    to value (its NaNs when value is NaN) sharing grad: a MaskedFillBackward1 node under create_graph."""
+    xp = get_array_module(a._array)
+    hit = Tensor._make(xp.isnan(a._array) if bool(xp.isnan(value._array)) else a._array == value._array)
+    base = Tensor._make(xp.zeros(a.shape, dtype=grad._array.dtype))
+    return base.masked_fill_(hit, grad / hit.sum())
 
 
 class MinAll(MaxAll):
@@ -103,9 +112,11 @@ def _scatter_to_indices(ctx, grad, indices) -> tuple:
     if not ctx.keepdim:
         indices = xp.expand_dims(indices, ctx.dim)
     positions = xp.arange(ctx.shape[ctx.dim]).reshape([-1 if i == ctx.dim else 1 for i in range(len(ctx.shape))])
-    mask = Tensor._make(positions == indices)
+    del positions
     g = grad if ctx.keepdim else grad.unsqueeze(ctx.dim)
-    return g.expand(ctx.shape) * mask, None, None
+    # torch's value_selecting_reduction_backward: zeros.scatter(dim, indices, grad), ScatterBackward0
+    base = Tensor._make(xp.zeros(ctx.shape, dtype=grad._array.dtype))
+    return Scatter.apply(base, ctx.dim, indices, g), None, None
 
 
 class MinDim(MaxDim):

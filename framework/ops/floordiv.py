@@ -115,16 +115,40 @@ class Remainder(Function):
         ga = grad_for(grad, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = None
         if ctx.needs_input_grad[1]:
-            a, b = ctx.saved_tensors  # the rounded quotient is piecewise constant: no graph through it
-            q = Tensor._make(ctx._forward_cls._round(a._array, b._array))
-            gb = grad_for(-grad * q, *ctx.b_meta)
+            # torch's formula -grad * a.div(b, rounding_mode=...): the rounded quotient is a DivBackward2 node
+            # (zero gradients), so under create_graph b's gradient requires grad through a and b
+            a, b = ctx.saved_tensors
+            gb = grad_for(-grad * RoundedQuotient.apply(a, b, ctx._forward_cls._round), *ctx.b_meta)
         return ga, gb
 
 
 def _trunc_divide(a, b):
-    xp = get_array_module(a)
+    dt = _quotient_dtype(a, b, "div_trunc")
+    a, b = promote(a, b, dt)
+    xp = get_array_module(a if hasattr(a, "dtype") else b)
+    if dt.kind in "iu":  # exact for integers: the remainder taken off first
+        return ((a - xp.fmod(a, b)) // b).astype(dt, copy=False)
     with backend.errstate(xp, divide="ignore", invalid="ignore"):
-        return xp.trunc(a / b)
+        return xp.asarray(xp.trunc(a / b), dtype=dt)
+
+
+class RoundedQuotient(Function):
+    """out = a / b rounded down (floor_divide's algorithm) or toward zero: torch's div(rounding_mode=...), whose
+    gradients are zeros (DivBackward2). Saves nothing."""
+
+    node_name, array_forward = "DivBackward2", True
+
+    @staticmethod
+    def forward(ctx, a, b, round_fn):
+        _meta(ctx, a, b)
+        return round_fn(a, b)
+
+    @staticmethod
+    def backward(ctx, grad):
+        xp = get_array_module(grad._array)
+        ga = Tensor._make(xp.zeros(ctx.a_meta[0], dtype=grad._array.dtype)) if ctx.needs_input_grad[0] else None
+        gb = Tensor._make(xp.zeros(ctx.b_meta[0], dtype=grad._array.dtype)) if ctx.needs_input_grad[1] else None
+        return ga, gb, None
 
 
 class FmodScalar(RemainderScalar):

@@ -11,7 +11,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..creation import zeros
 from ..tensor import Tensor
-from .indexing import IndexGrad
+from .indexing import EmbeddingGrad, IndexAddGrad
 
 
 def _index_array(index, name: str):
@@ -98,7 +98,7 @@ class Scatter(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ga = Scatter.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None
+        ga = ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None  # scatter.value
         gs = Gather.apply(grad, ctx.dim, ctx.index) if len(ctx.needs_input_grad) > 3 and \
             ctx.needs_input_grad[3] else None
         return ga, None, None, gs
@@ -161,7 +161,7 @@ class IndexSelect(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexGrad.apply(grad, ctx.shape, ctx.index, True), None, None
+        return IndexAddGrad.apply(grad, ctx.shape, ctx.index, True), None, None
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
@@ -227,7 +227,7 @@ class Embedding(Function):
         if ctx.padding_idx is not None:  # torch drops the padding row's gradient, whatever the weight holds
             keep = Tensor._make(ctx.idx != ctx.padding_idx).unsqueeze(-1)
             grad = grad * keep
-        return IndexGrad.apply(grad, ctx.shape, (ctx.idx,), True), None, None
+        return EmbeddingGrad.apply(grad, ctx.shape, (ctx.idx,), True), None, None
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm=None, norm_type=2.0,

@@ -86,7 +86,7 @@ class Select(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexGrad.apply(grad, ctx.shape, ctx.index, False), None, None
+        return SelectGrad.apply(grad, ctx.shape, ctx.index, False), None, None
 
 
 class Slice(Function):
@@ -103,7 +103,7 @@ class Slice(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexGrad.apply(grad, ctx.shape, ctx.index, False), None, None
+        return SliceGrad.apply(grad, ctx.shape, ctx.index, False), None, None
 
 
 class Unbind(Function):
@@ -164,7 +164,7 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return IndexGrad.apply(grad, ctx.shape, ctx.index, True), None
+        return IndexPutGrad.apply(grad, ctx.shape, ctx.index, True), None
 
 
 class IndexGrad(Function):
@@ -182,6 +182,15 @@ class IndexGrad(Function):
     @staticmethod
     def backward(ctx, g):
         return Index.apply(g, ctx.index), None, None, None
+
+
+# the same maths under torch's names for each op's create_graph gradient: select_backward, slice_backward,
+# index's zeros.index_put_ (IndexPutImplBackward0), index_select's zeros.index_add, embedding_dense_backward
+SelectGrad = type("SelectGrad", (IndexGrad,), {"node_name": "SelectBackwardBackward0"})
+SliceGrad = type("SliceGrad", (IndexGrad,), {"node_name": "SliceBackwardBackward0"})
+IndexPutGrad = type("IndexPutGrad", (IndexGrad,), {"node_name": "IndexPutImplBackward0"})
+IndexAddGrad = type("IndexAddGrad", (IndexGrad,), {"node_name": "IndexAddBackward0"})
+EmbeddingGrad = type("EmbeddingGrad", (IndexGrad,), {"node_name": "EmbeddingDenseBackwardBackward0"})
 
 
 def getitem(a, idx):

@@ -197,6 +197,16 @@ def _batched(a, b):
     return _unsafe_view(out, batch + ((n,) if a.ndim > 1 else ()) + ((p,) if b.ndim > 1 else ()))
 
 
+def _squeeze_single_batch(a, b):
+    """3-D @ 3-D where one side's batch is 1 (the other's not) and that side requires grad: ATen squeezes it to
+    a matrix (SqueezeBackward1), so the product folds into one mm and its gradient is not summed over an expand."""
+    if a.shape[0] == 1 and b.shape[0] != 1 and a.requires_grad:
+        return a.squeeze(0), b
+    if b.shape[0] == 1 and a.shape[0] != 1 and b.requires_grad:
+        return a, b.squeeze(0)
+    return a, b
+
+
 def matmul(a, b):
     """torch.matmul's dispatch and graph: dot, mv, mm (+ squeeze_), folded mm/mv, or broadcast bmm."""
     check_device(a, b)
@@ -213,6 +223,8 @@ def matmul(a, b):
         return out
     if a.ndim == 2 and b.ndim == 2:
         return Mm.apply(a, b)
+    if a.ndim == 3 and b.ndim == 3:
+        a, b = _squeeze_single_batch(a, b)
     if ((a.ndim >= 3 and b.ndim <= 2) or (b.ndim >= 3 and a.ndim <= 2)) and _should_fold(a, b):
         return _fold(a, b)
     return _batched(a, b)

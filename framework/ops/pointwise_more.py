@@ -13,6 +13,7 @@ from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import broadcast_shapes_checked, check_device, grad_for, normalize_dims, operand, scalar_type_name, sum_to
 from .linalg import Addmm
+from .scalar_ops import MulScalar, maybe_multiply
 
 
 class _Like:
@@ -82,8 +83,8 @@ class Addcdiv(Function):
         needs, value = ctx.needs_input_grad, ctx.value
         t1, t2 = ctx.saved_tensors
         ga = grad_for(grad, *ctx.metas[0]) if needs[0] else None
-        g1 = grad_for(grad * value / t2, *ctx.metas[1]) if needs[1] else None
-        g2 = grad_for(-grad * value * t1 / (t2 * t2), *ctx.metas[2]) if needs[2] else None
+        g1 = grad_for(grad * (value / t2), *ctx.metas[1]) if needs[1] else None
+        g2 = grad_for(-grad * (value * t1 / (t2 * t2)), *ctx.metas[2]) if needs[2] else None
         return ga, g1, g2, None
 
 
@@ -106,8 +107,9 @@ class Lerp(Function):
     @staticmethod
     def backward(ctx, grad):
         needs, w = ctx.needs_input_grad, ctx.weight
-        ga = grad_for(grad * (1 - w), *ctx.metas[0]) if needs[0] else None
-        ge = grad_for(grad * w, *ctx.metas[1]) if needs[1] else None
+        # torch's grad * (1 - weight), grad * weight: the Scalar product (MulBackward1 under create_graph)
+        ga = grad_for(MulScalar.apply(grad, 1 - w), *ctx.metas[0]) if needs[0] else None
+        ge = grad_for(MulScalar.apply(grad, w), *ctx.metas[1]) if needs[1] else None
         return ga, ge, None
 
 
@@ -164,9 +166,10 @@ class AddmmScaled(Addmm):
     def backward(ctx, grad):
         m1, m2 = ctx.saved_tensors
         beta, alpha = ctx.beta, ctx.alpha
-        gb = sum_to(grad * beta, ctx.bias_shape) if ctx.needs_input_grad[0] else None
-        g1 = grad.mm(m2.t()) * alpha if ctx.needs_input_grad[1] else None
-        g2 = m1.t().mm(grad) * alpha if ctx.needs_input_grad[2] else None
+        # torch's maybe_multiply: the scaled gradients are MulBackward1 nodes under create_graph
+        gb = sum_to(maybe_multiply(grad, beta), ctx.bias_shape) if ctx.needs_input_grad[0] else None
+        g1 = maybe_multiply(grad.mm(m2.t()), alpha) if ctx.needs_input_grad[1] else None
+        g2 = maybe_multiply(m1.t().mm(grad), alpha) if ctx.needs_input_grad[2] else None
         return gb, g1, g2, None, None
 
     backward_arrays = None

@@ -11,6 +11,7 @@ from ..backend import errstate as _errstate
 from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
 from ._util import normalize_dims
+from .scalar_ops import DivScalar
 
 
 def _keep_shape(shape: tuple, dims: tuple) -> tuple:
@@ -82,7 +83,7 @@ class MeanAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad.expand(ctx.shape) / ctx.n
+        return DivScalar.apply(grad.expand(ctx.shape), ctx.n)  # torch's / numel: DivBackward1 under create_graph
 
     @staticmethod
     def backward_arrays(ctx, g):
@@ -106,7 +107,7 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim) / ctx.n, None, None
+        return DivScalar.apply(_expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), ctx.n), None, None
 
 
 def _var_setup(ctx, a, dim, correction, keepdim) -> None:

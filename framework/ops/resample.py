@@ -41,15 +41,63 @@ class SeparableMap(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        if cls.saves_input:
-            ctx.saved_tensors  # unpacked for torch's check: the input modified in place since forward is an error
-        return _Transposed.apply(grad, [m.T for m in ctx.mats]), None
+        if cls.saves_input:  # (unpacking checks that the input was not modified in place since forward)
+            (a,) = ctx.saved_tensors
+            return _backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]), None
+        return _transposed_op(cls).apply(grad, [m.T for m in ctx.mats]), None
 
 
-class _Transposed(SeparableMap):
-    """The gradient of a SeparableMap: the same maps transposed (its own gradient maps back again)."""
+_TRANSPOSED_OPS: dict = {}
 
-    node_name = "SeparableMapBackward"
+
+def _transposed_op(cls: type) -> type:
+    """The gradient of the map ``cls``: the same maps transposed, named like torch's double-backward node
+    (UpsampleBilinear2DBackwardBackward0...); its own gradient is ``cls`` again."""
+    back = cls.__dict__.get("back_of")
+    if back is not None:
+        return back
+    op = _TRANSPOSED_OPS.get(cls)
+    if op is None:
+        name = getattr(cls, "node_name", "")
+        node = name.replace("Backward0", "BackwardBackward0") if name.endswith("Backward0") else "SeparableMapBackward"
+        op = _TRANSPOSED_OPS[cls] = type(cls.__name__ + "Grad", (SeparableMap,),
+                                         {"node_name": node, "back_of": cls, "saves_input": False})
+    return op
+
+
+class _TransposedOfInput(Function):
+    """out = g mapped by the transposed maps: the backward of a map whose torch backward also takes its input
+    (reflection/replication pad, adaptive_avg_pool2d), so under create_graph it is a node with edges (g, input),
+    torch's ``*BackwardBackward0``, whose gradient in the input is zero. Saves nothing (the input's shape)."""
+
+    array_forward = True
+    forward_op: type = SeparableMap
+
+    @staticmethod
+    def forward(ctx, g, a, mats):
+        ctx.mats, ctx.a_meta = mats, (a.shape, a.dtype)
+        xp = get_array_module(g)
+        return xp.ascontiguousarray(_apply_maps(xp, g, mats))
+
+    @staticmethod
+    def backward(ctx, grad):
+        needs = ctx.needs_input_grad
+        gg = ctx._forward_cls.forward_op.apply(grad, [m.T for m in ctx.mats]) if needs[0] else None
+        ga = Tensor._make(get_array_module(grad._array).zeros(*ctx.a_meta)) if needs[1] else None
+        return gg, ga, None
+
+
+_BACKWARD_OPS: dict = {}
+
+
+def _backward_op(cls: type) -> type:
+    """The _TransposedOfInput subclass for the map ``cls`` (named like torch's double-backward node)."""
+    op = _BACKWARD_OPS.get(cls)
+    if op is None:
+        node = cls.node_name.replace("Backward0", "BackwardBackward0")
+        op = _BACKWARD_OPS[cls] = type(cls.__name__ + "Grad", (_TransposedOfInput,),
+                                       {"node_name": node, "forward_op": cls})
+    return op
 
 
 def _named(name: str) -> type:

@@ -28,6 +28,11 @@ class MulScalar(Function):
         return g * ctx.c, None
 
 
+def maybe_multiply(t, c):
+    """ATen's maybe_multiply: t itself when c is 1, else t * c as the Scalar overload (MulBackward1)."""
+    return t if c == 1 else MulScalar.apply(t, c)
+
+
 class DivScalar(Function):
     """out = a / c for a Python number c. Saves nothing."""
 

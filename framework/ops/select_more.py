@@ -14,7 +14,7 @@ from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
 from ..tensor import Tensor
 from ._util import normalize_dims, scalar_type_name, wrap_dim
-from .extrema import _scatter_to_indices, values_and_indices, values_indices
+from .extrema import _scatter_to_indices, evenly_distribute, values_and_indices, values_indices
 from .gather import index_select
 
 
@@ -69,10 +69,25 @@ class Take(Function):
     @staticmethod
     def backward(ctx, grad):
         ctx.saved_arrays  # the version check on the saved input
-        xp = get_array_module(grad._array)
-        out = xp.zeros(int(_prod(ctx.shape)), dtype=grad._array.dtype)
-        backend.scatter_add(out, ctx.index.reshape(-1), grad._array.reshape(-1))
-        return Tensor._make(out.reshape(ctx.shape)), None
+        return _TakeBackward.apply(grad, ctx.shape, ctx.index), None
+
+
+class _TakeBackward(Function):
+    """out = zeros(shape) with g added at the flat positions ``index`` (torch's take_backward, zeros.put_ with
+    accumulate): PutBackward0 under create_graph, whose gradient is take again. Saves nothing."""
+
+    node_name, array_forward = "PutBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, shape, index):
+        ctx.index = index
+        out = get_array_module(g).zeros(int(_prod(shape)), dtype=g.dtype)
+        backend.scatter_add(out, index.reshape(-1), g.reshape(-1))
+        return out.reshape(shape)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Take.apply(grad, ctx.index), None, None  # torch's put_ backward: grad.take(index)
 
 
 def _prod(shape) -> int:
@@ -113,11 +128,8 @@ class MedianAll(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, out = ctx.saved_arrays
-        xp = get_array_module(a)
-        hit = xp.where(xp.isnan(out), xp.isnan(a), a == out)  # torch's evenly_distribute_backward
-        share = hit.astype(a.dtype) / hit.sum()
-        return grad * Tensor._make(share)
+        a, out = ctx.saved_tensors
+        return evenly_distribute(grad, a, out)
 
 
 class MedianDim(Function):

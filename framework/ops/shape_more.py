@@ -204,8 +204,27 @@ class Trace(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        n = min(ctx.shape)
-        return DiagonalBackward.apply(grad.expand(n), ctx.shape, 0, 0, 1)
+        # torch's trace_backward: zeros(rows * cols).index_fill_(0, diagonal positions, grad).view(sizes)
+        return _DiagonalFill.apply(grad, ctx.shape).view(*ctx.shape)
+
+
+class _DiagonalFill(Function):
+    """out = zeros(rows * cols) with the number g at a matrix's flat diagonal positions (trace's backward before
+    its view; torch's index_fill_ with a tensor value). Saves nothing."""
+
+    node_name, array_forward = "IndexFillBackward1", True
+
+    @staticmethod
+    def forward(ctx, g, shape):
+        ctx.shape = shape
+        rows, cols = shape
+        out = get_array_module(g).zeros(rows * cols, dtype=g.dtype)
+        out[0:min(rows, cols) * (cols + 1):cols + 1] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return Trace.apply(grad.view(*ctx.shape)), None  # the diagonal's sum
 
 
 # ---- functional API ---------------------------------------------------------------------------------

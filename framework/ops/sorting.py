@@ -13,7 +13,7 @@ from ..random import _gen
 from ..tensor import Tensor
 from ._util import normalize_dims, wrap_dim
 from .combine import Cat
-from .gather import ScatterAdd
+from .gather import Scatter
 
 values_indices = collections.namedtuple("return_types", ["values", "indices"])
 
@@ -39,7 +39,7 @@ class _ByIndices(Function):
         if not ctx.shape:
             return grad, None, None
         base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
-        return ScatterAdd.apply(base, ctx.dim, indices, grad), None, None
+        return Scatter.apply(base, ctx.dim, indices, grad), None, None  # torch's: a scatter (ScatterBackward0)
 
 
 class SortValues(_ByIndices):
@@ -110,8 +110,10 @@ class Cumsum(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        # the reversed running sum: total - running sum + own element
-        return grad.sum(dim=ctx.dim, keepdim=True) - Cumsum.apply(grad, ctx.dim) + grad, None
+        # torch's cumsum_backward: the reversed running sum, flip(cumsum(flip(grad))) (grad itself when trivial)
+        if grad.numel() <= 1 or grad.shape[ctx.dim] == 1:
+            return grad, None
+        return Cumsum.apply(grad.flip(ctx.dim), ctx.dim).flip(ctx.dim), None
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:

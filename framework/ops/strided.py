@@ -55,11 +55,28 @@ class AsStrided(Function):
     def backward(ctx, grad):
         n, size, stride, offset, (in_size, in_stride, in_offset) = ctx.conf
         xp = get_array_module(grad._array)
-        flat = xp.zeros(n, dtype=grad._array.dtype)
         out_pos = _positions(xp, n, size, stride, offset)
-        backend.scatter_add(flat, out_pos.reshape(-1), grad._array.reshape(-1))
         in_pos = _positions(xp, n, in_size, in_stride, in_offset)
-        return Tensor._make(flat[in_pos]), None, None, None, None, None
+        return StorageMap.apply(grad, n, out_pos, in_pos), None, None, None, None, None
+
+
+class StorageMap(Function):
+    """out = zeros(n) with g added at the storage positions ``src``, read at the positions ``dst`` (torch's
+    as_strided_backward): a node of its own under create_graph (AsStridedBackward0), whose gradient is the same
+    map with src and dst swapped. Saves nothing."""
+
+    node_name, array_forward = "AsStridedBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, n, src, dst):
+        ctx.n, ctx.src, ctx.dst = n, src, dst
+        flat = get_array_module(g).zeros(n, dtype=g.dtype)
+        backend.scatter_add(flat, src.reshape(-1), g.reshape(-1))
+        return flat[dst]
+
+    @staticmethod
+    def backward(ctx, grad):
+        return StorageMap.apply(grad, ctx.n, ctx.dst, ctx.src), None, None, None
 
 
 def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:

@@ -10,9 +10,10 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
-from ..tensor import Tensor
 from ._util import binary_dtype
 from . import backward_ops as _bw, scalar_ops as _scalar
+from .combine import Where
+from ..tensor import Tensor
 
 
 def _float(a):
@@ -216,9 +217,7 @@ class LeakyRelu(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        # the slope mask is piecewise constant in a, so a constant tensor keeps double backward exact
-        mask = _leaky_slopes(get_array_module(a._array), a._array, ctx.slope, grad._array.dtype)
-        return grad * Tensor._make(mask), None
+        return _bw.LeakyReluBackward.apply(grad, a, ctx.slope), None  # one node under create_graph, as torch
 
     @staticmethod
     def backward_arrays(ctx, g):
@@ -228,15 +227,7 @@ class LeakyRelu(Function):
         return factor, None
 
 
-def _leaky_slopes(xp, a, slope: float, dtype):
-    """1 where a > 0, else slope (NaN counts as not > 0, as in torch).
-
-    For 0 <= slope <= 1 it is max(mask, slope) of the 0/1 mask: exactly 1 or slope, in half the time of where().
-    """
-    if 0 <= slope <= 1 and a.ndim:  # (numpy compares 0-d arrays into a scalar, which out= cannot take)
-        factor = (a > 0).astype(dtype)
-        return xp.maximum(factor, slope, out=factor)
-    return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
+_leaky_slopes = _bw.slopes
 
 
 class Clamp(Function):
@@ -266,7 +257,9 @@ class Clamp(Function):
         if ctx.hi is not None:
             upper = a <= ctx.hi
             mask = upper if mask is None else mask & upper
-        return grad * mask, None, None
+        # torch's clamp_backward: where(mask, grad, 0), a WhereBackward0 node under create_graph
+        zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+        return Where.apply(mask, grad, zero), None, None
 
 
 class Rsqrt(Function):
