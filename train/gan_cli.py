@@ -70,6 +70,11 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                         "G converges instead of circling (default off)")
     g.add_argument("--pack", type=int, default=None,
                    help="PacGAN: D judges this many samples at once, which exposes mode collapse (default 1)")
+    g.add_argument("--noise", choices=["normal", "uniform"], default=None,
+                   help="G's latent distribution: standard normal, or uniform on [-1, 1] (default normal)")
+    g.add_argument("--minibatch-std", action="store_true", default=None,
+                   help="D also sees the batch's spread (minibatch standard deviation), so a G whose samples bunch "
+                        "on a few modes is easy to spot (default off)")
     g.add_argument("--spectral-norm", action="store_true", default=None,
                    help="spectral normalisation of every Linear/Conv layer of D: it bounds D's Lipschitz constant so "
                         "D cannot overpower G (default off)")
@@ -110,10 +115,11 @@ def resolve(args) -> dict:
     chosen = {"r1": args.r1, "pack": args.pack, "lr_schedule": args.lr_schedule, "steps": args.steps,
               "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm, "lr_d": args.lr_d,
               "lr_g": args.lr_g, "d_steps": args.d_steps, "g_width": args.g_width, "g_depth": args.g_depth,
-              "d_width": args.d_width, "d_depth": args.d_depth, "batch_size": args.batch_size, "lr": args.lr}
+              "d_width": args.d_width, "d_depth": args.d_depth, "batch_size": args.batch_size, "lr": args.lr,
+              "noise": args.noise, "minibatch_std": args.minibatch_std, "latent_dim": args.latent_dim}
     settings = {"r1": 0.0, "pack": 1, "lr_schedule": "cosine", "steps": 3000, "g_batchnorm": False,
                 "spectral_norm": False, "d_steps": 1, "g_width": 128, "d_width": 128, "d_depth": 2,
-                "batch_size": 256, "lr": 1e-3, **recipe}
+                "batch_size": 256, "lr": 1e-3, "noise": "normal", "minibatch_std": False, **recipe}
     settings.update({k: v for k, v in chosen.items() if v is not None})
     settings.setdefault("g_depth", 4 if settings["g_batchnorm"] else 2)
     settings["lr_d"] = settings.get("lr_d") or settings["lr"]
@@ -152,7 +158,7 @@ def run_gan(args, out: str) -> dict:
     from models import BNGenerator, ConvDiscriminator, ConvGenerator, Discriminator, Generator
 
     from . import datasets, distributed, plotting
-    from .gan_techniques import Packed, late_decay, spectral_normed
+    from .gan_techniques import MinibatchStd, Packed, late_decay, spectral_normed
     from .gan_trainer import GANTrainer
     from .metrics import mode_metrics
 
@@ -164,10 +170,10 @@ def run_gan(args, out: str) -> dict:
     if args.data in ("ring", "grid"):
         mixture = datasets.ring(std=cfg["std"]) if args.data == "ring" else datasets.grid(std=cfg["std"])
         # a 2-D latent and a ReLU generator cover all modes sharply within ~3000 steps (see issue notes)
-        latent = args.latent_dim or 2
+        latent = cfg.get("latent_dim") or 2
         width, depth = cfg["g_width"], cfg["g_depth"]
         G = BNGenerator(latent, width, depth) if cfg["g_batchnorm"] else Generator(latent, width, depth)
-        D = Discriminator(2 * cfg["pack"], cfg["d_width"], cfg["d_depth"])
+        D = Discriminator(2 * cfg["pack"] + cfg["minibatch_std"], cfg["d_width"], cfg["d_depth"])
         sample_real = mixture.sample
 
         def evaluate(samples):
@@ -178,7 +184,7 @@ def run_gan(args, out: str) -> dict:
         if images.shape[1:] != (1, size, size) or size not in (8, 28):
             raise datasets.DataError(f"expected (N, 1, 8, 8) or (N, 1, 28, 28) images, got {images.shape}")
         x_train, y_train, x_test, y_test = _digit_split(images, labels)
-        latent = args.latent_dim or 32
+        latent = cfg.get("latent_dim") or 32
         G, D = ConvGenerator(latent, size), ConvDiscriminator(size, channels=cfg["pack"])
 
         def sample_real(n, rng):
@@ -187,6 +193,10 @@ def run_gan(args, out: str) -> dict:
         evaluate = None
     if cfg["spectral_norm"]:
         D = spectral_normed(D)
+    if cfg["minibatch_std"]:
+        if mixture is None:
+            raise ValueError("--minibatch-std is for 2-D data (--data ring or grid)")
+        D = MinibatchStd(D)
     if cfg["pack"] > 1:
         D = Packed(D, cfg["pack"])
     betas = (0.5, 0.999)
@@ -208,7 +218,7 @@ def run_gan(args, out: str) -> dict:
                          progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
                          data_seed=args.seed, ema=args.ema, r1=cfg["r1"], pack=cfg["pack"],
-                         d_steps=cfg["d_steps"], compile=not args.no_compile and not args.distributed)
+                         d_steps=cfg["d_steps"], noise=cfg["noise"], compile=not args.no_compile and not args.distributed)
     trainer.rank, trainer.world_size = args.rank, args.world_size
     if args.distributed:
         distributed.average_logs(trainer)
@@ -226,7 +236,8 @@ def run_gan(args, out: str) -> dict:
     result = {"data": args.data, "steps": trainer.step, "seconds": round(trainer.seconds, 2), "mode": args.mode,
               "seed": args.seed, "recipe": recipe_name(args), "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
               "g_batchnorm": cfg["g_batchnorm"], "spectral_norm": cfg["spectral_norm"],
-              "lr_schedule": cfg["lr_schedule"],
+              "lr_schedule": cfg["lr_schedule"], "noise": cfg["noise"], "minibatch_std": cfg["minibatch_std"],
+              "latent_dim": latent,
               **{k: cfg[k] for k in ("lr_d", "lr_g", "d_steps", "batch_size", "g_width", "g_depth", "d_width",
                                      "d_depth")}}
     if mixture is not None:
@@ -326,7 +337,7 @@ def _argv_summary(args) -> list[str]:
     """The options that shape a sweep's runs, as command-line text for the table's header."""
     parts = [f"--data {args.data}", f"--protocol {args.protocol}", f"--recipe {recipe_name(args)}"]
     for name in ("std", "steps", "r1", "pack", "ema", "lr_schedule", "latent_dim", "batch_size", "lr", "lr_d", "lr_g",
-                 "d_steps", "g_width", "g_depth", "d_width", "d_depth"):
+                 "d_steps", "g_width", "g_depth", "d_width", "d_depth", "noise"):
         value = getattr(args, name)
         if value is not None:
             parts.append(f"--{name.replace('_', '-')} {value}")
@@ -334,5 +345,7 @@ def _argv_summary(args) -> list[str]:
         parts.append("--g-batchnorm")
     if args.spectral_norm:
         parts.append("--spectral-norm")
+    if args.minibatch_std:
+        parts.append("--minibatch-std")
     return parts + [f"--seeds {args.seeds[0]}-{args.seeds[-1]}" if args.seeds == list(
         range(args.seeds[0], args.seeds[-1] + 1)) else "--seeds " + ",".join(map(str, args.seeds))]
