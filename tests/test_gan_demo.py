@@ -246,9 +246,13 @@ def test_recipes_resolve_to_their_settings_and_explicit_options_win():
     assert (cfg["g_batchnorm"], cfg["lr_schedule"], cfg["lr_g"], cfg["lr_d"], cfg["steps"]) == (True, "late", 3e-3,
                                                                                              1e-3, 3000)
     assert resolve(parser.parse_args(["gan", "--recipe", "long"]))["steps"] == 6000
-    grid = resolve(parser.parse_args(["gan", "--data", "grid"]))  # the grid's default
+    grid = resolve(parser.parse_args(["gan", "--data", "grid", "--recipe", "grid"]))
     assert (grid["g_batchnorm"], grid["g_width"], grid["g_depth"], grid["d_width"], grid["d_depth"],
-            grid["steps"]) == (False, 256, 3, 256, 3, 12000)
+            grid["steps"], grid["r1"]) == (False, 256, 3, 256, 3, 12000, 0.0)
+    default = resolve(parser.parse_args(["gan", "--data", "grid"]))  # the grid's default: grid-r1 = grid + R1
+    assert default == {**grid, "r1": 0.1}
+    assert resolve(parser.parse_args(["gan", "--data", "grid", "--recipe", "grid", "--r1", "0.1"])) == default
+    assert resolve(parser.parse_args(["gan", "--data", "grid", "--r1", "0"]))["r1"] == 0.0  # explicit 0 wins
     plain = resolve(parser.parse_args(["gan", "--recipe", "plain"]))
     assert (plain["g_batchnorm"], plain["lr_schedule"], plain["lr_g"], plain["g_depth"]) == (False, "cosine", 1e-3, 2)
     digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # images keep the plain recipe

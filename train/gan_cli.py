@@ -12,13 +12,15 @@ import numpy as np
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
 # Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
 # 'sharp' = a batch-norm G; 'fast-g' (the ring's default) = sharp with a constant lr dropped late and G learning 3x
-# faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' (the grid's default) = wider and
-# deeper plain nets, trained longer
+# faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets,
+# trained longer; 'grid-r1' (the grid's default) = grid with an R1 penalty on D, so every seed covers all 25 modes
 RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
            "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
            "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
            "grid": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
-                    "steps": 12000}}
+                    "steps": 12000},
+           "grid-r1": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
+                       "steps": 12000, "r1": 0.1}}
 
 
 def add_gan_arguments(g: argparse.ArgumentParser) -> None:
@@ -32,10 +34,11 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--recipe", choices=list(RECIPES), default=None,
                    help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
                         "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
-                        "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; explicit options win "
-                        "(default fast-g for the ring, grid for the grid, plain for images)")
+                        "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; 'grid-r1' = grid with --r1 0.1; "
+                        "explicit options win (default fast-g for the ring, grid-r1 for the grid, plain for images)")
     g.add_argument("--steps", type=int, default=None,
-                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid; 200 with --quick)")
+                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid and grid-r1; 200 with "
+                        "--quick)")
     g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
     g.add_argument("--lr", type=float, default=None,
                    help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
@@ -47,16 +50,16 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--d-steps", type=int, default=None,
                    help="D updates per G update, each on fresh real and fake samples (default 1)")
     g.add_argument("--g-width", type=int, default=None,
-                   help="2-D data: G's hidden width (default 128; 256 in the grid recipe)")
+                   help="2-D data: G's hidden width (default 128; 256 in the grid recipes)")
     g.add_argument("--g-depth", type=int, default=None,
-                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipe)")
+                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipes)")
     g.add_argument("--d-width", type=int, default=None,
-                   help="2-D data: D's hidden width (default 128; 256 in the grid recipe)")
+                   help="2-D data: D's hidden width (default 128; 256 in the grid recipes)")
     g.add_argument("--d-depth", type=int, default=None,
-                   help="2-D data: D's hidden layers (default 2; 3 in the grid recipe)")
+                   help="2-D data: D's hidden layers (default 2; 3 in the grid recipes)")
     g.add_argument("--lr-schedule", choices=["cosine", "late", "constant"], default=None,
                    help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default late in the "
-                        "fast-g, long and grid recipes, else cosine)")
+                        "fast-g, long, grid and grid-r1 recipes, else cosine)")
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py; default detach)")
     g.add_argument("--latent-dim", type=int, default=None,
@@ -67,7 +70,7 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                         "plain: the 2-layer ReLU G)")
     g.add_argument("--r1", type=float, default=None,
                    help="R1 gradient penalty weight on D at real data: a double backward that keeps D smooth so "
-                        "G converges instead of circling (default off)")
+                        "G converges instead of circling (default off; 0.1 in the grid-r1 recipe)")
     g.add_argument("--pack", type=int, default=None,
                    help="PacGAN: D judges this many samples at once, which exposes mode collapse (default 1)")
     g.add_argument("--noise", choices=["normal", "uniform"], default=None,
@@ -105,8 +108,8 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def recipe_name(args) -> str:
-    """--recipe, or its default: fast-g for the ring, grid for the grid, plain for images."""
-    return args.recipe or {"ring": "fast-g", "grid": "grid"}.get(args.data, "plain")
+    """--recipe, or its default: fast-g for the ring, grid-r1 for the grid, plain for images."""
+    return args.recipe or {"ring": "fast-g", "grid": "grid-r1"}.get(args.data, "plain")
 
 
 def resolve(args) -> dict:
