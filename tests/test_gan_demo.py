@@ -128,9 +128,9 @@ def test_minibatch_std_appends_the_batch_spread_and_passes_gradients():
 
     out = MinibatchStd(Spy())(x)
     assert out.shape == (6, 1) and seen[0].shape == (6, 3)
-    spread = x.numpy().std(0, ddof=1).mean()  # torch.std's default: unbiased
-    np.testing.assert_allclose(seen[0].numpy()[:, 2], spread)
-    np.testing.assert_allclose(seen[0].numpy()[:, :2], x.numpy())
+    spread = x.cpu().numpy().std(0, ddof=1).mean()  # torch.std's default: unbiased
+    np.testing.assert_allclose(seen[0].cpu().numpy()[:, 2], spread)
+    np.testing.assert_allclose(seen[0].cpu().numpy()[:, :2], x.cpu().numpy())
     # the spread column is part of the graph: its gradient reaches every sample (float64 gradcheck)
     D = MinibatchStd(Discriminator(3, 4).double())
     assert gradcheck(lambda t: D(t), (x.clone().requires_grad_(True),))
@@ -140,11 +140,11 @@ def test_uniform_noise_draws_latents_in_the_square():
     G, D = Generator(3, 8), Discriminator(2, 8)
     trainer = GANTrainer(G, D, optim.Adam(G.parameters()), optim.Adam(D.parameters()), datasets.grid().sample,
                          latent_dim=3, batch_size=16, progress=False, noise="uniform")
-    z = trainer._latent(4000).numpy()
+    z = trainer._latent(4000).cpu().numpy()
     assert z.shape == (4000, 3) and z.min() >= -1 and z.max() <= 1 and z.min() < -0.99 and z.max() > 0.99
     assert abs(z.mean()) < 0.05 and abs(z.var() - 1 / 3) < 0.02  # uniform on [-1, 1], not normal (var 1)
     normal = GANTrainer(G, D, optim.Adam(G.parameters()), optim.Adam(D.parameters()), datasets.grid().sample,
-                        latent_dim=3, batch_size=16, progress=False)._latent(4000).numpy()
+                        latent_dim=3, batch_size=16, progress=False)._latent(4000).cpu().numpy()
     assert abs(normal.var() - 1) < 0.1
     with pytest.raises(ValueError, match="noise must be 'normal' or 'uniform'"):
         GANTrainer(G, D, None, None, datasets.grid().sample, latent_dim=3, noise="cauchy")
