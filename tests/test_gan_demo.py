@@ -10,11 +10,12 @@ import pytest
 
 import framework
 from framework import optim
+from framework.testing import gradcheck
 from models import BNGenerator, Discriminator, Generator
 from train import datasets
 from train.cli import build_parser, main
 from train.gan_cli import parse_seeds, resolve, sweep_table
-from train.gan_techniques import Packed, late_decay, r1_penalty, spectral_normed
+from train.gan_techniques import MinibatchStd, Packed, late_decay, r1_penalty, spectral_normed
 from train.gan_trainer import GANTrainer
 from train.image_quality import class_metrics, frechet_distance
 from train.metrics import mode_metrics
@@ -116,19 +117,54 @@ def test_packed_discriminator_judges_k_samples_at_once():
     assert Packed(ConvDiscriminator(8, channels=2), 2)(framework.randn(6, 1, 8, 8)).shape == (3, 1)
 
 
+def test_minibatch_std_appends_the_batch_spread_and_passes_gradients():
+    x = framework.randn(6, 2, dtype=framework.float64)
+    seen = []
+
+    class Spy(framework.nn.Module):  # records what the wrapped D sees
+        def forward(self, h):
+            seen.append(h)
+            return h.sum(1, keepdim=True)
+
+    out = MinibatchStd(Spy())(x)
+    assert out.shape == (6, 1) and seen[0].shape == (6, 3)
+    spread = x.cpu().numpy().std(0, ddof=1).mean()  # torch.std's default: unbiased
+    np.testing.assert_allclose(seen[0].cpu().numpy()[:, 2], spread)
+    np.testing.assert_allclose(seen[0].cpu().numpy()[:, :2], x.cpu().numpy())
+    # the spread column is part of the graph: its gradient reaches every sample (float64 gradcheck)
+    D = MinibatchStd(Discriminator(3, 4).double())
+    assert gradcheck(lambda t: D(t), (x.clone().requires_grad_(True),))
+
+
+def test_uniform_noise_draws_latents_in_the_square():
+    G, D = Generator(3, 8), Discriminator(2, 8)
+    trainer = GANTrainer(G, D, optim.Adam(G.parameters()), optim.Adam(D.parameters()), datasets.grid().sample,
+                         latent_dim=3, batch_size=16, progress=False, noise="uniform")
+    z = trainer._latent(4000).cpu().numpy()
+    assert z.shape == (4000, 3) and z.min() >= -1 and z.max() <= 1 and z.min() < -0.99 and z.max() > 0.99
+    assert abs(z.mean()) < 0.05 and abs(z.var() - 1 / 3) < 0.02  # uniform on [-1, 1], not normal (var 1)
+    normal = GANTrainer(G, D, optim.Adam(G.parameters()), optim.Adam(D.parameters()), datasets.grid().sample,
+                        latent_dim=3, batch_size=16, progress=False)._latent(4000).cpu().numpy()
+    assert abs(normal.var() - 1) < 0.1
+    with pytest.raises(ValueError, match="noise must be 'normal' or 'uniform'"):
+        GANTrainer(G, D, None, None, datasets.grid().sample, latent_dim=3, noise="cauchy")
+
+
 def test_late_decay_factor():
     f = late_decay(100)
     assert [f(0), f(74), f(75), f(99)] == [1.0, 1.0, 0.1, 0.1]
 
 
-def _ring_run(steps=400, bn=False, sn=False, lr_d=2e-3, depth=2, **kw):
+def _ring_run(steps=400, bn=False, sn=False, lr_d=2e-3, depth=2, mbstd=False, **kw):
     framework.manual_seed(0)
     ring = datasets.ring()
     pack = kw.get("pack", 1)
     G = BNGenerator(2, 64) if bn else Generator(2, 64, depth)
-    D = Discriminator(2 * pack, 64, depth)
+    D = Discriminator(2 * pack + mbstd, 64, depth)
     if sn:
         D = spectral_normed(D)
+    if mbstd:
+        D = MinibatchStd(D)
     if pack > 1:
         D = Packed(D, pack)
     opt_g = optim.Adam(G.parameters(), lr=2e-3, betas=(0.5, 0.999))
@@ -144,9 +180,10 @@ def _ring_run(steps=400, bn=False, sn=False, lr_d=2e-3, depth=2, **kw):
 
 
 @pytest.mark.parametrize("technique", [{}, {"bn": True}, {"r1": 0.1}, {"pack": 2}, {"ema": 0.9}, {"sn": True},
-                                       {"d_steps": 2}, {"lr_d": 4e-3}, {"depth": 3}],
+                                       {"d_steps": 2}, {"lr_d": 4e-3}, {"depth": 3}, {"mbstd": True},
+                                       {"noise": "uniform", "steps": 800}],  # a square of latents to a ring: slower
                          ids=["plain", "g_batchnorm", "r1", "pack", "ema", "spectral_norm", "d_steps", "lr_d",
-                              "depth"])
+                              "depth", "minibatch_std", "uniform_noise"])
 def test_each_technique_learns(technique):
     evals, history = _ring_run(**technique)
     first, last = evals[0], evals[-1]
@@ -188,15 +225,34 @@ def test_sizes_and_learning_rates_reach_the_run(tmp_path):
     assert tuple(weights["G"]["0.weight"].shape) == (32, 2) and tuple(weights["D"]["4.weight"].shape) == (48, 48)
 
 
+def test_noise_latent_dim_and_minibatch_std_reach_the_run(tmp_path):
+    out = tmp_path / "run"
+    assert main(["gan", "--data", "grid", "--steps", "4", "--noise", "uniform", "--latent-dim", "5",
+                 "--minibatch-std", "--d-width", "16", "--g-width", "16", "--batch-size", "16", "--out", str(out),
+                 "--no-progress"]) == 0
+    m = json.loads((out / "metrics.json").read_text())
+    assert (m["noise"], m["latent_dim"], m["minibatch_std"]) == ("uniform", 5, True)
+    weights = framework.load(str(out / "final.safetensors"))
+    # G reads 5 latents; D reads the point and the batch's spread (2 + 1 columns)
+    assert tuple(weights["G"]["0.weight"].shape) == (16, 5) and tuple(weights["D"]["D.0.weight"].shape) == (16, 3)
+    ring = json.loads((main(["gan", "--steps", "2", "--out", str(tmp_path / "ring"), "--no-progress"]) or
+                       (tmp_path / "ring" / "metrics.json")).read_text())
+    assert (ring["noise"], ring["latent_dim"], ring["minibatch_std"]) == ("normal", 2, False)  # the defaults
+
+
 def test_recipes_resolve_to_their_settings_and_explicit_options_win():
     parser = build_parser()
     cfg = resolve(parser.parse_args(["gan"]))  # the default: fast-g on the ring
     assert (cfg["g_batchnorm"], cfg["lr_schedule"], cfg["lr_g"], cfg["lr_d"], cfg["steps"]) == (True, "late", 3e-3,
                                                                                              1e-3, 3000)
     assert resolve(parser.parse_args(["gan", "--recipe", "long"]))["steps"] == 6000
-    grid = resolve(parser.parse_args(["gan", "--data", "grid"]))  # the grid's default
+    grid = resolve(parser.parse_args(["gan", "--data", "grid", "--recipe", "grid"]))
     assert (grid["g_batchnorm"], grid["g_width"], grid["g_depth"], grid["d_width"], grid["d_depth"],
-            grid["steps"]) == (False, 256, 3, 256, 3, 12000)
+            grid["steps"], grid["r1"]) == (False, 256, 3, 256, 3, 12000, 0.0)
+    default = resolve(parser.parse_args(["gan", "--data", "grid"]))  # the grid's default: grid-r1 = grid + R1
+    assert default == {**grid, "r1": 0.1}
+    assert resolve(parser.parse_args(["gan", "--data", "grid", "--recipe", "grid", "--r1", "0.1"])) == default
+    assert resolve(parser.parse_args(["gan", "--data", "grid", "--r1", "0"]))["r1"] == 0.0  # explicit 0 wins
     plain = resolve(parser.parse_args(["gan", "--recipe", "plain"]))
     assert (plain["g_batchnorm"], plain["lr_schedule"], plain["lr_g"], plain["g_depth"]) == (False, "cosine", 1e-3, 2)
     digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # images keep the plain recipe

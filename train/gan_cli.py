@@ -12,13 +12,15 @@ import numpy as np
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
 # Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
 # 'sharp' = a batch-norm G; 'fast-g' (the ring's default) = sharp with a constant lr dropped late and G learning 3x
-# faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' (the grid's default) = wider and
-# deeper plain nets, trained longer
+# faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets,
+# trained longer; 'grid-r1' (the grid's default) = grid with an R1 penalty on D, so every seed covers all 25 modes
 RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
            "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
            "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
            "grid": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
-                    "steps": 12000}}
+                    "steps": 12000},
+           "grid-r1": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
+                       "steps": 12000, "r1": 0.1}}
 
 
 def add_gan_arguments(g: argparse.ArgumentParser) -> None:
@@ -32,10 +34,11 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--recipe", choices=list(RECIPES), default=None,
                    help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
                         "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
-                        "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; explicit options win "
-                        "(default fast-g for the ring, grid for the grid, plain for images)")
+                        "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; 'grid-r1' = grid with --r1 0.1; "
+                        "explicit options win (default fast-g for the ring, grid-r1 for the grid, plain for images)")
     g.add_argument("--steps", type=int, default=None,
-                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid; 200 with --quick)")
+                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid and grid-r1; 200 with "
+                        "--quick)")
     g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
     g.add_argument("--lr", type=float, default=None,
                    help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
@@ -47,16 +50,16 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
     g.add_argument("--d-steps", type=int, default=None,
                    help="D updates per G update, each on fresh real and fake samples (default 1)")
     g.add_argument("--g-width", type=int, default=None,
-                   help="2-D data: G's hidden width (default 128; 256 in the grid recipe)")
+                   help="2-D data: G's hidden width (default 128; 256 in the grid recipes)")
     g.add_argument("--g-depth", type=int, default=None,
-                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipe)")
+                   help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipes)")
     g.add_argument("--d-width", type=int, default=None,
-                   help="2-D data: D's hidden width (default 128; 256 in the grid recipe)")
+                   help="2-D data: D's hidden width (default 128; 256 in the grid recipes)")
     g.add_argument("--d-depth", type=int, default=None,
-                   help="2-D data: D's hidden layers (default 2; 3 in the grid recipe)")
+                   help="2-D data: D's hidden layers (default 2; 3 in the grid recipes)")
     g.add_argument("--lr-schedule", choices=["cosine", "late", "constant"], default=None,
                    help="cosine annealing to 0, 'late': x0.1 for the last quarter, or constant (default late in the "
-                        "fast-g, long and grid recipes, else cosine)")
+                        "fast-g, long, grid and grid-r1 recipes, else cosine)")
     g.add_argument("--mode", choices=["detach", "retain_graph"], default="detach",
                    help="how the D and G steps share the forward pass (see train/gan_trainer.py; default detach)")
     g.add_argument("--latent-dim", type=int, default=None,
@@ -67,9 +70,14 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                         "plain: the 2-layer ReLU G)")
     g.add_argument("--r1", type=float, default=None,
                    help="R1 gradient penalty weight on D at real data: a double backward that keeps D smooth so "
-                        "G converges instead of circling (default off)")
+                        "G converges instead of circling (default off; 0.1 in the grid-r1 recipe)")
     g.add_argument("--pack", type=int, default=None,
                    help="PacGAN: D judges this many samples at once, which exposes mode collapse (default 1)")
+    g.add_argument("--noise", choices=["normal", "uniform"], default=None,
+                   help="G's latent distribution: standard normal, or uniform on [-1, 1] (default normal)")
+    g.add_argument("--minibatch-std", action="store_true", default=None,
+                   help="D also sees the batch's spread (minibatch standard deviation), so a G whose samples bunch "
+                        "on a few modes is easy to spot (default off)")
     g.add_argument("--spectral-norm", action="store_true", default=None,
                    help="spectral normalisation of every Linear/Conv layer of D: it bounds D's Lipschitz constant so "
                         "D cannot overpower G (default off)")
@@ -100,8 +108,8 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def recipe_name(args) -> str:
-    """--recipe, or its default: fast-g for the ring, grid for the grid, plain for images."""
-    return args.recipe or {"ring": "fast-g", "grid": "grid"}.get(args.data, "plain")
+    """--recipe, or its default: fast-g for the ring, grid-r1 for the grid, plain for images."""
+    return args.recipe or {"ring": "fast-g", "grid": "grid-r1"}.get(args.data, "plain")
 
 
 def resolve(args) -> dict:
@@ -110,10 +118,11 @@ def resolve(args) -> dict:
     chosen = {"r1": args.r1, "pack": args.pack, "lr_schedule": args.lr_schedule, "steps": args.steps,
               "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm, "lr_d": args.lr_d,
               "lr_g": args.lr_g, "d_steps": args.d_steps, "g_width": args.g_width, "g_depth": args.g_depth,
-              "d_width": args.d_width, "d_depth": args.d_depth, "batch_size": args.batch_size, "lr": args.lr}
+              "d_width": args.d_width, "d_depth": args.d_depth, "batch_size": args.batch_size, "lr": args.lr,
+              "noise": args.noise, "minibatch_std": args.minibatch_std, "latent_dim": args.latent_dim}
     settings = {"r1": 0.0, "pack": 1, "lr_schedule": "cosine", "steps": 3000, "g_batchnorm": False,
                 "spectral_norm": False, "d_steps": 1, "g_width": 128, "d_width": 128, "d_depth": 2,
-                "batch_size": 256, "lr": 1e-3, **recipe}
+                "batch_size": 256, "lr": 1e-3, "noise": "normal", "minibatch_std": False, **recipe}
     settings.update({k: v for k, v in chosen.items() if v is not None})
     settings.setdefault("g_depth", 4 if settings["g_batchnorm"] else 2)
     settings["lr_d"] = settings.get("lr_d") or settings["lr"]
@@ -152,7 +161,7 @@ def run_gan(args, out: str) -> dict:
     from models import BNGenerator, ConvDiscriminator, ConvGenerator, Discriminator, Generator
 
     from . import datasets, distributed, plotting
-    from .gan_techniques import Packed, late_decay, spectral_normed
+    from .gan_techniques import MinibatchStd, Packed, late_decay, spectral_normed
     from .gan_trainer import GANTrainer
     from .metrics import mode_metrics
 
@@ -164,10 +173,10 @@ def run_gan(args, out: str) -> dict:
     if args.data in ("ring", "grid"):
         mixture = datasets.ring(std=cfg["std"]) if args.data == "ring" else datasets.grid(std=cfg["std"])
         # a 2-D latent and a ReLU generator cover all modes sharply within ~3000 steps (see issue notes)
-        latent = args.latent_dim or 2
+        latent = cfg.get("latent_dim") or 2
         width, depth = cfg["g_width"], cfg["g_depth"]
         G = BNGenerator(latent, width, depth) if cfg["g_batchnorm"] else Generator(latent, width, depth)
-        D = Discriminator(2 * cfg["pack"], cfg["d_width"], cfg["d_depth"])
+        D = Discriminator(2 * cfg["pack"] + cfg["minibatch_std"], cfg["d_width"], cfg["d_depth"])
         sample_real = mixture.sample
 
         def evaluate(samples):
@@ -178,7 +187,7 @@ def run_gan(args, out: str) -> dict:
         if images.shape[1:] != (1, size, size) or size not in (8, 28):
             raise datasets.DataError(f"expected (N, 1, 8, 8) or (N, 1, 28, 28) images, got {images.shape}")
         x_train, y_train, x_test, y_test = _digit_split(images, labels)
-        latent = args.latent_dim or 32
+        latent = cfg.get("latent_dim") or 32
         G, D = ConvGenerator(latent, size), ConvDiscriminator(size, channels=cfg["pack"])
 
         def sample_real(n, rng):
@@ -187,6 +196,10 @@ def run_gan(args, out: str) -> dict:
         evaluate = None
     if cfg["spectral_norm"]:
         D = spectral_normed(D)
+    if cfg["minibatch_std"]:
+        if mixture is None:
+            raise ValueError("--minibatch-std is for 2-D data (--data ring or grid)")
+        D = MinibatchStd(D)
     if cfg["pack"] > 1:
         D = Packed(D, cfg["pack"])
     betas = (0.5, 0.999)
@@ -208,7 +221,7 @@ def run_gan(args, out: str) -> dict:
                          progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
                          data_seed=args.seed, ema=args.ema, r1=cfg["r1"], pack=cfg["pack"],
-                         d_steps=cfg["d_steps"], compile=not args.no_compile and not args.distributed)
+                         d_steps=cfg["d_steps"], noise=cfg["noise"], compile=not args.no_compile and not args.distributed)
     trainer.rank, trainer.world_size = args.rank, args.world_size
     if args.distributed:
         distributed.average_logs(trainer)
@@ -226,7 +239,8 @@ def run_gan(args, out: str) -> dict:
     result = {"data": args.data, "steps": trainer.step, "seconds": round(trainer.seconds, 2), "mode": args.mode,
               "seed": args.seed, "recipe": recipe_name(args), "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
               "g_batchnorm": cfg["g_batchnorm"], "spectral_norm": cfg["spectral_norm"],
-              "lr_schedule": cfg["lr_schedule"],
+              "lr_schedule": cfg["lr_schedule"], "noise": cfg["noise"], "minibatch_std": cfg["minibatch_std"],
+              "latent_dim": latent,
               **{k: cfg[k] for k in ("lr_d", "lr_g", "d_steps", "batch_size", "g_width", "g_depth", "d_width",
                                      "d_depth")}}
     if mixture is not None:
@@ -326,7 +340,7 @@ def _argv_summary(args) -> list[str]:
     """The options that shape a sweep's runs, as command-line text for the table's header."""
     parts = [f"--data {args.data}", f"--protocol {args.protocol}", f"--recipe {recipe_name(args)}"]
     for name in ("std", "steps", "r1", "pack", "ema", "lr_schedule", "latent_dim", "batch_size", "lr", "lr_d", "lr_g",
-                 "d_steps", "g_width", "g_depth", "d_width", "d_depth"):
+                 "d_steps", "g_width", "g_depth", "d_width", "d_depth", "noise"):
         value = getattr(args, name)
         if value is not None:
             parts.append(f"--{name.replace('_', '-')} {value}")
@@ -334,5 +348,7 @@ def _argv_summary(args) -> list[str]:
         parts.append("--g-batchnorm")
     if args.spectral_norm:
         parts.append("--spectral-norm")
+    if args.minibatch_std:
+        parts.append("--minibatch-std")
     return parts + [f"--seeds {args.seeds[0]}-{args.seeds[-1]}" if args.seeds == list(
         range(args.seeds[0], args.seeds[-1] + 1)) else "--seeds " + ",".join(map(str, args.seeds))]

@@ -6,6 +6,8 @@
 - ``Packed``: PacGAN packing (Lin et al. 2018): D judges ``k`` samples at once, so a G that repeats itself (mode
   collapse) is easy to tell from real data.
 - ``late_decay``: a constant learning rate that drops late in training, so G settles on the modes it found.
+- ``MinibatchStd``: minibatch standard deviation (Karras et al. 2018): D also sees how spread out the whole batch
+  is, so a G whose samples bunch on a few modes is easy to tell from real data.
 - ``spectral_normed``: spectral normalisation (Miyato et al. 2018) of every Linear/Conv layer of D: each weight is
   divided by its largest singular value (``nn.utils.parametrizations.spectral_norm``, as in torch), which bounds D's
   Lipschitz constant, so D cannot become steep enough to overpower G.
@@ -34,6 +36,19 @@ class Packed(nn.Module):
     def forward(self, x):
         n = x.shape[0] // self.k
         return self.D(x.reshape(n, self.k * x.shape[1], *x.shape[2:]))
+
+
+class MinibatchStd(nn.Module):
+    """D on (x, the batch's mean per-feature std as one more column): (B, F) -> ``D`` on (B, F + 1) (``D`` must be
+    built for that input).  The std is taken over the whole batch D judges, real or fake."""
+
+    def __init__(self, D: nn.Module) -> None:
+        super().__init__()
+        self.D = D
+
+    def forward(self, x):
+        spread = x.std(0).mean().reshape(1, 1).expand(x.shape[0], 1)  # one number per batch, to every row
+        return self.D(framework.cat([x, spread], 1))
 
 
 def late_decay(total_steps: int, at: float = 0.75, factor: float = 0.1):

@@ -9,7 +9,8 @@ steps only after both backward passes.
 
 Options from ``gan_techniques``: ``r1`` adds an R1 gradient penalty to D's loss (a double backward through D),
 ``pack`` makes D judge ``pack`` samples at a time (pass a ``Packed`` D), ``ema`` evaluates an average of G,
-``d_steps`` runs that many D updates (each on its own real rows and fresh z, on ``fake.detach()``) per G update.
+``d_steps`` runs that many D updates (each on its own real rows and fresh z, on ``fake.detach()``) per G update,
+``noise="uniform"`` draws z uniformly from [-1, 1]^latent_dim instead of from a standard normal.
 """
 from __future__ import annotations
 
@@ -39,9 +40,12 @@ class GANTrainer(Trainer):
                  callbacks=None, progress: bool | None = None, out_dir: str | None = None,
                  checkpoint_every: int | None = None, eval_every: int | None = None, evaluate_fn=None,
                  data_seed: int = 0, keep_checkpoints: int = 3, ema: float | None = None, r1: float = 0.0,
-                 pack: int = 1, d_steps: int = 1, compile: bool = False) -> None:
+                 pack: int = 1, d_steps: int = 1, noise: str = "normal", compile: bool = False) -> None:
         if mode not in ("detach", "retain_graph"):
             raise ValueError(f"mode must be 'detach' or 'retain_graph', not {mode!r}")
+        if noise not in ("normal", "uniform"):
+            raise ValueError(f"noise must be 'normal' or 'uniform', not {noise!r}")
+        self.noise = noise
         super().__init__(G, opt_g, None, device=device, callbacks=callbacks, progress=progress, out_dir=out_dir,
                          checkpoint_every=checkpoint_every, keep_checkpoints=keep_checkpoints, compile=compile)
         self.G, self.D, self.opt_g, self.opt_d = G, D, opt_g, opt_d
@@ -97,8 +101,13 @@ class GANTrainer(Trainer):
         return loss_d.detach(), loss_g.detach()
 
     def _z(self):
-        return self._shard(framework.randn(self.batch_size * self.pack * self.world_size, self.latent_dim,
-                                           device=self.device))
+        return self._shard(self._latent(self.batch_size * self.pack * self.world_size))
+
+    def _latent(self, n: int, generator=None):
+        """n latent vectors: standard normal, or uniform on [-1, 1] with ``noise="uniform"``."""
+        if self.noise == "uniform":  # a square of latents, the shape of the grid's square of modes
+            return framework.rand(n, self.latent_dim, generator=generator, device=self.device) * 2 - 1
+        return framework.randn(n, self.latent_dim, generator=generator, device=self.device)
 
     def _d_loss(self, real, fake=None, d_fake=None):
         """D's loss on real rows and on ``fake`` (detached by the caller) or on given logits ``d_fake``."""
@@ -138,7 +147,7 @@ class GANTrainer(Trainer):
         model = self.G_ema if self.G_ema is not None else self.G
         was = model.training
         model.eval()
-        z = framework.randn(n, self.latent_dim, generator=gen, device=self.device)
+        z = self._latent(n, gen)
         out = model(z).cpu().numpy()
         model.train(was)
         return out
