@@ -10,10 +10,14 @@ import re
 import sys
 
 from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
+from .autograd.anomaly import is_anomaly_enabled
 from .autograd.view_meta import rebase_error
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-         "with framework.autograd.set_detect_anomaly(True).")
+         "with framework.autograd.set_detect_anomaly(True, check_nan=False).")
+# torch's hint when anomaly mode is already on (its forward traceback was printed as a warning above)
+_HINT_ANOMALY = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                 "The variable in question was changed in there or anywhere later. Good luck!")
 
 
 def AutogradError(torch_message: str, explanation: str = "", cls: type = RuntimeError) -> Exception:
@@ -146,7 +150,7 @@ def inplace_modified(saved, node) -> AutogradError:
     current = saved.counter.value
     first = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
              f"[framework.{legacy} [{dims}]]{which} is at version {current}; expected version "
-             f"{saved.version} instead. {_HINT}")
+             f"{saved.version} instead. {_HINT_ANOMALY if is_anomaly_enabled() else _HINT}")
     counter = saved.counter
     label = _tensor_name(counter)
     lines = [

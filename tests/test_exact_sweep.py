@@ -203,6 +203,23 @@ def test_once_differentiable():
     assert _same(fn)[1][1] == "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
+@pytest.mark.parametrize("anomaly", [False, True])
+def test_inplace_error_hint_is_torchs(anomaly):
+    """the whole first line, hint included (torch 2.13's names check_nan=False; under anomaly mode another)."""
+    def first_line(m):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with m.autograd.set_detect_anomaly(anomaly):
+                a = m.ones(2, requires_grad=True)
+                b = a * 1
+                loss = (b * b).sum()
+                b.add_(1)
+                with pytest.raises(RuntimeError) as info:
+                    loss.backward()
+        return str(info.value).split("\n")[0].replace("torch.", "framework.")
+    assert first_line(framework) == first_line(torch)
+
+
 def test_function_apply_keyword_arguments_are_inputs_in_forwards_order():
     def fn(m):
         seen = []
