@@ -238,3 +238,162 @@ def test_function_apply_keyword_arguments_are_inputs_in_forwards_order():
         Mul.apply(a, k=1.0, y=y).sum().backward()
         return seen, a.grad.tolist(), y.grad.tolist()
     assert _same(fn)[0] == "ok"
+
+
+# ---- nn.Module hooks --------------------------------------------------------------------------------------------
+
+def _linear(m):
+    lin = m.nn.Linear(2, 2)
+    with m.no_grad():
+        lin.weight.copy_(m.tensor([[1.0, 2.0], [3.0, 4.0]]))
+        lin.bias.copy_(m.tensor([0.5, -0.5]))
+    return lin
+
+
+def _sh(t):
+    """What a hook saw, comparable across libraries: shapes, dtypes and values, None as None."""
+    if t is None:
+        return None
+    if isinstance(t, (tuple, list)):
+        return type(t).__name__, [_sh(x) for x in t]
+    return tuple(t.shape), str(t.dtype).split(".")[-1], [round(float(v), 5) for v in t.detach().reshape(-1).tolist()]
+
+
+def _two_inputs(m):
+    class Mul(m.nn.Module):
+        def forward(self, a, b=None):
+            return a * b
+    return Mul()
+
+
+@pytest.mark.parametrize("scenario", ["linear", "input_needs_no_grad", "two_inputs_one_needs_grad", "keyword_input",
+                                      "non_tensor_input"])
+def test_full_backward_hook_sees_torchs_grad_input_and_grad_output(scenario):
+    def fn(m):
+        seen = []
+
+        def register(mod):
+            mod.register_full_backward_pre_hook(lambda mm, go: seen.append(("pre", _sh(go))))
+            mod.register_full_backward_hook(lambda mm, gi, go: seen.append(("hook", _sh(gi), _sh(go))))
+            return mod
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            if scenario in ("linear", "input_needs_no_grad"):
+                out = register(_linear(m))(m.ones(1, 2, requires_grad=scenario == "linear"))
+            else:
+                mod = register(_two_inputs(m))
+                a = m.ones(2, requires_grad=True)
+                out = {"two_inputs_one_needs_grad": lambda: mod(a, m.full((2,), 3.0)),
+                       "keyword_input": lambda: mod(a, b=m.full((2,), 3.0, requires_grad=True)),
+                       "non_tensor_input": lambda: mod(a, 3.0)}[scenario]()
+            name = out.grad_fn.name()
+            out.sum().backward()
+        return seen, name, [str(w.message).replace("torch.", "framework.") for w in caught]
+    assert _same(fn)[0] == "ok"
+
+
+def test_backward_hooks_can_replace_gradients():
+    def fn(m):
+        lin = _linear(m)
+        lin.register_full_backward_pre_hook(lambda mm, go: (go[0] * 3,))
+        lin.register_full_backward_hook(lambda mm, gi, go: (gi[0] * 10,))
+        mul = _two_inputs(m)
+        mul.register_full_backward_hook(lambda mm, gi, go: (gi[0] * 10, None))
+        x, a, b = m.ones(1, 2, requires_grad=True), m.ones(2, requires_grad=True), m.full((2,), 3.0, requires_grad=True)
+        lin(x).sum().backward()
+        mul(a, b).sum().backward()
+        return _sh(x.grad), _sh(lin.weight.grad), _sh(a.grad), _sh(b.grad)
+    assert _same(fn)[0] == "ok"
+
+
+def test_backward_hook_on_a_module_with_several_outputs():
+    def fn(m):
+        class Two(m.nn.Module):
+            def forward(self, a):
+                return a * 2, a * 3
+        seen = []
+        mod = Two()
+        mod.register_full_backward_hook(lambda mm, gi, go: seen.append((_sh(gi), _sh(go))))
+        a = m.ones(2, requires_grad=True)
+        first, _ = mod(a)
+        first.sum().backward()
+        return seen
+    assert _same(fn)[0] == "ok"
+
+
+@pytest.mark.parametrize("case", ["inplace_on_output", "inplace_relu", "wrong_count", "pre_wrong_count", "mixed",
+                                  "mixed_other_order", "no_input_grad_returns"])
+def test_backward_hook_errors(case):
+    def fn(m):
+        lin = _linear(m)
+        x = m.ones(1, 2, requires_grad=True)
+        if case == "inplace_on_output":
+            lin.register_full_backward_hook(lambda *a: None)
+            lin(x).add_(1)
+        elif case == "inplace_relu":
+            relu = m.nn.ReLU(inplace=True)
+            relu.register_full_backward_hook(lambda *a: None)
+            relu(x * 1)
+        elif case == "wrong_count":
+            lin.register_full_backward_hook(lambda mm, gi, go: (gi[0], gi[0]))
+            lin(x).sum().backward()
+        elif case == "pre_wrong_count":
+            lin.register_full_backward_pre_hook(lambda mm, go: (go[0], go[0]))
+            lin(x).sum().backward()
+        elif case == "mixed":
+            lin.register_backward_hook(lambda *a: None)
+            lin.register_full_backward_hook(lambda *a: None)
+        elif case == "mixed_other_order":
+            lin.register_full_backward_hook(lambda *a: None)
+            lin.register_backward_hook(lambda *a: None)
+        else:
+            lin.register_full_backward_hook(lambda mm, gi, go: (m.ones(1, 2),))
+            lin(m.ones(1, 2)).sum().backward()
+    assert _same(fn)[:2] == ("error", "RuntimeError")
+
+
+def test_legacy_backward_hook():
+    def fn(m):
+        seen = []
+        lin, relu = _linear(m), m.nn.ReLU()
+        for mod in (lin, relu):
+            mod.register_backward_hook(lambda mm, gi, go: seen.append((type(mm).__name__, _sh(gi), _sh(go))))
+        x = m.ones(1, 2, requires_grad=True)
+        return seen, _warnings(lambda m: relu(lin(x)).sum().backward(), m)
+    assert _same(fn)[0] == "ok"
+
+
+def test_forward_hook_options():
+    def fn(m):
+        order = []
+
+        class Scale(m.nn.Module):
+            def forward(self, a, scale=1.0):
+                if scale < 0:
+                    raise ValueError("negative scale")
+                return a * scale
+        mod = Scale()
+        mod.register_forward_pre_hook(lambda mm, a, k: ((a[0] * 2,), {**k, "scale": 3.0}), with_kwargs=True)
+        mod.register_forward_hook(lambda mm, a, k, o: order.append(("kw", sorted(k), _sh(o))), with_kwargs=True)
+        mod.register_forward_hook(lambda mm, a, o: order.append("first"), prepend=True)
+        out = mod(m.ones(1), scale=1.0)
+        failing = Scale()
+        failing.register_forward_hook(lambda mm, a, o: order.append(("always", o)), always_call=True)
+        failing.register_forward_hook(lambda mm, a, o: order.append("not called"))
+        try:
+            failing(m.ones(1), scale=-1.0)
+        except ValueError:
+            order.append("raised")
+        with mod.register_forward_hook(lambda mm, a, o: order.append("scoped")):
+            mod(m.ones(1))
+        mod(m.ones(1))
+        return _sh(out), order
+    assert _same(fn)[0] == "ok"
+
+
+def test_forward_pre_hook_with_kwargs_must_return_a_pair():
+    def fn(m):
+        lin = _linear(m)
+        lin.register_forward_pre_hook(lambda mm, a, k: a, with_kwargs=True)
+        lin(m.ones(1, 2))
+    assert _same(fn)[:2] == ("error", "RuntimeError")

@@ -26,6 +26,12 @@ class RemovableHandle:
         if self._fn in self._hooks:
             self._hooks.remove(self._fn)
 
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:  # `with module.register_forward_hook(h):` removes the hook on exit
+        self.remove()
+
 
 class Node:
     """Base of every grad_fn: edges to the inputs' nodes, hooks, and ``apply(grads) -> grads``."""

@@ -10,9 +10,9 @@ from typing import Callable, Iterator
 
 from .. import backend, dtypes
 from ..autograd.grad_mode import no_grad
-from ..autograd.node import RemovableHandle
 from ..creation import as_tensor
 from ..tensor import Tensor
+from .module_hooks import ModuleHooks, call_with_hooks, has_call_hooks
 from .parameter import Parameter
 
 _IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
@@ -30,7 +30,7 @@ def zero_grads_(parameters, set_to_none: bool = True) -> None:
             p._grad.zero_()
 
 
-class Module:
+class Module(ModuleHooks):
     """Base class for all neural-network modules: subclass it and define ``forward``."""
 
     training: bool
@@ -131,28 +131,9 @@ class Module:
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        for hook in self._forward_pre_hooks:
-            backend.hook_called(hook)
-            res = hook(self, args)
-            if res is not None:
-                args = res if isinstance(res, tuple) else (res,)
-        out = self.forward(*args, **kwargs)
-        for hook in self._forward_hooks:
-            backend.hook_called(hook)
-            res = hook(self, args, out)
-            if res is not None:
-                out = res
-        return out
-
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, inputs, output) after forward; may return a replacement output."""
-        self._forward_hooks.append(hook)
-        return RemovableHandle(self._forward_hooks, hook)
-
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, inputs) before forward; may return replacement inputs."""
-        self._forward_pre_hooks.append(hook)
-        return RemovableHandle(self._forward_pre_hooks, hook)
+        if has_call_hooks(self):
+            return call_with_hooks(self, args, kwargs)
+        return self.forward(*args, **kwargs)
 
     # ---- traversal --------------------------------------------------------------------------------
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
