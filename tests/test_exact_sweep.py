@@ -397,3 +397,94 @@ def test_forward_pre_hook_with_kwargs_must_return_a_pair():
         lin.register_forward_pre_hook(lambda mm, a, k: a, with_kwargs=True)
         lin(m.ones(1, 2))
     assert _same(fn)[:2] == ("error", "RuntimeError")
+
+
+def test_state_dict_hooks():
+    def fn(m):
+        seen = []
+        lin = _linear(m)
+        lin.register_state_dict_pre_hook(lambda mm, prefix, keep_vars: seen.append(("pre", prefix, keep_vars)))
+        lin.register_state_dict_post_hook(lambda mm, sd, prefix, meta: sd.__setitem__(prefix + "extra", m.zeros(1)))
+        seq = m.nn.Sequential(lin)
+        keys = sorted(seq.state_dict())
+
+        def rename(mm, sd, prefix, *rest):
+            seen.append(("load_pre", prefix, sorted(sd)))
+            sd[prefix + "weight"] = sd.pop(prefix + "w")
+
+        def drop_extra(mm, keys):
+            seen.append(("load_post", type(mm).__name__, list(keys.missing_keys), list(keys.unexpected_keys)))
+            if "0.extra" in keys.unexpected_keys:
+                keys.unexpected_keys.remove("0.extra")
+        lin.register_load_state_dict_pre_hook(rename)
+        lin.register_load_state_dict_post_hook(drop_extra)
+        seq.register_load_state_dict_post_hook(lambda mm, keys: seen.append(("seq_post", type(mm).__name__)))
+        result = seq.load_state_dict({"0.w": m.zeros(2, 2), "0.bias": m.ones(2), "0.extra": m.zeros(1)})
+        return keys, seen, repr(result), lin.weight.tolist()
+    assert _same(fn)[0] == "ok"
+
+
+def test_public_state_dict_post_hook_must_return_none():
+    def fn(m):
+        lin = _linear(m)
+        lin.register_state_dict_post_hook(lambda mm, sd, prefix, meta: sd)
+        lin.state_dict()
+    assert _same(fn)[:2] == ("error", "RuntimeError")
+
+
+@pytest.mark.parametrize("case", ["tensor_as_parameter", "number_as_parameter", "tensor_as_module", "register_tensor",
+                                  "register_non_leaf", "add_non_module", "dotted_name"])
+def test_module_assignment_checks(case):
+    def fn(m):
+        lin, seq = _linear(m), m.nn.Sequential(m.nn.Linear(1, 1))
+        if case == "tensor_as_parameter":
+            lin.weight = m.zeros(2, 2)
+        elif case == "number_as_parameter":
+            lin.bias = 3
+        elif case == "tensor_as_module":
+            seq.__setattr__("0", m.zeros(1))
+        elif case == "register_tensor":
+            lin.register_parameter("p", m.zeros(1))
+        elif case == "register_non_leaf":
+            lin.register_parameter("p", m.nn.Parameter(m.ones(1)) * 2)
+        elif case == "add_non_module":
+            seq.add_module("x", 3)
+        else:
+            lin.register_parameter("a.b", m.nn.Parameter(m.ones(1)))
+        return sorted(n for n, _ in lin.named_parameters())
+    _same(fn)
+
+
+def test_assigning_parameters_modules_and_plain_values_moves_between_stores():
+    def fn(m):
+        lin = _linear(m)
+        lin.bias = None
+        lin.extra = 3
+        lin.extra = m.nn.ReLU()  # a module takes the name from the plain attribute
+        lin.extra = None  # and keeps it: None empties the slot
+        lin.register_buffer("buf", m.ones(1))
+        lin.buf = m.zeros(1)
+        lin.buf = m.nn.Parameter(m.ones(1))  # a parameter takes the name from the buffer
+        return (sorted(n for n, _ in lin.named_parameters()), sorted(n for n, _ in lin.named_buffers()),
+                [n for n, _ in lin.named_children()], lin.bias)
+    _same(fn)
+
+
+@pytest.mark.parametrize("target", ["0.foo", "0.0.weight.x", "0.0.bias", "0.0.nothing", "0", "", "x.weight"])
+@pytest.mark.parametrize("getter", ["get_submodule", "get_parameter", "get_buffer"])
+def test_get_submodule_parameter_buffer(getter, target):
+    def fn(m):
+        seq = m.nn.Sequential(m.nn.Sequential(m.nn.Linear(1, 1)))
+        seq[0].register_buffer("b", m.zeros(1))
+        found = getattr(seq, getter)(target)
+        return type(found).__name__, tuple(found.shape) if isinstance(found, m.Tensor) else None
+    _same(fn)
+
+
+def test_named_parameters_and_buffers_remove_duplicate():
+    def fn(m):
+        seq = m.nn.Sequential(m.nn.Linear(1, 1), m.nn.BatchNorm1d(1))
+        seq.add_module("dup", seq[0])
+        return ([n for n, _ in seq.named_parameters()], [n for n, _ in seq.named_parameters(remove_duplicate=False)],
+                [n for n, _ in seq.named_buffers(remove_duplicate=False)], [n for n, _ in seq.named_parameters(recurse=False)])
+    _same(fn)
