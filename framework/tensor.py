@@ -152,6 +152,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        # torch words the dtype error differently here than in requires_grad_()
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    def _set_requires_grad(self, value: bool, dtype_error: str) -> None:
         # torch's C++ is_leaf reads the grad_fn field: a view's history is not regenerated (nor refused) here
         if self._grad_fn is not None:
             if not value:
@@ -160,12 +164,12 @@ class Tensor:
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
             return
         if value and self._array.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(dtype_error)
         self._rg = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set requires_grad in place (leaves only) and return self."""
-        self.requires_grad = requires_grad
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
         return self
 
     @property

@@ -488,3 +488,19 @@ def test_named_parameters_and_buffers_remove_duplicate():
         return ([n for n, _ in seq.named_parameters()], [n for n, _ in seq.named_parameters(remove_duplicate=False)],
                 [n for n, _ in seq.named_buffers(remove_duplicate=False)], [n for n, _ in seq.named_parameters(recurse=False)])
     _same(fn)
+
+
+@pytest.mark.parametrize("how", ["attribute", "method", "parameter", "factory"])
+def test_integer_tensor_requiring_grad_is_torchs_error(how):
+    """torch words it three ways: `t.requires_grad = True`, `t.requires_grad_()`, Parameter(t) / a factory."""
+    def fn(m):
+        t = m.ones(2, dtype=m.int64)
+        if how == "attribute":
+            t.requires_grad = True
+        elif how == "method":
+            t.requires_grad_()
+        elif how == "parameter":
+            m.nn.Parameter(t)
+        else:
+            m.ones(2, dtype=m.int64, requires_grad=True)
+    assert _same(fn)[:2] == ("error", "RuntimeError")
