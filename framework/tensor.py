@@ -52,6 +52,11 @@ _NON_LEAF_GRAD_WARNING = (
 GRAD_HOMES: dict = {}
 
 
+# torch names a gradient's dtype by its C++ type in the .grad setter's error
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+                   "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it for autograd."""
 
@@ -261,12 +266,18 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value.dtype is not self.dtype:  # torch checks the dtype before the shape
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[value.dtype.name]}' to a tensor "
+                    f"with grad_dtype '{self.dtype.legacy[:-len('Tensor')]}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype).\n\n"
+                    f"Cast it first: `t.grad = g.to({self.dtype!r})`.")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: got {value.shape}, "
-                                   f"expected {self.shape}")
-            if value.dtype is not self.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: got {value.dtype}, "
-                                   f"expected {self.dtype}")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
         self._grad = value
 
     def _accumulate_grad(self, g: "Tensor", keep_graph: bool, retained: bool = False) -> None:

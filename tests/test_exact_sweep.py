@@ -504,3 +504,23 @@ def test_integer_tensor_requiring_grad_is_torchs_error(how):
         else:
             m.ones(2, dtype=m.int64, requires_grad=True)
     assert _same(fn)[:2] == ("error", "RuntimeError")
+
+
+# ---- .grad assignment, backward() and autograd.grad options -----------------------------------------------------
+
+@pytest.mark.parametrize("case", ["shape", "dtype", "int", "half", "shape_and_dtype", "itself", "non_leaf_itself"])
+def test_grad_assignment_checks(case):
+    def fn(m):
+        a = m.ones(2, 3, requires_grad=True)
+        value = {"shape": lambda: m.ones(3, 2), "dtype": lambda: m.ones(2, 3, dtype=m.float64),
+                 "int": lambda: m.ones(2, 3, dtype=m.int64), "half": lambda: m.ones(2, 3, dtype=m.float16),
+                 "shape_and_dtype": lambda: m.ones(3, dtype=m.float64), "itself": lambda: a,
+                 "non_leaf_itself": None}[case]
+        if value is None:
+            b = a * 2
+            b.grad = b
+        else:
+            a.grad = value()
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours[:2] == theirs[:2] == ("error", "RuntimeError")
+    assert ours[2].split(". ")[0] == theirs[2].split(". ")[0]  # the first sentence (torch goes on about grad_dtype)
