@@ -524,3 +524,49 @@ def test_grad_assignment_checks(case):
     ours, theirs = outcome(fn, framework), outcome(fn, torch)
     assert ours[:2] == theirs[:2] == ("error", "RuntimeError")
     assert ours[2].split(". ")[0] == theirs[2].split(". ")[0]  # the first sentence (torch goes on about grad_dtype)
+
+
+@pytest.mark.parametrize("case", ["grad_empty", "backward_empty", "materialize_not_allowed", "batched_shape"])
+def test_autograd_argument_errors(case):
+    def fn(m):
+        a = m.ones(2, requires_grad=True)
+        if case == "grad_empty":
+            m.autograd.grad((a * 2).sum(), [])
+        elif case == "backward_empty":
+            (a * 2).sum().backward(inputs=[])
+        elif case == "materialize_not_allowed":
+            m.autograd.grad((a * 2).sum(), a, allow_unused=False, materialize_grads=True)
+        else:
+            m.autograd.grad(a * 2, a, grad_outputs=m.ones(2), is_grads_batched=True)
+    ours = _same(fn)
+    assert ours[0] == "error"
+
+
+def test_autograd_grad_options():
+    def fn(m):
+        a, unused = m.ones(2, requires_grad=True), m.ones(2, requires_grad=True)
+        out = {}
+        out["materialize"] = [None if g is None else (g.tolist(), g.requires_grad) for g in
+                              m.autograd.grad((a * 2).sum(), [a, unused], materialize_grads=True)]
+        out["materialize_graph"] = [g.requires_grad for g in m.autograd.grad(
+            (a * a).sum(), [a, unused], materialize_grads=True, create_graph=True)]
+        out["batched"] = m.autograd.grad(a * a, a, grad_outputs=m.eye(2), is_grads_batched=True)[0].tolist()
+        out["batched_unused"] = [None if g is None else g.tolist() for g in m.autograd.grad(
+            a * 3, [a, unused], grad_outputs=m.eye(2), is_grads_batched=True, allow_unused=True)]
+        out["dict"] = {k: v.tolist() for k, v in m.autograd.grad((a * 3).sum(), {"x": a}).items()}
+        out["only_inputs"] = _warnings(lambda m: m.autograd.grad((a * 2).sum(), a, only_inputs=False), m)
+        return out
+    _same(fn)
+
+
+def test_backward_with_create_graph_warns_once_as_torch():
+    """torch warns once per process (TORCH_WARN_ONCE), so only our side is checked, against torch's text."""
+    framework.autograd._create_graph_warned = False
+
+    def run(m):
+        a = m.ones(2, requires_grad=True)
+        (a * a).sum().backward(create_graph=True)
+        m.autograd.backward((a * a).sum(), create_graph=True)
+    caught = _warnings(run, framework)
+    assert len(caught) == 1 and caught[0].startswith(
+        "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient")
