@@ -103,6 +103,27 @@ def partial_overlap() -> Exception:
 
 # ---- saved tensors --------------------------------------------------------------------------------
 
+def inference_tensor_saved(t) -> Exception:
+    """An op recorded for backward wants to save a tensor made under inference_mode()."""
+    return AutogradError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+        "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+        "it in autograd, or use `framework.no_grad()` instead of `framework.inference_mode()`.",
+        f"What happened: the op at {format_site(user_site())} needs, for its backward, a tensor "
+        f"({_describe(t.shape, t.dtype)}) made under inference_mode(), which keeps no version counter: autograd "
+        "could not tell whether it was changed before backward.")
+
+
+def inference_tensor_inplace(t) -> Exception:
+    """An in-place op on a tensor made under inference_mode(), outside it."""
+    return AutogradError(
+        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.",
+        f"What happened: an in-place op at {format_site(user_site())} would write into a tensor "
+        f"({_describe(t.shape, t.dtype)}) made under inference_mode(); such tensors keep no version counter, "
+        "so outside inference_mode() they are read-only.")
+
+
 def saved_tensor_freed(node) -> AutogradError:
     """Backward needs a saved value that an earlier backward freed."""
     where = format_site(node._site) if node is not None and node._site else "an earlier forward op"

@@ -120,6 +120,8 @@ class Tensor:
         """
         t = object.__new__(Tensor)
         Tensor._init(t, arr, src._version_counter)
+        if src._version_counter is None:  # torch: a view of an inference tensor is one, in any mode
+            t._version_counter = None
         t._base = src._base if src._base is not None else src
         if multi and _grad_state.grad:
             meta = CreationMeta.MULTI_OUTPUT_NODE
@@ -170,6 +172,10 @@ class Tensor:
             return
         if value and self._array.dtype.kind != "f":
             raise RuntimeError(dtype_error)
+        if value and self._version_counter is None and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+                               "\n\nThis tensor was made under framework.inference_mode(), which records no graph "
+                               "for it ever: make a normal copy with `t = t.clone()` first.")
         self._rg = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":

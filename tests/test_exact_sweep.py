@@ -570,3 +570,42 @@ def test_backward_with_create_graph_warns_once_as_torch():
     caught = _warnings(run, framework)
     assert len(caught) == 1 and caught[0].startswith(
         "Using backward() with create_graph=True will create a reference cycle between the parameter and its gradient")
+
+
+# ---- inference tensors ------------------------------------------------------------------------------------------
+
+INFERENCE_SCENARIOS = {
+    "saved_by_mul": lambda m, t: m.ones(3, requires_grad=True) * t,
+    "saved_by_exp_mul": lambda m, t: (m.ones(3, requires_grad=True).exp() * t).sum().backward(),
+    "saved_by_mm": lambda m, t: m.mm(m.ones(1, 3, requires_grad=True), t.view(3, 1)),
+    "saved_by_linear": lambda m, t: m.nn.functional.linear(m.ones(1, 3, requires_grad=True), t.view(1, 3)),
+    "not_saved_by_add": lambda m, t: (m.ones(3, requires_grad=True) + t).grad_fn.name(),
+    "add_": lambda m, t: t.add_(1),
+    "add_under_no_grad": lambda m, t: _under(m.no_grad(), lambda: t.add_(1)),
+    "setitem": lambda m, t: t.__setitem__(0, 2.0),
+    "zero_": lambda m, t: t.zero_(),
+    "copy_": lambda m, t: t.copy_(m.zeros(3)),
+    "view_add_": lambda m, t: t.view(3).add_(1),
+    "relu_inplace": lambda m, t: m.nn.functional.relu(t, inplace=True),
+    "inplace_inside": lambda m, t: _under(m.inference_mode(), lambda: t.add_(1).tolist()),
+    "requires_grad_": lambda m, t: t.requires_grad_(),
+    "requires_grad_false": lambda m, t: t.requires_grad_(False).is_inference(),
+    "clone_requires_grad": lambda m, t: t.clone().requires_grad_().is_leaf,
+    "views_are_inference": lambda m, t: (t.view(3).is_inference(), t[1:].is_inference(), (t * 2).is_inference()),
+    "version": lambda m, t: t[:2]._version,
+}
+
+
+def _under(ctx, fn):
+    with ctx:
+        return fn()
+
+
+@pytest.mark.parametrize("scenario", sorted(INFERENCE_SCENARIOS))
+def test_inference_tensor_outside_inference_mode(scenario):
+    def fn(m):
+        with m.inference_mode():
+            t = m.ones(3)
+        out = INFERENCE_SCENARIOS[scenario](m, t)
+        return out if isinstance(out, (bool, int, str, tuple, list)) or out is None else "tensor"
+    _same(fn)

@@ -234,6 +234,8 @@ class Function(metaclass=_FunctionMeta):
                        for a in args])
         record = True in needs and is_grad_enabled()
         if cls.inplace:
+            if args[0]._version_counter is None and not _grad_state.inference:
+                raise diagnostics.inference_tensor_inplace(args[0])
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
             target = args[0]._array
