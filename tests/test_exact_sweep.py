@@ -609,3 +609,23 @@ def test_inference_tensor_outside_inference_mode(scenario):
         out = INFERENCE_SCENARIOS[scenario](m, t)
         return out if isinstance(out, (bool, int, str, tuple, list)) or out is None else "tensor"
     _same(fn)
+
+
+# ---- optimizers and LR schedulers -------------------------------------------------------------------------------
+
+def _sgd(m, **kw):
+    p = m.nn.Parameter(m.tensor([1.0, 2.0]))
+    return p, m.optim.SGD([p], lr=0.1, **kw)
+
+
+def test_zero_grad_set_to_none_false_zeroes_the_same_tensor():
+    def fn(m):
+        p, opt = _sgd(m)
+        lin = m.nn.Linear(2, 1)
+        (p * p).sum().backward()
+        lin(m.ones(1, 2)).sum().backward()
+        g, w = p.grad, lin.weight.grad
+        opt.zero_grad(set_to_none=False)
+        lin.zero_grad(set_to_none=False)
+        return p.grad is g, lin.weight.grad is w, p.grad.tolist(), w.tolist()
+    assert _same(fn) == ("ok", (True, True, [0.0, 0.0], [[0.0, 0.0]]))

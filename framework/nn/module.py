@@ -35,9 +35,16 @@ def zero_grads_(parameters, set_to_none: bool = True) -> None:
             continue
         if set_to_none:
             p._grad = None
-        else:
-            p._grad = p._grad.detach()
-            p._grad.zero_()
+        else:  # torch zeroes the same tensor (code holding p.grad sees the zeros), cut from any graph first
+            g = p._grad
+            if g.grad_fn is not None:
+                if g._base is None:
+                    g.detach_()
+                else:  # (a view cannot be detached in place: a detached alias takes its place)
+                    p._grad = g = g.detach()
+            else:
+                g.requires_grad_(False)
+            g.zero_()
 
 
 class Module(ModuleHooks):
