@@ -629,3 +629,84 @@ def test_zero_grad_set_to_none_false_zeroes_the_same_tensor():
         lin.zero_grad(set_to_none=False)
         return p.grad is g, lin.weight.grad is w, p.grad.tolist(), w.tolist()
     assert _same(fn) == ("ok", (True, True, [0.0, 0.0], [[0.0, 0.0]]))
+
+
+@pytest.mark.parametrize("order", ["scheduler_first", "optimizer_first", "get_lr", "epoch_argument"])
+def test_scheduler_warnings(order):
+    def fn(m):
+        p, opt = _sgd(m)
+        sched = m.optim.lr_scheduler.StepLR(opt, step_size=2, gamma=0.5)
+
+        def run(m):
+            if order == "scheduler_first":
+                sched.step()
+                opt.step()
+            elif order == "optimizer_first":
+                opt.step()
+                sched.step()
+            elif order == "get_lr":
+                sched.get_lr()
+            else:
+                opt.step()
+                sched.step(3)
+        return _warnings(run, m), opt.param_groups[0]["lr"], sched.get_last_lr()
+    _same(fn)
+
+
+def test_scheduler_resumed_without_initial_lr():
+    def fn(m):
+        _, opt = _sgd(m)
+        m.optim.lr_scheduler.StepLR(opt, step_size=1, last_epoch=3)
+    assert _same(fn)[:2] == ("error", "KeyError")
+
+
+SCHEDULERS = {
+    "ConstantLR": lambda s, o: s.ConstantLR(o, factor=0.5, total_iters=3),
+    "PolynomialLR": lambda s, o: s.PolynomialLR(o, total_iters=4, power=2.0),
+    "CosineAnnealingWarmRestarts": lambda s, o: s.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2, eta_min=0.01),
+    "SequentialLR": lambda s, o: s.SequentialLR(o, [s.LinearLR(o, start_factor=0.1, total_iters=3),
+                                                    s.ExponentialLR(o, gamma=0.9)], milestones=[3]),
+    "SequentialLR_cosine": lambda s, o: s.SequentialLR(o, [s.ConstantLR(o, factor=0.5, total_iters=2),
+                                                           s.CosineAnnealingLR(o, T_max=4)], milestones=[2]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SCHEDULERS))
+def test_more_schedulers_follow_torchs_sequence(name):
+    def fn(m):
+        _, opt = _sgd(m)
+        sched = SCHEDULERS[name](m.optim.lr_scheduler, opt)
+        lrs = []
+        for _ in range(12):
+            opt.step()
+            sched.step()
+            lrs.append(opt.param_groups[0]["lr"])
+        state = sched.state_dict()
+        return lrs, sched.get_last_lr(), sorted(k for k in state if k != "_get_lr_called_within_step")
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours[0] == theirs[0] == "ok"
+    assert ours[1][0] == pytest.approx(theirs[1][0], rel=1e-12, abs=1e-15)
+    assert ours[1][1] == pytest.approx(theirs[1][1], rel=1e-12, abs=1e-15) and ours[1][2] == theirs[1][2]
+
+
+@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "ExponentialLR", "LinearLR", "CosineAnnealingLR",
+                                  "ConstantLR", "PolynomialLR", "CosineAnnealingWarmRestarts"])
+def test_scheduler_step_with_an_epoch_uses_the_closed_form(name):
+    def fn(m):
+        _, opt = _sgd(m)
+        s = m.optim.lr_scheduler
+        sched = {"StepLR": lambda: s.StepLR(opt, 2, gamma=0.5), "MultiStepLR": lambda: s.MultiStepLR(opt, [2, 5, 5]),
+                 "ExponentialLR": lambda: s.ExponentialLR(opt, 0.9), "LinearLR": lambda: s.LinearLR(opt),
+                 "CosineAnnealingLR": lambda: s.CosineAnnealingLR(opt, 10), "ConstantLR": lambda: s.ConstantLR(opt),
+                 "PolynomialLR": lambda: s.PolynomialLR(opt),
+                 "CosineAnnealingWarmRestarts": lambda: s.CosineAnnealingWarmRestarts(opt, 3, T_mult=2)}[name]()
+        lrs = []
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for epoch in (4, 1, 7, 7.5 if name == "CosineAnnealingWarmRestarts" else 9):
+                opt.step()
+                sched.step(epoch)
+                lrs.append(opt.param_groups[0]["lr"])
+        return lrs
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours[0] == theirs[0] == "ok" and ours[1] == pytest.approx(theirs[1], rel=1e-12)
