@@ -710,3 +710,44 @@ def test_scheduler_step_with_an_epoch_uses_the_closed_form(name):
         return lrs
     ours, theirs = outcome(fn, framework), outcome(fn, torch)
     assert ours[0] == theirs[0] == "ok" and ours[1] == pytest.approx(theirs[1], rel=1e-12)
+
+
+# ---- tensor hooks, Function misuse, calling a node ----------------------------------------------------------------
+
+@pytest.mark.parametrize("returned", ["other_shape", "other_dtype", "a_number"])
+def test_tensor_hook_returning_a_bad_gradient(returned):
+    def fn(m):
+        a = m.ones(2, requires_grad=True)
+        b = a * 2
+        b.register_hook({"other_shape": lambda g: m.ones(3), "other_dtype": lambda g: g.double(),
+                         "a_number": lambda g: 3}[returned])
+        b.sum().backward()
+    assert _same(fn)[0] == "error"
+
+
+def test_instantiating_a_function():
+    def fn(m):
+        class Double(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, g):
+                return g * 2
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f = Double()
+        try:
+            f(m.ones(1))
+        except RuntimeError as e:
+            return [(w.category.__name__, str(w.message).split(" should not")[1]) for w in caught], str(e)[:60]
+    assert _same(fn)[0] == "ok"
+
+
+def test_calling_a_grad_fn():
+    def fn(m):
+        a = m.ones(2, requires_grad=True)
+        one_edge, two_edges = a.sum().grad_fn(m.tensor(2.0)), (a * 3).grad_fn(m.ones(2))
+        return one_edge.tolist(), type(two_edges).__name__, [None if g is None else g.tolist() for g in two_edges]
+    _same(fn)

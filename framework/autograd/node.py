@@ -72,7 +72,8 @@ class Node:
         """Free saved values (after a backward without retain_graph)."""
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        out = self.apply(list(grads))  # torch: the gradient for a node of one input edge, else a tuple of them
+        return out[0] if len(out) == 1 else tuple(out)
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) runs after this node; may return replacement grad_inputs."""
