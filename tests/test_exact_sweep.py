@@ -751,3 +751,81 @@ def test_calling_a_grad_fn():
         one_edge, two_edges = a.sum().grad_fn(m.tensor(2.0)), (a * 3).grad_fn(m.ones(2))
         return one_edge.tolist(), type(two_edges).__name__, [None if g is None else g.tolist() for g in two_edges]
     _same(fn)
+
+
+# ---- autograd.functional, autograd.gradcheck --------------------------------------------------------------------
+
+def _x(m):
+    return m.tensor([1.0, 2.0], dtype=m.float64)
+
+
+def _y(m):
+    return m.tensor([3.0, -1.0, 0.5], dtype=m.float64)
+
+
+def _two_out(x, y):
+    return x * y.sum(), x ** 2
+
+
+def _scalar(x, y):
+    return (x ** 2 * y).sum()
+
+
+FUNCTIONAL = {
+    "jacobian": lambda F, m: F.jacobian(lambda x: x ** 2, _x(m)),
+    "jacobian_tuple": lambda F, m: F.jacobian(_two_out, (_x(m), _y(m))),
+    "jacobian_unused_input": lambda F, m: F.jacobian(lambda x, y: x * 2, (_x(m), _y(m))),
+    "jacobian_constant": lambda F, m: F.jacobian(lambda x: m.ones(2, dtype=m.float64), _x(m)),
+    "jacobian_list": lambda F, m: F.jacobian(lambda x: x * 2, [_x(m)]),
+    "hessian": lambda F, m: F.hessian(lambda x: (x ** 3).sum(), _x(m)),
+    "hessian_tuple": lambda F, m: F.hessian(_scalar, (_x(m), _y(m))),
+    "vjp": lambda F, m: F.vjp(lambda x: x ** 2, _x(m), m.ones(2, dtype=m.float64)),
+    "vjp_tuple": lambda F, m: F.vjp(_two_out, (_x(m), _y(m)), (m.ones(2, dtype=m.float64),) * 2),
+    "vjp_needs_v": lambda F, m: F.vjp(lambda x: x * 2, _x(m)),
+    "jvp": lambda F, m: F.jvp(lambda x: x ** 2, _x(m), m.ones(2, dtype=m.float64)),
+    "jvp_tuple": lambda F, m: F.jvp(_two_out, (_x(m), _y(m)), (m.ones(2, dtype=m.float64), m.ones(3, dtype=m.float64))),
+    "hvp": lambda F, m: F.hvp(lambda x: (x ** 3).sum(), _x(m), m.ones(2, dtype=m.float64)),
+    "hvp_tuple": lambda F, m: F.hvp(_scalar, (_x(m), _y(m)), (m.ones(2, dtype=m.float64), m.ones(3, dtype=m.float64))),
+    "vhp": lambda F, m: F.vhp(lambda x: (x ** 3).sum(), _x(m), m.ones(2, dtype=m.float64)),
+}
+
+
+def _values(r):
+    if isinstance(r, (tuple, list)):
+        return type(r).__name__, [_values(v) for v in r]
+    return tuple(r.shape), r.requires_grad, [round(float(v), 10) for v in r.reshape(-1).tolist()]
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONAL))
+def test_autograd_functional(name):
+    _same(lambda m: _values(FUNCTIONAL[name](m.autograd.functional, m)))
+
+
+def test_autograd_functional_create_graph():
+    def fn(m):
+        x = _x(m).requires_grad_()
+        j = m.autograd.functional.jacobian(lambda x: x ** 3, x, create_graph=True)
+        j.sum().backward()
+        plain = m.autograd.functional.jacobian(lambda x: x ** 3, x)
+        return _values(j), x.grad.tolist(), plain.requires_grad
+    _same(fn)
+
+
+def test_autograd_gradcheck_and_gradgradcheck_where_torch_has_them():
+    def fn(m):
+        class WrongSecond(m.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                ctx.save_for_backward(x)
+                return x ** 2
+
+            @staticmethod
+            def backward(ctx, g):
+                x, = ctx.saved_tensors
+                return g * 2 * x.detach()  # right first derivative, no second
+
+        x = _x(m).requires_grad_()
+        return (m.autograd.gradcheck(lambda t: t.sin() * t, (x,)), m.autograd.gradgradcheck(lambda t: t.sin() * t, (x,)),
+                m.autograd.gradcheck(WrongSecond.apply, (x,)),
+                m.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False))
+    assert _same(fn) == ("ok", (True, True, True, False))
