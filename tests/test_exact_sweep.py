@@ -829,3 +829,9 @@ def test_autograd_gradcheck_and_gradgradcheck_where_torch_has_them():
                 m.autograd.gradcheck(WrongSecond.apply, (x,)),
                 m.autograd.gradgradcheck(WrongSecond.apply, (x,), raise_exception=False))
     assert _same(fn) == ("ok", (True, True, True, False))
+
+
+def test_optimizer_given_a_tensor_instead_of_an_iterable():
+    def fn(m):
+        m.optim.SGD(m.ones(2, requires_grad=True), lr=0.1)
+    assert _same(fn)[:2] == ("error", "TypeError")
