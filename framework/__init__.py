@@ -14,6 +14,11 @@ from . import _tensor_methods  # noqa: F401  (floor 4: installs Tensor methods a
 from . import _more_methods  # noqa: F401  (floor 4: gather, topk, cumsum, new_zeros... methods)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
+from .autograd import functional as _autograd_functional  # noqa: F401  (sets framework.autograd.functional)
+from . import testing as _testing
+
+# torch.autograd.gradcheck / gradgradcheck: the checks live in testing (a higher floor), the names where torch has them
+autograd.gradcheck, autograd.gradgradcheck = _testing.gradcheck, _testing.gradgradcheck
 from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, empty,
                        empty_like, eye, from_numpy, full, full_like, linspace, ones, ones_like, rand, rand_like,
                        randint, randn, randn_like, randperm, tensor, zeros, zeros_like)

@@ -10,10 +10,14 @@ import re
 import sys
 
 from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
+from .autograd.anomaly import is_anomaly_enabled
 from .autograd.view_meta import rebase_error
 
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, "
-         "with framework.autograd.set_detect_anomaly(True).")
+         "with framework.autograd.set_detect_anomaly(True, check_nan=False).")
+# torch's hint when anomaly mode is already on (its forward traceback was printed as a warning above)
+_HINT_ANOMALY = ("Hint: the backtrace further above shows the operation that failed to compute its gradient. "
+                 "The variable in question was changed in there or anywhere later. Good luck!")
 
 
 def AutogradError(torch_message: str, explanation: str = "", cls: type = RuntimeError) -> Exception:
@@ -99,6 +103,27 @@ def partial_overlap() -> Exception:
 
 # ---- saved tensors --------------------------------------------------------------------------------
 
+def inference_tensor_saved(t) -> Exception:
+    """An op recorded for backward wants to save a tensor made under inference_mode()."""
+    return AutogradError(
+        "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+        "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+        "it in autograd, or use `framework.no_grad()` instead of `framework.inference_mode()`.",
+        f"What happened: the op at {format_site(user_site())} needs, for its backward, a tensor "
+        f"({_describe(t.shape, t.dtype)}) made under inference_mode(), which keeps no version counter: autograd "
+        "could not tell whether it was changed before backward.")
+
+
+def inference_tensor_inplace(t) -> Exception:
+    """An in-place op on a tensor made under inference_mode(), outside it."""
+    return AutogradError(
+        "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+        "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.",
+        f"What happened: an in-place op at {format_site(user_site())} would write into a tensor "
+        f"({_describe(t.shape, t.dtype)}) made under inference_mode(); such tensors keep no version counter, "
+        "so outside inference_mode() they are read-only.")
+
+
 def saved_tensor_freed(node) -> AutogradError:
     """Backward needs a saved value that an earlier backward freed."""
     where = format_site(node._site) if node is not None and node._site else "an earlier forward op"
@@ -146,7 +171,7 @@ def inplace_modified(saved, node) -> AutogradError:
     current = saved.counter.value
     first = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
              f"[framework.{legacy} [{dims}]]{which} is at version {current}; expected version "
-             f"{saved.version} instead. {_HINT}")
+             f"{saved.version} instead. {_HINT_ANOMALY if is_anomaly_enabled() else _HINT}")
     counter = saved.counter
     label = _tensor_name(counter)
     lines = [

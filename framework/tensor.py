@@ -52,6 +52,11 @@ _NON_LEAF_GRAD_WARNING = (
 GRAD_HOMES: dict = {}
 
 
+# torch names a gradient's dtype by its C++ type in the .grad setter's error
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
+                   "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
 class Tensor:
     """An n-dimensional array that can record the operations applied to it for autograd."""
 
@@ -115,6 +120,8 @@ class Tensor:
         """
         t = object.__new__(Tensor)
         Tensor._init(t, arr, src._version_counter)
+        if src._version_counter is None:  # torch: a view of an inference tensor is one, in any mode
+            t._version_counter = None
         t._base = src._base if src._base is not None else src
         if multi and _grad_state.grad:
             meta = CreationMeta.MULTI_OUTPUT_NODE
@@ -152,6 +159,10 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        # torch words the dtype error differently here than in requires_grad_()
+        self._set_requires_grad(value, "only Tensors of floating point and complex dtype can require gradients")
+
+    def _set_requires_grad(self, value: bool, dtype_error: str) -> None:
         # torch's C++ is_leaf reads the grad_fn field: a view's history is not regenerated (nor refused) here
         if self._grad_fn is not None:
             if not value:
@@ -160,12 +171,16 @@ class Tensor:
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
             return
         if value and self._array.dtype.kind != "f":
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+            raise RuntimeError(dtype_error)
+        if value and self._version_counter is None and not _grad_state.inference:
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+                               "\n\nThis tensor was made under framework.inference_mode(), which records no graph "
+                               "for it ever: make a normal copy with `t = t.clone()` first.")
         self._rg = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> "Tensor":
         """Set requires_grad in place (leaves only) and return self."""
-        self.requires_grad = requires_grad
+        self._set_requires_grad(requires_grad, "only Tensors of floating point dtype can require gradients")
         return self
 
     @property
@@ -257,12 +272,18 @@ class Tensor:
             if not isinstance(value, Tensor):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(value).__name__}")
+            if value is self:
+                raise RuntimeError("can't assign Variable as its own grad")
+            if value.dtype is not self.dtype:  # torch checks the dtype before the shape
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[value.dtype.name]}' to a tensor "
+                    f"with grad_dtype '{self.dtype.legacy[:-len('Tensor')]}'. The gradient must match the tensor's "
+                    "grad_dtype (defaults to the tensor's dtype).\n\n"
+                    f"Cast it first: `t.grad = g.to({self.dtype!r})`.")
             if value.shape != self.shape:
-                raise RuntimeError(f"assigned grad has data of a different size: got {value.shape}, "
-                                   f"expected {self.shape}")
-            if value.dtype is not self.dtype:
-                raise RuntimeError(f"assigned grad has data of a different type: got {value.dtype}, "
-                                   f"expected {self.dtype}")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '{list(value.shape)}' to a tensor of size "
+                    f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the same size")
         self._grad = value
 
     def _accumulate_grad(self, g: "Tensor", keep_graph: bool, retained: bool = False) -> None:

@@ -67,6 +67,35 @@ def gradcheck(fn: Callable, inputs: Sequence, eps: float = 1e-6, atol: float = 1
     return True
 
 
+def gradgradcheck(fn: Callable, inputs: Sequence, grad_outputs: Sequence | None = None, eps: float = 1e-6,
+                  atol: float = 1e-5, rtol: float = 1e-3, raise_exception: bool = True) -> bool:
+    """gradcheck of the gradients of ``fn`` (second derivatives), for float64 inputs.
+
+    As torch's: the vectors the first gradients are taken against are random (or ``grad_outputs``) and are
+    checked as inputs too.
+    """
+    inputs = list(inputs)
+    diff_inputs = [t for t in inputs if isinstance(t, Tensor) and t.requires_grad]
+    outs = _outputs(fn, inputs)
+    if grad_outputs is None:
+        rng = np.random.default_rng(0)
+        grad_outputs = [Tensor._make(backend.to_device(rng.standard_normal(o.shape).astype(o._array.dtype),
+                                                       o.device)).requires_grad_(True) for o in outs]
+    grad_outputs = list(grad_outputs)
+    n = len(inputs)
+
+    def first_grads(*args):
+        xs, vs = list(args[:n]), list(args[n:])
+        outs_now = _outputs(fn, xs)
+        diff = [t for t in xs if isinstance(t, Tensor) and t.requires_grad]
+        grads = autograd_grad(outs_now, diff, vs, create_graph=True, allow_unused=True)
+        return tuple(g for g in grads if g is not None)
+    if not diff_inputs:
+        return True
+    return gradcheck(first_grads, inputs + grad_outputs, eps=eps, atol=atol, rtol=rtol,
+                     raise_exception=raise_exception)
+
+
 def assert_close(actual, expected, *, rtol: float | None = None, atol: float | None = None,
                  check_dtype: bool = True, msg: str | None = None) -> None:
     """Assert two tensors (or arrays, or torch tensors) are equal within dtype-appropriate tolerances."""

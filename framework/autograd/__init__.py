@@ -1,6 +1,8 @@
 """framework.autograd: backward(), grad(), Function, grad modes, anomaly mode, explain()."""
 from __future__ import annotations
 
+import warnings
+
 from .. import diagnostics
 from ..creation import ones_like, tensor as _make_tensor, zeros_like
 from ..tensor import Tensor
@@ -74,12 +76,17 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         create_graph: record the backward pass itself, for higher-order derivatives.
         inputs: accumulate only into these tensors (leaves or not).
     """
+    given_inputs = inputs is not None
+    inputs = list(inputs.values()) if type(inputs) is dict else _as_list(inputs)
+    if given_inputs and not inputs:
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outputs = _as_list(tensors)
     grads = _root_grads(outputs, _as_list(grad_tensors), create_graph, for_grad=False)
     if retain_graph is None:
         retain_graph = create_graph
+    if create_graph:
+        _warn_create_graph_cycle()
     edges = [t._edge() for t in outputs]
-    inputs = _as_list(inputs)
     if not inputs:
         run_backward(edges, grads, retain_graph, create_graph)
         return
@@ -118,16 +125,82 @@ def _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets:
     return out
 
 
+_create_graph_warned = False
+
+
+def _warn_create_graph_cycle() -> None:
+    """torch's warning (once per process, as its TORCH_WARN_ONCE) for backward(create_graph=True)."""
+    global _create_graph_warned
+    if not _create_graph_warned:
+        _create_graph_warned = True
+        warnings.warn("Using backward() with create_graph=True will create a reference cycle between the parameter "
+                      "and its gradient which can cause a memory leak. We recommend using autograd.grad when "
+                      "creating the graph to avoid this. If you have to use this function, make sure to reset the "
+                      ".grad fields of your parameters to None after use to break the cycle and avoid the leak.",
+                      UserWarning, stacklevel=3)
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, create_graph: bool = False,
-         allow_unused: bool | None = None, materialize_grads: bool = False) -> tuple:
-    """Return d(outputs)/d(inputs) (vector-Jacobian products) without touching any ``.grad``."""
-    outs = _as_list(outputs)
-    ins = _as_list(inputs)
-    grads = _root_grads(outs, _as_list(grad_outputs), create_graph, for_grad=True)
-    if retain_graph is None:
-        retain_graph = create_graph
+         only_inputs: bool = True, allow_unused: bool | None = None, is_grads_batched: bool = False,
+         materialize_grads: bool = False):
+    """Return d(outputs)/d(inputs) (vector-Jacobian products) without touching any ``.grad``.
+
+    inputs may be a dict (the result is then a dict with its keys); is_grads_batched: the first dimension of
+    each grad_output is a batch of vectors, one vector-Jacobian product each (torch vmaps; we loop).
+    """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
     if allow_unused is None:
         allow_unused = materialize_grads
+    outs = _as_list(outputs)
+    ins = list(inputs.values()) if type(inputs) is dict else _as_list(inputs)
+    if not ins:
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
+    if not only_inputs:
+        warnings.warn("only_inputs argument is deprecated and is ignored now (defaults to True). To accumulate "
+                      "gradient for other parts of the graph, please use framework.autograd.backward.",
+                      FutureWarning, stacklevel=2)
+    if is_grads_batched:
+        result = _batched_grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+                               materialize_grads)
+    else:
+        result = _grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+                       materialize_grads)
+    return dict(zip(inputs.keys(), result)) if type(inputs) is dict else result
+
+
+def _batched_grad(outs, ins, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads) -> tuple:
+    """is_grads_batched: one vector-Jacobian product per row of the grad_outputs, stacked."""
+    for i, (t, g) in enumerate(zip(outs, grad_outputs)):
+        if g is not None and tuple(g.shape[1:]) != tuple(t.shape):
+            raise RuntimeError(
+                "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the batch "
+                "dimension. The sizes of the remaining dimensions are expected to match the shape of "
+                f"corresponding output, but a mismatch was detected: grad_output[{i}] has a shape of "
+                f"{type(g.shape)(g.shape[1:])} and output[{i}] has a shape of {t.shape}. If you only want some tensors in "
+                "`grad_output` to be considered batched, consider using vmap.")
+    n = next((g.shape[0] for g in grad_outputs if g is not None), 1)
+    rows = []
+    for b in range(n):
+        last = b == n - 1
+        rows.append(_grad(outs, ins, [None if g is None else g[b] for g in grad_outputs],
+                          retain_graph if last else True, create_graph, allow_unused, materialize_grads))
+    return tuple(None if rows[0][k] is None else _stack([r[k] for r in rows]) for k in range(len(ins)))
+
+
+def _stack(parts: list) -> Tensor:
+    """parts stacked along a new first dimension, by slice writes into zeros (ops sit above autograd)."""
+    out = zeros_like(parts[0]).unsqueeze(0).repeat(len(parts), *([1] * parts[0].dim()))
+    for b, part in enumerate(parts):
+        out[b] = part
+    return out
+
+
+def _grad(outs, ins, grad_outputs, retain_graph, create_graph, allow_unused, materialize_grads) -> tuple:
+    grads = _root_grads(outs, grad_outputs, create_graph, for_grad=True)
+    if retain_graph is None:
+        retain_graph = create_graph
     result = _run_captured([t._edge() for t in outs], grads, ins, retain_graph, create_graph)
     final = []
     for i, (t, g) in enumerate(zip(ins, result)):
@@ -137,7 +210,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
-                g = zeros_like(t)
+                g = zeros_like(t, requires_grad=create_graph)
         elif not create_graph and g.requires_grad:  # (a gradient torch returns as a view stays one)
             g = g.detach()
         final.append(g)

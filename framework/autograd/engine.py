@@ -230,12 +230,31 @@ def _run_tensor_hooks(node, grads: list) -> None:
                 backend.hook_called(fn)
                 new = fn(grads[nr])
                 if new is not None:
+                    _check_hook_result(fn, grads[nr], new)
                     grads[nr] = new
     retain = node._retain_grad_hooks
     if retain:
         for nr, fn in retain.items():
             if grads[nr] is not None:
                 fn(grads[nr])
+
+
+def _check_hook_result(fn, old, new) -> None:
+    """torch's check_single_result: a tensor hook returns a tensor of the gradient's type, device and size."""
+    name = getattr(fn, "__name__", type(fn).__name__)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'\n\n"
+                        f"A hook registered with register_hook returns None or the new gradient, a Tensor.")
+    if new._array.dtype != old._array.dtype:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.type()} got {new.type()})\n\n"
+                           "A hook's new gradient keeps the dtype of the one it received: cast it back with "
+                           f"`.to({old.dtype!r})`.")
+    if new.device != old.device:
+        raise RuntimeError(f"hook '{name}' has changed the device of value (was {old.device} got {new.device})")
+    if tuple(new._array.shape) != tuple(old._array.shape):
+        raise RuntimeError(f"hook '{name}' has changed the size of value\n\n"
+                           f"It received a gradient of shape {tuple(old.shape)} and returned one of shape "
+                           f"{tuple(new.shape)}: a hook's gradient keeps the shape of its tensor.")
 
 
 def _check_nan(node, outs) -> None:

@@ -7,6 +7,10 @@ base's version counter), then, if recording, set edges, save tensors and rebase 
 """
 from __future__ import annotations
 
+import functools
+import inspect
+import warnings
+
 import numpy as np
 
 from .. import backend, diagnostics
@@ -92,8 +96,9 @@ class BackwardNode(Node, FunctionCtx):
 
     def apply(self, grads: list) -> list:
         if self._materialize and len(grads) > 1 and any(g is None for g in grads):
-            grads = [zeros(shape, dtype=dt) if g is None else g
-                     for g, (shape, dt) in zip(grads, self._out_meta)]
+            # (an output that is not a tensor, or None, has no meta: its gradient stays None, as in torch)
+            grads = [zeros(meta[0], dtype=meta[1]) if g is None and meta is not None else g
+                     for g, meta in zip(grads, self._out_meta)]
         fwd = self._forward_cls
         n = len(self.needs_input_grad)
         edge_args = self._edge_args
@@ -131,6 +136,10 @@ class BackwardNode(Node, FunctionCtx):
         result = list(out[:n]) if edge_args is None else [out[i] for i in edge_args]
         if not fwd.array_forward:  # a user Function: check its gradients as torch's engine does
             for k, (g, shape) in enumerate(zip(result, self._input_shapes)):
+                if g is not None and not isinstance(g, Tensor):
+                    raise RuntimeError(f"expected Variable or None (got {type(g).__name__})\n\n"
+                                       f"{self.name()}'s backward returned a {type(g).__name__} as gradient {k}: "
+                                       "return a Tensor of the input's shape, or None when it needs no gradient.")
                 if g is None or tuple(g.shape) == shape:
                     continue
                 try:  # torch sums a gradient that is a broadcast of the input's shape back down to it
@@ -198,21 +207,51 @@ class Function(metaclass=_FunctionMeta):
     # what create_graph=True differentiates).
     backward_arrays = None
 
-    @staticmethod
-    def forward(ctx, *args, **kwargs):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def __init__(self, *args, **kwargs) -> None:
+        warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
+                      "you should invoke them on the class itself. Instantiating an autograd function will raise an "
+                      "error in a future version of PyTorch.", DeprecationWarning, stacklevel=2)
+
+    def __call__(self, *args, **kwargs):
+        raise RuntimeError("Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+                           "autograd function with static forward method. (Example: "
+                           "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)\n\n"
+                           f"Call `{type(self).__name__}.apply(...)` on the class itself.")
 
     @staticmethod
-    def backward(ctx, *grads):  # pragma: no cover - abstract
-        raise NotImplementedError
+    def forward(ctx, *args, **kwargs):
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def setup_context(ctx, inputs: tuple, output) -> None:
+        """Optional (torch 2's style): forward(*args) takes no ctx, and this fills ctx from inputs and output."""
+        raise NotImplementedError("setup_context is not implemented.")
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise NotImplementedError("You must implement either the backward or vjp method for your custom "
+                                  "autograd.Function to use it with backward mode AD.")
 
     @classmethod
-    def apply(cls, *args):
-        """Run forward on ``args`` and, if any input requires grad, record the op (views, in-place)."""
+    def apply(cls, *args, **kwargs):
+        """Run forward on ``args`` and, if any input requires grad, record the op (views, in-place).
+
+        Keyword arguments are bound to forward's parameters first, as torch does, so that they count as inputs
+        (needs_input_grad, one gradient each); with a setup_context, left-out defaults count too.
+        """
+        separate_ctx = cls.setup_context is not Function.setup_context
+        if kwargs or separate_ctx:
+            bound = inspect.signature(cls.forward).bind(*args, **kwargs) if separate_ctx else \
+                inspect.signature(cls.forward).bind(None, *args, **kwargs)  # None stands for ctx
+            if separate_ctx:
+                bound.apply_defaults()
+            args, kwargs = bound.args if separate_ctx else bound.args[1:], bound.kwargs
         needs = tuple([isinstance(a, Tensor) and (a._rg or (a._base is not None and a.requires_grad))
                        for a in args])
         record = True in needs and is_grad_enabled()
         if cls.inplace:
+            if args[0]._version_counter is None and not _grad_state.inference:
+                raise diagnostics.inference_tensor_inplace(args[0])
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
             target = args[0]._array
@@ -229,7 +268,10 @@ class Function(metaclass=_FunctionMeta):
             out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
         else:
             with no_grad():
-                out = cls.forward(ctx, *args)
+                out = cls.forward(*args, **kwargs) if separate_ctx else cls.forward(ctx, *args, **kwargs)
+                if separate_ctx:
+                    cls.setup_context(ctx, args, out)
+            _check_user_ctx(ctx, args, record)
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
 
@@ -242,6 +284,25 @@ class Function(metaclass=_FunctionMeta):
         if record:
             _record(cls, ctx, args, results, dirty, 3, edges)
         return results[0] if single else tuple(results)
+
+
+def _check_user_ctx(ctx, args, record: bool) -> None:
+    """torch's checks on what a user Function's forward told ctx: only tensors (or None) saved, and no leaf
+    that requires grad marked dirty while the op is recorded."""
+    for i, s in enumerate(ctx._to_save):
+        if s is not None and not isinstance(s, Tensor):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                            f"{type(s).__name__}\n\nsave_for_backward keeps tensors (and None) only: keep "
+                            f"other values as attributes of ctx (`ctx.k = k`).")
+    if record:
+        for d in ctx._dirty:
+            if isinstance(d, Tensor) and d.requires_grad and d.grad_fn is None and d._base is None:
+                raise diagnostics.AutogradError(
+                    "a leaf Variable that requires grad has been used in an in-place operation.",
+                    f"What happened: {type(ctx).__name__[:-len('Backward')]}.forward modified a leaf tensor that "
+                    f"requires grad ({tuple(d.shape)}) and marked it dirty.\n"
+                    + diagnostics._fixes("pass a copy (`x.clone()`) to the Function, or modify the leaf under "
+                                         "`with framework.no_grad():` outside it."))
 
 
 class OriginalSelf:
@@ -362,8 +423,8 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
     non_diff = ctx._non_diff
     results = []
     for i, o in enumerate(outs):
-        if o is None:
-            results.append(None)
+        if o is None or (not cls.array_forward and not isinstance(o, Tensor)):
+            results.append(o)  # None, or a user Function's non-tensor output (a number, a string): as it is
             continue
         arr = o._array if isinstance(o, Tensor) else o
         if isinstance(arr, np.generic):  # numpy returns scalars from 1-D dot and full reductions
@@ -427,15 +488,16 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
     ctx._site = user_site(site_depth)
     if _anomaly._state.enabled:
         ctx._anomaly_stack = _anomaly.record_stack()
-    ctx._grad_dtypes = tuple([None if t is None else t._array.dtype for t in results])
+    ctx._grad_dtypes = tuple([t._array.dtype if isinstance(t, Tensor) else None for t in results])
     if len(results) > 1:
         # (shape, numpy dtype) of each output, to materialize zero gradients for unused outputs
-        ctx._out_meta = tuple(None if t is None else (t._array.shape, t._array.dtype) for t in results)
+        ctx._out_meta = tuple((t._array.shape, t._array.dtype) if isinstance(t, Tensor) else None
+                              for t in results)
         ctx._n_outputs = len(results)
 
     # Outputs first: a dirty view's in-place op is wrapped in CopySlices on its base.
     for t in results:
-        if t is None or not t._pending_diff:
+        if not isinstance(t, Tensor) or not t._pending_diff:
             continue
         t._pending_diff = False
         if t._base is not None and t._view_fn is not None and any(t is d for d in dirty):
@@ -472,7 +534,7 @@ def _resolve_saved(s, args, results, written=None):
             if isinstance(a, Tensor) and (a is s or a._array is arr):
                 return SavedTensor.of_input(a, before_write=a._version_counter is written)
     for t in results:
-        if t is not None and (t is s or t._array is arr):
+        if isinstance(t, Tensor) and (t is s or t._array is arr):
             return SavedTensor.of_output(t)
     for a in args:
         if isinstance(a, Tensor) and (a is s or a._array is s):
@@ -480,3 +542,46 @@ def _resolve_saved(s, args, results, written=None):
     if isinstance(s, Tensor):  # an intermediate tensor a user Function made
         return SavedTensor.of_input(s)
     return Tensor._make(s) if hasattr(s, "shape") else s
+
+
+class _DelayedError(Function):
+    """torch's DelayedError: identity forward, whose backward raises (a once_differentiable backward's outputs)."""
+
+    node_name = "torch::autograd::Error"  # torch's C++ node name for this node, shown by grad_fn.name()
+
+    @staticmethod
+    def forward(ctx, *xs):
+        return tuple(x.clone() for x in xs) if len(xs) > 1 else xs[0].clone()
+
+    @staticmethod
+    def backward(ctx, *grads):
+        raise RuntimeError("trying to differentiate twice a function that was marked with @once_differentiable\n\n"
+                           "This gradient came out of a custom Function's backward decorated with "
+                           "@once_differentiable, which builds no graph: it cannot be differentiated again. "
+                           "Write its backward with differentiable ops (and drop the decorator) for "
+                           "higher-order gradients.")
+
+
+def once_differentiable(fn):
+    """Decorate a Function's backward that is not itself differentiable: it runs under no_grad, and its results
+    (when the incoming gradients require grad) raise if differentiated again, as torch's."""
+    @functools.wraps(fn)
+    def wrapper(ctx, *args):
+        with no_grad():
+            outputs = fn(ctx, *args)
+        if not is_grad_enabled() or not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+            return outputs
+        outs = outputs if isinstance(outputs, tuple) else (outputs,)
+        present = [o for o in outs if o is not None]
+        if not present:
+            return outputs
+        fakes = []
+        for o in present:  # torch: each result becomes a fresh leaf that requires grad, behind the error node
+            f = o.detach()
+            f.requires_grad_(True)
+            fakes.append(f)
+        errs = _DelayedError.apply(*fakes)
+        errs = list(errs) if isinstance(errs, tuple) else [errs]
+        res = [None if o is None else errs.pop(0) for o in outs]
+        return tuple(res) if isinstance(outputs, tuple) else res[0]
+    return wrapper

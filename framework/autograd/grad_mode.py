@@ -87,6 +87,12 @@ class set_grad_enabled(_DecoratorContextManager):
     def __exit__(self, *exc) -> None:
         _set_enabled(self.prev)
 
+    def __call__(self, func):
+        # as torch: `@set_grad_enabled(False)` already switched the mode when it was built; a decorator only
+        # applies it inside the call, so the mode from before comes back here
+        _set_enabled(self.prev)
+        return super().__call__(func)
+
     def clone(self):
         return self.__class__(self.mode)
 
@@ -104,9 +110,10 @@ class inference_mode(_DecoratorContextManager):
 
     def __enter__(self) -> None:
         self.prev = (is_grad_enabled(), is_inference_mode_enabled())
-        if self.mode:
-            _state.grad = False
-            _state.inference = True
+        # as torch's C++ InferenceMode(mode): grad mode is set to `not mode` (inference_mode(False) turns grad
+        # mode on, even inside no_grad) and inference mode to `mode`
+        _state.grad = not self.mode
+        _state.inference = self.mode
 
     def __exit__(self, *exc) -> None:
         _state.grad, _state.inference = self.prev

@@ -26,6 +26,12 @@ class RemovableHandle:
         if self._fn in self._hooks:
             self._hooks.remove(self._fn)
 
+    def __enter__(self) -> "RemovableHandle":
+        return self
+
+    def __exit__(self, *exc) -> None:  # `with module.register_forward_hook(h):` removes the hook on exit
+        self.remove()
+
 
 class Node:
     """Base of every grad_fn: edges to the inputs' nodes, hooks, and ``apply(grads) -> grads``."""
@@ -66,7 +72,8 @@ class Node:
         """Free saved values (after a backward without retain_graph)."""
 
     def __call__(self, *grads):
-        return self.apply(list(grads))
+        out = self.apply(list(grads))  # torch: the gradient for a node of one input edge, else a tuple of them
+        return out[0] if len(out) == 1 else tuple(out)
 
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """fn(grad_inputs, grad_outputs) runs after this node; may return replacement grad_inputs."""

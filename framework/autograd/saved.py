@@ -29,7 +29,9 @@ class SavedTensor(tuple):
         t is saved at the version it had when the op read it.
         """
         c = t._version_counter
-        version = 0 if c is None else c.value - 1 if before_write else c.value
+        if c is None:
+            raise diagnostics.inference_tensor_saved(t)
+        version = c.value - 1 if before_write else c.value
         return _tuple_new(SavedTensor, (t, None, c, version, t._output_nr, t._grad_fn))
 
     @staticmethod

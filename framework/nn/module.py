@@ -10,12 +10,22 @@ from typing import Callable, Iterator
 
 from .. import backend, dtypes
 from ..autograd.grad_mode import no_grad
-from ..autograd.node import RemovableHandle
 from ..creation import as_tensor
 from ..tensor import Tensor
+from .module_hooks import ModuleHooks, call_with_hooks, has_call_hooks
 from .parameter import Parameter
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What load_state_dict returns; torch's repr when every key matched."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return f"_IncompatibleKeys(missing_keys={self.missing_keys!r}, unexpected_keys={self.unexpected_keys!r})"
+
+    __str__ = __repr__
 
 
 def zero_grads_(parameters, set_to_none: bool = True) -> None:
@@ -25,12 +35,19 @@ def zero_grads_(parameters, set_to_none: bool = True) -> None:
             continue
         if set_to_none:
             p._grad = None
-        else:
-            p._grad = p._grad.detach()
-            p._grad.zero_()
+        else:  # torch zeroes the same tensor (code holding p.grad sees the zeros), cut from any graph first
+            g = p._grad
+            if g.grad_fn is not None:
+                if g._base is None:
+                    g.detach_()
+                else:  # (a view cannot be detached in place: a detached alias takes its place)
+                    p._grad = g = g.detach()
+            else:
+                g.requires_grad_(False)
+            g.zero_()
 
 
-class Module:
+class Module(ModuleHooks):
     """Base class for all neural-network modules: subclass it and define ``forward``."""
 
     training: bool
@@ -46,36 +63,34 @@ class Module:
 
     # ---- registration -------------------------------------------------------------------------------
     def __setattr__(self, name: str, value) -> None:
-        if "_parameters" not in self.__dict__:
+        """torch's rules: a Parameter, a Module or a Buffer registers itself (and leaves its name's other
+        stores); a name that holds a parameter (a child module) takes only a Parameter (a Module) or None."""
+        d = self.__dict__
+        if "_parameters" not in d:
             raise AttributeError("cannot assign attributes before Module.__init__() call")
         params, modules, buffers = self._parameters, self._modules, self._buffers
-        for d in (params, modules, buffers):
-            if name in d and not (d is buffers and isinstance(value, Tensor) and not isinstance(value, Parameter)) \
-                    and not (d is params and (isinstance(value, Parameter) or value is None)) \
-                    and not (d is modules and (isinstance(value, Module) or value is None)):
-                del d[name]
-        if isinstance(value, Tensor) and "_buffer_persistent" in getattr(value, "__dict__", {}):  # nn.Buffer(...)
-            self.register_buffer(name, value, persistent=value.__dict__.pop("_buffer_persistent"))
-        elif isinstance(value, Parameter):
-            self.__dict__.pop(name, None)
-            params[name] = value
+        if isinstance(value, Parameter):
+            _remove_from(name, d, buffers, modules, self._non_persistent)
+            self.register_parameter(name, value)
         elif name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
                                 "(framework.nn.Parameter or None expected)")
             params[name] = None
         elif isinstance(value, Module):
-            self.__dict__.pop(name, None)
+            _remove_from(name, d, params, buffers, self._non_persistent)
             modules[name] = value
         elif name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{type(value).__name__}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
                                 "(framework.nn.Module or None expected)")
             modules[name] = None
+        elif isinstance(value, Tensor) and "_buffer_persistent" in getattr(value, "__dict__", {}):  # nn.Buffer(...)
+            self.register_buffer(name, value, persistent=value.__dict__.pop("_buffer_persistent"))
         elif name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                                "(framework.Tensor or None expected)")
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(framework.nn.Buffer, framework.Tensor or None expected)")
             buffers[name] = value
         else:
             object.__setattr__(self, name, value)
@@ -95,9 +110,17 @@ class Module:
         object.__delattr__(self, name)
 
     def register_parameter(self, name: str, param: Parameter | None) -> None:
+        if "." in name:
+            raise KeyError("parameter name can't contain \".\"")
+        if name == "":
+            raise KeyError("parameter name can't be empty string \"\"")
         if param is not None and not isinstance(param, Parameter):
-            raise TypeError(f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
                             "(framework.nn.Parameter or None required)")
+        if param is not None and param.grad_fn is not None:
+            raise ValueError(f"Cannot assign non-leaf Tensor to parameter '{name}'. Model parameters must be created "
+                             f"explicitly. To express '{name}' as a function of another Tensor, compute the value in "
+                             "the forward() method.")
         self.__dict__.pop(name, None)
         self._parameters[name] = param
 
@@ -106,7 +129,7 @@ class Module:
         if "." in name or name == "":
             raise KeyError(f"buffer name can't contain \".\" or be empty, got: {name!r}")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
                             "(framework.Tensor or None required)")
         self.__dict__.pop(name, None)
         self._buffers[name] = tensor
@@ -116,43 +139,56 @@ class Module:
             self._non_persistent.add(name)
 
     def add_module(self, name: str, module: "Module | None") -> None:
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        if "." in name:
+            raise KeyError(f"module name can't contain \".\", got: {name}")
+        if name == "":
+            raise KeyError("module name can't be empty string \"\"")
         self._modules[name] = module
 
     register_module = add_module
 
     def get_submodule(self, target: str) -> "Module":
+        """The submodule at a dotted path ("encoder.layers.0"); "" is the module itself."""
         mod = self
-        for part in target.split(".") if target else []:
-            mod = getattr(mod, part)
+        for item in target.split(".") if target else []:
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`")
+            mod = getattr(mod, item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at a dotted path ("0.weight")."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at a dotted path ("bn.running_mean")."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return getattr(mod, name)
 
     # ---- calling ----------------------------------------------------------------------------------
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
 
     def __call__(self, *args, **kwargs):
-        for hook in self._forward_pre_hooks:
-            backend.hook_called(hook)
-            res = hook(self, args)
-            if res is not None:
-                args = res if isinstance(res, tuple) else (res,)
-        out = self.forward(*args, **kwargs)
-        for hook in self._forward_hooks:
-            backend.hook_called(hook)
-            res = hook(self, args, out)
-            if res is not None:
-                out = res
-        return out
-
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, inputs, output) after forward; may return a replacement output."""
-        self._forward_hooks.append(hook)
-        return RemovableHandle(self._forward_hooks, hook)
-
-    def register_forward_pre_hook(self, hook: Callable) -> RemovableHandle:
-        """hook(module, inputs) before forward; may return replacement inputs."""
-        self._forward_pre_hooks.append(hook)
-        return RemovableHandle(self._forward_pre_hooks, hook)
+        if has_call_hooks(self):
+            return call_with_hooks(self, args, kwargs)
+        return self.forward(*args, **kwargs)
 
     # ---- traversal --------------------------------------------------------------------------------
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True):
@@ -180,26 +216,26 @@ class Module:
         for _, m in self.named_children():
             yield m
 
-    def _named_members(self, get, prefix: str, recurse: bool):
+    def _named_members(self, get, prefix: str, recurse: bool, remove_duplicate: bool = True):
         seen = set()
-        mods = self.named_modules(prefix=prefix) if recurse else [(prefix, self)]
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
         for mprefix, m in mods:
             for name, v in get(m):
-                if v is None or id(v) in seen:
+                if v is None or (remove_duplicate and id(v) in seen):
                     continue
                 seen.add(id(v))
                 yield (f"{mprefix}.{name}" if mprefix else name), v
 
-    def named_parameters(self, prefix: str = "", recurse: bool = True):
-        """(name, parameter) pairs, own parameters before submodules', each parameter once."""
-        return self._named_members(lambda m: m._parameters.items(), prefix, recurse)
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        """(name, parameter) pairs, own parameters before submodules', each parameter once (remove_duplicate)."""
+        return self._named_members(lambda m: m._parameters.items(), prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
         for _, p in self.named_parameters(recurse=recurse):
             yield p
 
-    def named_buffers(self, prefix: str = "", recurse: bool = True):
-        return self._named_members(lambda m: m._buffers.items(), prefix, recurse)
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True):
+        return self._named_members(lambda m: m._buffers.items(), prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
         for _, b in self.named_buffers(recurse=recurse):
@@ -280,6 +316,8 @@ class Module:
     def state_dict(self, destination=None, prefix: str = "", keep_vars: bool = False) -> "OrderedDict":
         """Parameters and persistent buffers by torch's key names (``0.weight``, ``bn.running_mean``)."""
         out = OrderedDict() if destination is None else destination
+        for entry in self.__dict__.get("_state_dict_pre_hooks") or ():
+            entry.fn(self, prefix, keep_vars)
         for name, p in self._parameters.items():
             if p is not None:
                 out[prefix + name] = p if keep_vars else p.detach()
@@ -289,14 +327,35 @@ class Module:
         for name, m in self._modules.items():
             if m is not None:
                 m.state_dict(out, prefix + name + ".", keep_vars)
+        for entry in self.__dict__.get("_state_dict_hooks") or ():
+            res = entry.fn(self, out, prefix, {"version": 1})
+            if res is not None:
+                if entry.public:
+                    raise RuntimeError("state_dict post-hook must return None")
+                out = res
+        return out
+
+    def _state_tensors(self, prefix: str = "", out: "OrderedDict | None" = None) -> "OrderedDict":
+        """What state_dict(keep_vars=True) holds, without running the state_dict hooks."""
+        out = OrderedDict() if out is None else out
+        for name, p in self._parameters.items():
+            if p is not None:
+                out[prefix + name] = p
+        for name, b in self._buffers.items():
+            if b is not None and name not in self._non_persistent:
+                out[prefix + name] = b
+        for name, m in self._modules.items():
+            if m is not None:
+                m._state_tensors(prefix + name + ".", out)
         return out
 
     def load_state_dict(self, state_dict, strict: bool = True, assign: bool = False):
         """Copy values in; with strict, missing/unexpected keys are an error listing them all."""
-        own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
-        errors = []
+        own = self._state_tensors()
+        errors, missing, unexpected = [], [], []
+        state_dict = _run_load_pre_hooks(self, OrderedDict(state_dict), "", strict, missing, unexpected, errors)
+        missing += [k for k in own if k not in state_dict]
+        unexpected += [k for k in state_dict if k not in own]
         for k, target in own.items():
             if k not in state_dict:
                 continue
@@ -309,6 +368,13 @@ class Module:
                 continue
             with no_grad():
                 target.copy_(value)
+        keys = _IncompatibleKeys(missing, unexpected)
+        for mod in _post_order(self):  # torch: a child's post-hooks run before its parent's
+            for entry in mod.__dict__.get("_load_state_dict_post_hooks") or ():
+                if entry.fn(mod, keys) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be modified, "
+                                         "it should be done inplace.")
         if strict:
             if unexpected:
                 errors.insert(0, "Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ". ")
@@ -338,6 +404,50 @@ class Module:
 
     def __dir__(self):
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._modules) | set(self._buffers))
+
+
+def _typename(value) -> str:
+    """torch.typename: a tensor's type() ("framework.FloatTensor"), else its class's name."""
+    if isinstance(value, Tensor):
+        return value.type()
+    cls = type(value)
+    return cls.__qualname__ if cls.__module__ in (None, "builtins") else f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _remove_from(name: str, *stores) -> None:
+    for store in stores:
+        if name in store:
+            if isinstance(store, set):
+                store.discard(name)
+            else:
+                del store[name]
+
+
+def _run_load_pre_hooks(module, state_dict, prefix, strict, missing, unexpected, errors):
+    """register_load_state_dict_pre_hook's hooks, parent first, each on the entries under its prefix (as torch's
+    recursion hands them); what a hook changes there is what gets loaded."""
+    for entry in module.__dict__.get("_load_state_dict_pre_hooks") or ():
+        entry.fn(module, state_dict, prefix, {}, strict, missing, unexpected, errors)
+    for name, child in module._modules.items():
+        if child is None or not _has_load_pre_hooks(child):
+            continue
+        child_prefix = prefix + name + "."
+        local = OrderedDict((k, v) for k, v in state_dict.items() if k.startswith(child_prefix))
+        local = _run_load_pre_hooks(child, local, child_prefix, strict, missing, unexpected, errors)
+        state_dict = OrderedDict([(k, v) for k, v in state_dict.items() if not k.startswith(child_prefix)]
+                                 + list(local.items()))
+    return state_dict
+
+
+def _has_load_pre_hooks(module) -> bool:
+    return any(m.__dict__.get("_load_state_dict_pre_hooks") for m in module.modules())
+
+
+def _post_order(module):
+    for child in module._modules.values():
+        if child is not None:
+            yield from _post_order(child)
+    yield module
 
 
 def _indent(s: str) -> str:

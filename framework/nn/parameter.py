@@ -14,7 +14,7 @@ class Parameter(Tensor):
         p = object.__new__(cls)
         Tensor._init(p, arr)  # shares data's memory; a fresh leaf with its own history
         if requires_grad:
-            p.requires_grad_(True)
+            p._set_requires_grad(True, "Only Tensors of floating point and complex dtype can require gradients")
         return p
 
     def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:

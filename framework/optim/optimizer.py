@@ -40,7 +40,7 @@ class Optimizer:
         self._flat: dict = {}  # id(param group) -> (params flattened, [(FlatBucket | None, params)])
         if isinstance(params, Tensor):
             raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, but "
-                            f"got {type(params).__name__}")
+                            f"got {params.type()}")
         groups = list(params)
         if len(groups) == 0:
             raise ValueError("optimizer got an empty parameter list")
