@@ -255,8 +255,14 @@ def test_recipes_resolve_to_their_settings_and_explicit_options_win():
     assert resolve(parser.parse_args(["gan", "--data", "grid", "--r1", "0"]))["r1"] == 0.0  # explicit 0 wins
     plain = resolve(parser.parse_args(["gan", "--recipe", "plain"]))
     assert (plain["g_batchnorm"], plain["lr_schedule"], plain["lr_g"], plain["g_depth"]) == (False, "cosine", 1e-3, 2)
-    digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # images keep the plain recipe
-    assert (digits["lr_schedule"], digits["lr_g"]) == ("cosine", 1e-3)
+    digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # digits: the wider DCGAN, a faster G, an EMA
+    assert (digits["lr_schedule"], digits["lr_g"], digits["lr_d"], digits["g_width"], digits["d_width"],
+            digits["ema"], digits["steps"]) == ("cosine", 2e-3, 1e-3, 64, 64, 0.99, 3000)
+    mnist = resolve(parser.parse_args(["gan", "--data", "mnist"]))  # MNIST keeps the plain recipe, 32 channels
+    assert (mnist["lr_schedule"], mnist["lr_g"], mnist["g_width"], mnist["d_width"], mnist["ema"]) == (
+        "cosine", 1e-3, 32, 32, 0.0)
+    no_ema = resolve(parser.parse_args(["gan", "--data", "digits", "--ema", "0"]))
+    assert no_ema["ema"] == 0.0 and no_ema["g_width"] == 64
     mine = resolve(parser.parse_args(["gan", "--lr-g", "0.002", "--lr-schedule", "cosine", "--lr", "0.0005"]))
     assert (mine["lr_g"], mine["lr_d"], mine["lr_schedule"]) == (0.002, 5e-4, "cosine")
 
@@ -315,6 +321,23 @@ def test_digits_quality_is_measured(tmp_path):
         assert key in m, key
     assert m["n_generated"] == 1000 and len(m["class_histogram"]) == 10
     assert m["frechet_distance"] > m["frechet_floor_real"]  # 10 steps of training are far from real digits
+    assert (m["recipe"], m["g_width"], m["d_width"], m["lr_g"], m["ema"]) == ("digits", 64, 64, 2e-3, 0.99)
+    weights = framework.load(str(tmp_path / "final.safetensors"))
+    assert tuple(weights["G"]["fc.weight"].shape) == (64 * 2 * 2 * 2, 32)  # 2 x width channels at 2x2
+    assert tuple(weights["D"]["net.0.weight"].shape) == (64, 1, 4, 4)
+
+
+def test_image_widths_and_ema_reach_the_run(tmp_path):
+    pytest.importorskip("sklearn")
+    assert main(["gan", "--data", "digits", "--steps", "4", "--batch-size", "16", "--quick", "--g-width", "8",
+                 "--d-width", "12", "--ema", "0.5", "--out", str(tmp_path), "--no-progress"]) == 0
+    m = json.loads((tmp_path / "metrics.json").read_text())
+    assert (m["g_width"], m["d_width"], m["ema"]) == (8, 12, 0.5)
+    weights = framework.load(str(tmp_path / "final.safetensors"))
+    assert tuple(weights["G"]["fc.weight"].shape) == (8 * 2 * 2 * 2, 32)
+    assert tuple(weights["D"]["net.0.weight"].shape) == (12, 1, 4, 4)
+    state = framework.load(str(sorted((tmp_path / "checkpoints").iterdir())[-1]))
+    assert tuple(state["modules"]["G_ema"]["fc.weight"].shape) == (8 * 2 * 2 * 2, 32)  # the EMA of G was kept
 
 
 @pytest.mark.slow

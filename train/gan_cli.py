@@ -13,14 +13,18 @@ PROTOCOLS = {"demo": 0.05, "paper": 0.02}
 # Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
 # 'sharp' = a batch-norm G; 'fast-g' (the ring's default) = sharp with a constant lr dropped late and G learning 3x
 # faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets,
-# trained longer; 'grid-r1' (the grid's default) = grid with an R1 penalty on D, so every seed covers all 25 modes
+# trained longer; 'grid-r1' (the grid's default) = grid with an R1 penalty on D, so every seed covers all 25 modes;
+# 'digits' (the default for --data digits) = the DCGAN twice as wide, G learning twice as fast as D, evaluated
+# through an EMA of G's weights
 RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
            "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
            "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
            "grid": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
                     "steps": 12000},
            "grid-r1": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
-                       "steps": 12000, "r1": 0.1}}
+                       "steps": 12000, "r1": 0.1},
+           "digits": {"g_width": 64, "d_width": 64, "lr_g": 2e-3, "ema": 0.99}}
+IMAGE_WIDTH = 32  # the DCGAN's base channel count for images when no recipe or option sets it
 
 
 def add_gan_arguments(g: argparse.ArgumentParser) -> None:
@@ -35,7 +39,8 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
                         "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
                         "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; 'grid-r1' = grid with --r1 0.1; "
-                        "explicit options win (default fast-g for the ring, grid-r1 for the grid, plain for images)")
+                        "'digits' = plain with --g-width 64 --d-width 64 --lr-g 0.002 --ema 0.99; explicit options "
+                        "win (default fast-g for the ring, grid-r1 for the grid, digits for digits, plain for MNIST)")
     g.add_argument("--steps", type=int, default=None,
                    help="training steps (default 3000, 6000 with --recipe long, 12000 with grid and grid-r1; 200 with "
                         "--quick)")
@@ -46,15 +51,17 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="D's learning rate, if it should differ from G's (two time-scale update; default --lr)")
     g.add_argument("--lr-g", type=float, default=None,
                    help="G's learning rate: a G faster than D keeps thinning the samples between modes (default "
-                        "0.003 in the fast-g and long recipes, else --lr)")
+                        "0.003 in the fast-g and long recipes, 0.002 in digits, else --lr)")
     g.add_argument("--d-steps", type=int, default=None,
                    help="D updates per G update, each on fresh real and fake samples (default 1)")
     g.add_argument("--g-width", type=int, default=None,
-                   help="2-D data: G's hidden width (default 128; 256 in the grid recipes)")
+                   help="G's hidden width; for images the DCGAN's base channel count (default 128 for 2-D data, "
+                        "256 in the grid recipes; 32 for images, 64 in the digits recipe)")
     g.add_argument("--g-depth", type=int, default=None,
                    help="2-D data: G's hidden layers (default 2, or 4 with --g-batchnorm; 3 in the grid recipes)")
     g.add_argument("--d-width", type=int, default=None,
-                   help="2-D data: D's hidden width (default 128; 256 in the grid recipes)")
+                   help="D's hidden width; for images the DCGAN's base channel count (default 128 for 2-D data, "
+                        "256 in the grid recipes; 32 for images, 64 in the digits recipe)")
     g.add_argument("--d-depth", type=int, default=None,
                    help="2-D data: D's hidden layers (default 2; 3 in the grid recipes)")
     g.add_argument("--lr-schedule", choices=["cosine", "late", "constant"], default=None,
@@ -82,7 +89,8 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="spectral normalisation of every Linear/Conv layer of D: it bounds D's Lipschitz constant so "
                         "D cannot overpower G (default off)")
     g.add_argument("--ema", type=float, default=None,
-                   help="evaluate an exponential moving average of G's weights with this decay (default off)")
+                   help="evaluate an exponential moving average of G's weights with this decay; 0 turns it off "
+                        "(default 0.99 in the digits recipe, else off)")
     g.add_argument("--checkpoint-every", type=int, default=None,
                    help="steps between checkpoints (default 500, or steps/4 if less)")
     g.add_argument("--eval-every", type=int, default=None, help="steps between evaluations (default steps/6)")
@@ -108,8 +116,8 @@ def parse_seeds(text: str) -> list[int]:
 
 
 def recipe_name(args) -> str:
-    """--recipe, or its default: fast-g for the ring, grid-r1 for the grid, plain for images."""
-    return args.recipe or {"ring": "fast-g", "grid": "grid-r1"}.get(args.data, "plain")
+    """--recipe, or its default: fast-g for the ring, grid-r1 for the grid, digits for digits, plain for MNIST."""
+    return args.recipe or {"ring": "fast-g", "grid": "grid-r1", "digits": "digits"}.get(args.data, "plain")
 
 
 def resolve(args) -> dict:
@@ -119,10 +127,12 @@ def resolve(args) -> dict:
               "g_batchnorm": args.g_batchnorm, "spectral_norm": args.spectral_norm, "lr_d": args.lr_d,
               "lr_g": args.lr_g, "d_steps": args.d_steps, "g_width": args.g_width, "g_depth": args.g_depth,
               "d_width": args.d_width, "d_depth": args.d_depth, "batch_size": args.batch_size, "lr": args.lr,
-              "noise": args.noise, "minibatch_std": args.minibatch_std, "latent_dim": args.latent_dim}
+              "noise": args.noise, "minibatch_std": args.minibatch_std, "latent_dim": args.latent_dim,
+              "ema": args.ema}
+    width = 128 if args.data in ("ring", "grid") else IMAGE_WIDTH
     settings = {"r1": 0.0, "pack": 1, "lr_schedule": "cosine", "steps": 3000, "g_batchnorm": False,
-                "spectral_norm": False, "d_steps": 1, "g_width": 128, "d_width": 128, "d_depth": 2,
-                "batch_size": 256, "lr": 1e-3, "noise": "normal", "minibatch_std": False, **recipe}
+                "spectral_norm": False, "d_steps": 1, "g_width": width, "d_width": width, "d_depth": 2,
+                "batch_size": 256, "lr": 1e-3, "noise": "normal", "minibatch_std": False, "ema": 0.0, **recipe}
     settings.update({k: v for k, v in chosen.items() if v is not None})
     settings.setdefault("g_depth", 4 if settings["g_batchnorm"] else 2)
     settings["lr_d"] = settings.get("lr_d") or settings["lr"]
@@ -188,7 +198,8 @@ def run_gan(args, out: str) -> dict:
             raise datasets.DataError(f"expected (N, 1, 8, 8) or (N, 1, 28, 28) images, got {images.shape}")
         x_train, y_train, x_test, y_test = _digit_split(images, labels)
         latent = cfg.get("latent_dim") or 32
-        G, D = ConvGenerator(latent, size), ConvDiscriminator(size, channels=cfg["pack"])
+        G = ConvGenerator(latent, size, width=cfg["g_width"])
+        D = ConvDiscriminator(size, channels=cfg["pack"], width=cfg["d_width"])
 
         def sample_real(n, rng):
             return x_train[rng.integers(0, len(x_train), n)]
@@ -220,7 +231,7 @@ def run_gan(args, out: str) -> dict:
                          mode=args.mode, schedulers=schedulers, device=args.device,
                          progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
-                         data_seed=args.seed, ema=args.ema, r1=cfg["r1"], pack=cfg["pack"],
+                         data_seed=args.seed, ema=cfg["ema"] or None, r1=cfg["r1"], pack=cfg["pack"],
                          d_steps=cfg["d_steps"], noise=cfg["noise"], compile=not args.no_compile and not args.distributed)
     trainer.rank, trainer.world_size = args.rank, args.world_size
     if args.distributed:
@@ -237,7 +248,7 @@ def run_gan(args, out: str) -> dict:
                          os.path.join(out, "loss.png"), title="GAN losses")
     written["loss.png"] = "D and G losses"
     result = {"data": args.data, "steps": trainer.step, "seconds": round(trainer.seconds, 2), "mode": args.mode,
-              "seed": args.seed, "recipe": recipe_name(args), "r1": cfg["r1"], "pack": cfg["pack"], "ema": args.ema,
+              "seed": args.seed, "recipe": recipe_name(args), "r1": cfg["r1"], "pack": cfg["pack"], "ema": cfg["ema"],
               "g_batchnorm": cfg["g_batchnorm"], "spectral_norm": cfg["spectral_norm"],
               "lr_schedule": cfg["lr_schedule"], "noise": cfg["noise"], "minibatch_std": cfg["minibatch_std"],
               "latent_dim": latent,
