@@ -10,7 +10,7 @@ from .. import backend
 from ..tensor import Tensor
 from . import _traced
 from ._guards import Adopter, discover, guard_key
-from ._passes import owner_of, fold_gradient_copies
+from ._passes import fold_gradient_copies, owner_of
 from ._record import Recorder, Recording, warn_breaks
 
 _EAGER = "eager"  # the cache entry of a key whose capture met a graph break: that step always runs eagerly
