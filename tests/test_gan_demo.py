@@ -257,7 +257,7 @@ def test_recipes_resolve_to_their_settings_and_explicit_options_win():
     assert (plain["g_batchnorm"], plain["lr_schedule"], plain["lr_g"], plain["g_depth"]) == (False, "cosine", 1e-3, 2)
     digits = resolve(parser.parse_args(["gan", "--data", "digits"]))  # digits: the wider DCGAN, a faster G, an EMA
     assert (digits["lr_schedule"], digits["lr_g"], digits["lr_d"], digits["g_width"], digits["d_width"],
-            digits["ema"], digits["steps"]) == ("cosine", 2e-3, 1e-3, 64, 64, 0.99, 3000)
+            digits["ema"], digits["steps"]) == ("cosine", 2e-3, 1e-3, 64, 64, 0.99, 6000)
     mnist = resolve(parser.parse_args(["gan", "--data", "mnist"]))  # MNIST keeps the plain recipe, 32 channels
     assert (mnist["lr_schedule"], mnist["lr_g"], mnist["g_width"], mnist["d_width"], mnist["ema"]) == (
         "cosine", 1e-3, 32, 32, 0.0)

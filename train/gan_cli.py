@@ -15,7 +15,7 @@ PROTOCOLS = {"demo": 0.05, "paper": 0.02}
 # faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets,
 # trained longer; 'grid-r1' (the grid's default) = grid with an R1 penalty on D, so every seed covers all 25 modes;
 # 'digits' (the default for --data digits) = the DCGAN twice as wide, G learning twice as fast as D, evaluated
-# through an EMA of G's weights
+# through an EMA of G's weights, for 6,000 steps
 RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
            "fast-g": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3},
            "long": {"g_batchnorm": True, "lr_schedule": "late", "lr_g": 3e-3, "steps": 6000},
@@ -23,7 +23,7 @@ RECIPES = {"plain": {}, "sharp": {"g_batchnorm": True},
                     "steps": 12000},
            "grid-r1": {"g_width": 256, "g_depth": 3, "d_width": 256, "d_depth": 3, "lr_schedule": "late",
                        "steps": 12000, "r1": 0.1},
-           "digits": {"g_width": 64, "d_width": 64, "lr_g": 2e-3, "ema": 0.99}}
+           "digits": {"g_width": 64, "d_width": 64, "lr_g": 2e-3, "ema": 0.99, "steps": 6000}}
 IMAGE_WIDTH = 32  # the DCGAN's base channel count for images when no recipe or option sets it
 
 
@@ -39,11 +39,12 @@ def add_gan_arguments(g: argparse.ArgumentParser) -> None:
                    help="'plain' = 2-layer ReLU G, cosine decay; 'sharp' = --g-batchnorm; 'fast-g' = --g-batchnorm "
                         "--lr-schedule late --lr-g 0.003; 'long' = fast-g with --steps 6000; 'grid' = plain with G "
                         "and D 256 wide, 3 deep, --lr-schedule late --steps 12000; 'grid-r1' = grid with --r1 0.1; "
-                        "'digits' = plain with --g-width 64 --d-width 64 --lr-g 0.002 --ema 0.99; explicit options "
-                        "win (default fast-g for the ring, grid-r1 for the grid, digits for digits, plain for MNIST)")
+                        "'digits' = plain with --g-width 64 --d-width 64 --lr-g 0.002 --ema 0.99 --steps 6000; "
+                        "explicit options win (default fast-g for the ring, grid-r1 for the grid, digits for digits, "
+                        "plain for MNIST)")
     g.add_argument("--steps", type=int, default=None,
-                   help="training steps (default 3000, 6000 with --recipe long, 12000 with grid and grid-r1; 200 with "
-                        "--quick)")
+                   help="training steps (default 3000, 6000 with --recipe long and digits, 12000 with grid and "
+                        "grid-r1; 200 with --quick)")
     g.add_argument("--batch-size", type=int, default=None, help="samples per step (default 256)")
     g.add_argument("--lr", type=float, default=None,
                    help="Adam learning rate of G and D (default 0.001; G's is 0.003 in the fast-g and long recipes)")
@@ -232,7 +233,8 @@ def run_gan(args, out: str) -> dict:
                          progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
                          data_seed=args.seed, ema=cfg["ema"] or None, r1=cfg["r1"], pack=cfg["pack"],
-                         d_steps=cfg["d_steps"], noise=cfg["noise"], compile=not args.no_compile and not args.distributed)
+                         d_steps=cfg["d_steps"], noise=cfg["noise"],
+                         compile=not args.no_compile and not args.distributed)
     trainer.rank, trainer.world_size = args.rank, args.world_size
     if args.distributed:
         distributed.average_logs(trainer)
