@@ -47,16 +47,32 @@ class TanhBackward(Function):
         return gg, gy
 
 
+def threshold_grad(g, y):
+    """torch's threshold_backward(g, y, 0) on arrays: 0 where y <= 0, else g (a NaN y passes g on).
+
+    Exactly 0, whatever g holds there: ``g * (y > 0)`` would turn an infinite gradient into NaN.  For floats the
+    zeroing is an AND of g's bits with all-ones or all-zeros, as fast as that product; xp.where is ~3x slower.
+    """
+    xp = get_array_module(g)
+    keep = xp.logical_not(y <= 0)
+    if g.dtype.kind != "f" or g.shape != y.shape:
+        return xp.where(keep, g, 0).astype(g.dtype, copy=False)
+    ints = xp.dtype(f"i{g.dtype.itemsize}")
+    out = xp.empty_like(g)
+    xp.bitwise_and(g.view(ints), xp.subtract(0, keep, dtype=ints), out=out.view(ints))
+    return out
+
+
 class ThresholdBackward(Function):
-    """out = g where y > 0, else 0 (torch's threshold_backward for relu). Saves y's mask."""
+    """out = g where y > 0 (or y is NaN), else 0 (torch's threshold_backward for relu). Saves y's mask."""
 
     node_name, array_forward = "ThresholdBackwardBackward0", True
 
     @staticmethod
     def forward(ctx, g, y):
-        ctx.mask = y > 0
+        ctx.mask = get_array_module(y).logical_not(y <= 0)
         ctx.y_meta = (y.shape, y.dtype)
-        return get_array_module(g).where(ctx.mask, g, 0).astype(g.dtype, copy=False)
+        return threshold_grad(g, y)
 
     @staticmethod
     def backward(ctx, grad):

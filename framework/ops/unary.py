@@ -190,7 +190,10 @@ class Sigmoid(_SavesOutput):
 def _relu(xp, a):
     if a.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return xp.maximum(a, 0).astype(a.dtype, copy=False)
+    # max(0, a) into a zero buffer: torch's sign of zero (relu(-0.0) is -0.0; max(a, 0) gives +0.0), and numpy's
+    # maximum of two arrays is ~2x faster than with a scalar operand
+    out = xp.zeros_like(a)
+    return xp.maximum(out, a, out=out)
 
 
 class Relu(_SavesOutput):
@@ -198,7 +201,7 @@ class Relu(_SavesOutput):
 
     node_name, backward_op = "ReluBackward0", _bw.ThresholdBackward
     f = staticmethod(lambda xp, a: _relu(xp, a))
-    dout = staticmethod(lambda grad, out: grad * (out > 0))
+    dout = staticmethod(lambda grad, out: _bw.threshold_grad(grad, out))  # arrays (tensors go to backward_op)
 
 
 class LeakyRelu(Function):
