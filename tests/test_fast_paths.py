@@ -1,5 +1,6 @@
 """Fast paths give exactly what the plain formulas (and torch) give: relu through a zero buffer, relu's backward
-as a bit mask, an outer product as a multiply, zeros replayed as a fill, maximum's output passed by keyword."""
+as a bit mask, an outer product as a multiply, zeros and full buffers replayed as a fill, maximum's output passed
+by keyword."""
 from __future__ import annotations
 
 import warnings
@@ -86,7 +87,7 @@ def test_linear_to_one_output_backward_matches_torch():
 
 def _step():
     framework.manual_seed(0)
-    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 3))
+    model = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 16), nn.LeakyReLU(0.2), nn.Linear(16, 3))
     opt = optim.Adam(model.parameters(), lr=1e-2)
 
     def step(x, y):
@@ -112,8 +113,9 @@ def test_replay_fills_zero_buffers_and_passes_maximum_its_output_by_keyword():
             assert float(compiled(x, y)) == float(eager_step(x, y))
     assert compiled.replays >= 2
     rec = [r for r in compiled.cache.values() if not isinstance(r, str)][-1]
-    fills = [call for call, text in zip(rec.calls, rec.texts) if text == "np.zeros_like"]
-    assert fills and all(fn is np.copyto and args[1] == 0 for fn, args, _ in fills)  # a fill, not a new array
+    for name, value in (("np.zeros_like", 0), ("np.full_like", 0.2)):  # relu's zeros, leaky relu's slopes
+        fills = [call for call, text in zip(rec.calls, rec.texts) if text == name]
+        assert fills and all(fn is np.copyto and args[1] == value for fn, args, _ in fills)  # a fill, not a new array
     maxima = [call for call in rec.calls if call[0] is np.maximum]
     assert maxima and all("out" in kw for _, _, kw in maxima)
     for p, q in zip(model.parameters(), eager_model.parameters()):

@@ -270,8 +270,9 @@ class Recorder:
         if isinstance(result, np.ndarray) and any(result is a or _root(result) is _root(a) for a in flat):
             return args[0] if result is pargs[0] else result  # asarray of an array: that array
         t = self.traced(result)
-        if name in _FILLS:  # a fill of the buffer: no new array and copy at every replay
-            self.record(np.copyto, (self.plain(t), _FILLS[name]), {}, f"np.{name}")
+        if name in _FILLS or name in ("full", "full_like"):  # a fill of the buffer: no new array and copy per replay
+            value = _FILLS[name] if name in _FILLS else (pargs[1] if len(pargs) > 1 else pkw["fill_value"])
+            self.record(np.copyto, (self.plain(t), value), {"casting": "unsafe"}, f"np.{name}")  # as full() casts
         elif name not in ("empty", "empty_like"):
             self.record(_into, (fn, pargs, pkw, self.plain(t)), {}, f"np.{name}")
         self._wrote(self.plain(t))
