@@ -1,6 +1,6 @@
 """Fast paths give exactly what the plain formulas (and torch) give: relu through a zero buffer, relu's backward
 as a bit mask, an outer product as a multiply, zeros and full buffers replayed as a fill, maximum's output passed
-by keyword."""
+by keyword; relu and clamp keep torch's sign of zero."""
 from __future__ import annotations
 
 import warnings
@@ -120,3 +120,17 @@ def test_replay_fills_zero_buffers_and_passes_maximum_its_output_by_keyword():
     assert maxima and all("out" in kw for _, _, kw in maxima)
     for p, q in zip(model.parameters(), eager_model.parameters()):
         np.testing.assert_array_equal(p.detach().numpy(), q.detach().numpy())
+
+
+@pytest.mark.parametrize("bounds", [dict(min=0.0), dict(max=-0.0), dict(min=0.0, max=1.0), dict(min=1.0, max=0.0),
+                                    dict(min=-0.0), dict(max=0.0)])
+@pytest.mark.parametrize("n", [len(SPECIAL), 1000])
+def test_clamp_matches_torch_bit_for_bit_sign_of_zero_and_nan(bounds, n):
+    torch = pytest.importorskip("torch")
+    x = _values(n, "float32")
+    ours = framework.clamp(framework.from_numpy(x.copy()), **bounds).numpy()
+    theirs = torch.clamp(torch.from_numpy(x.copy()), **bounds).numpy()
+    assert ours.tobytes() == theirs.tobytes()  # np.clip made clamp(-0.0, min=0) +0.0
+    inplace = framework.from_numpy(x.copy())
+    inplace.clamp_(**bounds)
+    assert inplace.numpy().tobytes() == theirs.tobytes()

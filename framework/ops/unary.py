@@ -248,7 +248,13 @@ class Clamp(Function):
         for bound in (lo, hi):
             if bound is not None:
                 dt = binary_dtype(a.astype(dt, copy=False), bound)
-        out = get_array_module(a).clip(a.astype(dt, copy=False), lo, hi)
+        xp, out = get_array_module(a), a.astype(dt, copy=False)
+        # the bound first: numpy's maximum/minimum return the second operand on a tie, so clamp(-0.0, min=0) keeps
+        # -0.0 as torch's max(a, lo) does (np.clip gives +0.0); a NaN stays NaN
+        if lo is not None:
+            out = xp.maximum(lo, out)
+        if hi is not None:
+            out = xp.minimum(hi, out)
         return out.astype(dt, copy=False)
 
     @staticmethod
