@@ -14,7 +14,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
-from .backward_ops import SigmoidBackward
+from .backward_ops import SigmoidBackward, masked_grad
 from .combine import Where
 from .scalar_ops import MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
@@ -124,7 +124,7 @@ class Elu(Function):
         ctx.alpha = alpha
         xp = get_array_module(a)
         with _errstate(xp, over="ignore"):
-            neg = alpha * xp.expm1(xp.minimum(a, 0))
+            neg = alpha * xp.expm1(xp.minimum(0, a))  # 0 first: numpy returns the second on a tie, so -0.0 stays
         return xp.where(a > 0, a, neg).astype(a.dtype, copy=False)
 
     @staticmethod
@@ -212,7 +212,8 @@ class HardtanhBackward(Function):
     def forward(ctx, g, a, lo, hi):
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
-        return g * ((a > lo) & (a < hi)).astype(g.dtype, copy=False)
+        # torch's (a > lo && a < hi) ? g : 0, exactly +0.0 outside (g * mask gave -0.0, and NaN for an infinite g)
+        return masked_grad(g, (a > lo) & (a < hi))
 
     @staticmethod
     def backward(ctx, grad):
@@ -238,10 +239,10 @@ class Hardswish(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        x = a._array
-        mid = _mask(a, (x >= -3) & (x <= 3))  # torch: 0 below -3, x / 3 + 0.5 up to 3, 1 above
-        high = _mask(a, x > 3)
-        return grad * (mid * (a / 3 + 0.5) + high)
+        # torch's (vectorized) kernel: exactly +0.0 up to -3 (grad * 0 gave -0.0, and NaN for an infinite grad; and
+        # -0.5 g at -3), g from 3 up, g * (x / 3 + 0.5) between and where x is NaN
+        zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+        return Where.apply(a <= -3, zero, Where.apply(a >= 3, grad, grad * (a / 3 + 0.5)))
 
 
 class Hardsigmoid(Function):
@@ -269,7 +270,8 @@ class HardsigmoidBackward(Function):
     @staticmethod
     def forward(ctx, g, a):
         # torch multiplies by the float literal 1.0f / 6.0f, not by 1/6 in the tensor's precision
-        return g * ((a > -3) & (a < 3)).astype(g.dtype, copy=False) * _ONE_SIXTH_F32
+        # torch's (a > -3 && a < 3) ? g * (1/6) : 0, exactly +0.0 outside (g * mask gave -0.0 and inf * 0 NaN)
+        return masked_grad(g * _ONE_SIXTH_F32, (a > -3) & (a < 3))
 
     @staticmethod
     def backward(ctx, grad):
@@ -287,7 +289,10 @@ class LogSigmoid(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.save_for_backward(a)
-        return -_softplus(get_array_module(a), -a)
+        xp = get_array_module(a)
+        # torch's min(0, a) - log1p(e**-|a|): +0.0 at a = inf (-softplus(-a) gave -0.0)
+        with _errstate(xp, over="ignore"):
+            return (xp.minimum(0, a) - xp.log1p(xp.exp(-xp.abs(a)))).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):

@@ -102,14 +102,17 @@ class MseLoss(Function):
         x, t = ctx.saved_tensors
         scale = 2.0 / x.numel() if ctx.reduction == 1 else 2.0
         g = (x - t) * (grad * scale)
-        return (g if ctx.needs_input_grad[0] else None), (-g if ctx.needs_input_grad[1] else None), None
+        # torch's target gradient is mse_loss_backward(grad, t, x): (t - x) * ..., +0.0 where -g gave -0.0
+        gt = (t - x) * (grad * scale) if ctx.needs_input_grad[1] else None
+        return (g if ctx.needs_input_grad[0] else None), gt, None
 
     @staticmethod
     def backward_arrays(ctx, g):
         x, t = ctx.saved_arrays
         scale = 2.0 / x.size if ctx.reduction == 1 else 2.0
         gx = ((x - t) * (g * scale)).astype(x.dtype, copy=False)
-        return (gx if ctx.needs_input_grad[0] else None), (-gx if ctx.needs_input_grad[1] else None), None
+        gt = ((t - x) * (g * scale)).astype(x.dtype, copy=False) if ctx.needs_input_grad[1] else None
+        return (gx if ctx.needs_input_grad[0] else None), gt, None
 
 
 def mse_loss(x: Tensor, t: Tensor, reduction: str = "mean") -> Tensor:

@@ -20,8 +20,31 @@ def _apply_maps(xp, a, mats):
     k = len(mats)
     for i, m in enumerate(mats):
         axis = a.ndim - k + i
-        a = xp.moveaxis(xp.moveaxis(a, axis, -1) @ m.T, -1, axis)
+        a = xp.moveaxis(_apply_sparse(xp, xp.moveaxis(a, axis, -1), m), -1, axis)
     return a
+
+
+def _apply_sparse(xp, a, m):
+    """a @ m.T summing only m's nonzero terms, in column order, as torch's kernels do: a product with the
+    matrix's zeros would turn an inf or NaN anywhere in a row of a into NaN everywhere in it (0 * inf)."""
+    nz = m != 0
+    counts = nz.sum(axis=1)
+    width = int(counts.max()) if m.shape[0] and m.shape[1] else 0
+    n_in = m.shape[1]
+    if width == 0:
+        return xp.zeros(a.shape[:-1] + (m.shape[0],), dtype=a.dtype)
+    # each row's nonzero columns first (a stable sort keeps their order); the rest point at an appended zero
+    cols = xp.argsort(xp.logical_not(nz), axis=1, kind="stable")[:, :width]
+    vals = xp.take_along_axis(m, cols, axis=1)
+    pad = xp.arange(width)[None, :] >= counts[:, None]
+    cols = xp.where(pad, n_in, cols)
+    vals = xp.where(pad, 0, vals).astype(a.dtype, copy=False)
+    ext = xp.concatenate([a, xp.zeros(a.shape[:-1] + (1,), dtype=a.dtype)], axis=-1)
+    picked = xp.take(ext, cols, axis=-1)  # (..., out, width)
+    out = picked[..., 0] * vals[:, 0]
+    for j in range(1, width):
+        out = out + picked[..., j] * vals[:, j]
+    return out
 
 
 class SeparableMap(Function):

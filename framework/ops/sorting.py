@@ -96,6 +96,12 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         idx = idx.reshape(())
     return values_indices(*TopkValues.apply(input, dim, idx))
 
+def _running(fn, a, dim: int):
+    """fn (cumsum or cumprod) of a float array as torch's CPU kernel: accumulated in double (its acc_type for
+    float and half), each step rounded to a's dtype."""
+    acc = a.dtype if a.dtype.itemsize >= 8 else np.float64
+    return fn(a, axis=dim, dtype=acc).reshape(a.shape).astype(a.dtype, copy=False)
+
 
 class Cumsum(Function):
     """out = running sum along dim. Saves nothing."""
@@ -105,8 +111,13 @@ class Cumsum(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim, ctx.dtype = dim, a.dtype
-        out = get_array_module(a).cumsum(a, axis=dim, dtype=np.int64 if a.dtype.kind in "bui" else None)
-        return out.reshape(a.shape)  # numpy flattens a 0-d input to shape (1,)
+        xp = get_array_module(a)
+        if a.dtype.kind != "f":
+            return xp.cumsum(a, axis=dim, dtype=np.int64).reshape(a.shape)  # numpy flattens a 0-d input to (1,)
+        out = _running(xp.cumsum, a, dim)
+        out += 0  # torch's running sum starts from +0.0: a leading -0.0 gives +0.0, as there
+        return out
+
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,7 +141,11 @@ class Cumprod(Function):
     @staticmethod
     def forward(ctx, a, dim):
         ctx.dim = dim
-        out = get_array_module(a).cumprod(a, axis=dim).reshape(a.shape)  # numpy flattens a 0-d input
+        xp = get_array_module(a)
+        if a.dtype.kind == "f":
+            out = _running(xp.cumprod, a, dim)
+        else:
+            out = xp.cumprod(a, axis=dim).reshape(a.shape)  # numpy flattens a 0-d input
         ctx.save_for_backward(a, out)
         return out
 

@@ -48,11 +48,17 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx, a):
-        return get_array_module(a).sign(a)
+        xp = get_array_module(a)
+        if a.dtype.kind != "f":
+            return xp.sign(a)
+        # torch's (0 < a) - (a < 0): sign(NaN) is 0 there (numpy's is NaN), sign(-0.0) is +0.0
+        out = xp.greater(a, 0).astype(a.dtype)
+        return xp.subtract(out, xp.less(a, 0), out=out)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * 0
+        # torch's zeros_like(grad): grad * 0 gave NaN for an infinite grad and -0.0 for a negative one
+        return Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype))
 
 
 class Sgn(Sign):
