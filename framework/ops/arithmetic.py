@@ -200,6 +200,24 @@ class Neg(Function):
         return (-g,)
 
 
+def _pow_scalar(x, p):
+    """x ** p for a float array as torch's kernel: its exponents 0.5, -0.5, -1, -2, 2 and 3 are sqrt, 1 / sqrt,
+    1 / x, 1 / (x * x), x * x and x * x * x (so (-0.0) ** -0.5 is -inf there, +inf by C's pow)."""
+    if p == 2:
+        return x * x
+    if p == 3:
+        return x * x * x
+    if p not in (0.5, -0.5, -1, -2):
+        return x ** p
+    xp = backend.get_array_module(x)
+    with backend.errstate(xp, divide="ignore", invalid="ignore"):  # x ** p is silent there too
+        if p == 0.5:
+            return xp.sqrt(x)
+        if p == -0.5:
+            return 1 / xp.sqrt(x)
+        return 1 / x if p == -1 else 1 / (x * x)
+
+
 class PowScalar(Function):
     """out = a ** p for a Python number p. Saves a."""
 
@@ -212,7 +230,7 @@ class PowScalar(Function):
         dt = binary_dtype(a, p)
         if dt.kind in "iu" and p < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return _compute(lambda x, y: x ** y, a, p, dt)
+        return _compute(_pow_scalar if dt.kind == "f" else (lambda x, y: x ** y), a, p, dt)
 
     @staticmethod
     def backward(ctx, grad):

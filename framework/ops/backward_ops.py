@@ -6,6 +6,8 @@ written with Tensor ops, so higher orders work too.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
@@ -56,16 +58,19 @@ def masked_grad(g, keep):
     """g where keep, else exactly +0.0 (torch's ``cond ? g : 0`` backward kernels), keep a bool array.
 
     Exactly +0.0, whatever g holds there: ``g * keep`` would turn an infinite gradient into NaN and a negative one
-    into -0.0.  For floats the zeroing is an AND of g's bits with all-ones or all-zeros, as fast as that product;
-    xp.where is ~3x slower.
+    into -0.0.  For floats the zeroing multiplies g's bits, as integers, by keep's 0 or 1: as fast as that product
+    (an AND with a -keep mask costs one more pass), where xp.where is ~3x slower.
     """
     xp = get_array_module(g)
-    if g.dtype.kind != "f" or g.shape != keep.shape:
+    ints = _SAME_SIZE_INT.get(g.dtype.char)
+    if ints is None or g.shape != keep.shape:
         return xp.where(keep, g, 0).astype(g.dtype, copy=False)
-    ints = xp.dtype(f"i{g.dtype.itemsize}")
     out = xp.empty_like(g)
-    xp.bitwise_and(g.view(ints), xp.subtract(0, keep, dtype=ints), out=out.view(ints))
+    xp.multiply(g.view(ints), keep, out=out.view(ints))
     return out
+
+
+_SAME_SIZE_INT = {"e": np.int16, "f": np.int32, "d": np.int64}  # float dtype char -> the int of its size
 
 
 class ThresholdBackward(Function):

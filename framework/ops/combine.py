@@ -244,7 +244,10 @@ class Atan2(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        recip = (a * a + b * b).reciprocal()  # torch's atan2_backward
+        # torch's atan2_backward: 1 / (a^2 + b^2), 0 where that is 1 / 0 (a masked_fill node), so the gradient at
+        # the origin is 0 (and not 0 * inf = NaN)
+        denom = a * a + b * b
+        recip = denom.reciprocal().masked_fill(denom == 0, 0)
         ga = grad_for(grad * b * recip, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = grad_for(grad * -a * recip, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb

@@ -41,16 +41,26 @@ class BCEWithLogits(Function):
             dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s)
         else:
             dx = s - t
-        if weight is not None:
-            dx = dx * weight
-        if ctx.reduction == 1:
-            grad = grad / ctx.n
-        gx = grad * dx if ctx.needs_input_grad[0] else None
+        # torch's order: times grad, times weight, then divided by n for the mean (signs of zero, overflow)
+        gx = None
+        if ctx.needs_input_grad[0]:
+            gx = dx * grad
+            if weight is not None:
+                gx = gx * weight
+            if ctx.reduction == 1:
+                gx = gx / ctx.n
         gt = None
         if ctx.needs_input_grad[1]:
-            sp = (-x).clamp(min=0) + ((-x.abs()).exp() + 1).log()
-            dt = -x + ((pos_weight - 1) * sp if pos_weight is not None else 0)
-            gt = grad * (dt * weight if weight is not None else dt)
+            if pos_weight is not None:
+                sp = (-x).clamp(min=0) + ((-x.abs()).exp() + 1).log()
+                dt = -x + (pos_weight - 1) * sp
+            else:
+                dt = -x  # torch's target gradient: -x (+0.0 where x = -0.0)
+            gt = dt * grad
+            if weight is not None:
+                gt = gt * weight
+            if ctx.reduction == 1:
+                gt = gt / ctx.n
         return gx, gt, None, None, None
 
     @staticmethod
@@ -62,11 +72,12 @@ class BCEWithLogits(Function):
         e = xp.exp(-xp.abs(x))
         s = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
         dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s) if pos_weight is not None else s - t
+        gx = dx * g
         if weight is not None:
-            dx = dx * weight
+            gx = gx * weight
         if ctx.reduction == 1:
-            g = g / ctx.n
-        return g * dx if ctx.needs_input_grad[0] else None, None, None, None, None
+            gx = gx / ctx.n
+        return gx.astype(x.dtype, copy=False) if ctx.needs_input_grad[0] else None, None, None, None, None
 
 
 def binary_cross_entropy_with_logits(x: Tensor, t: Tensor, weight=None, pos_weight=None, reduction: str = "mean"):

@@ -60,9 +60,15 @@ def _argsort(arr, dim: int, descending: bool):
     stable = {"kind": "stable"} if xp is np else {}  # cupy's argsort is always stable and refuses 'kind'
     if arr.dtype.kind == "b":
         arr = arr.astype(np.int8)
-    if descending:
-        arr = -arr if arr.dtype.kind in "fi" else ~arr  # ~ reverses unsigned order without wrapping
-    return xp.argsort(arr, axis=dim, **stable).astype(np.int64)
+    if not descending:
+        return xp.argsort(arr, axis=dim, **stable).astype(np.int64)  # NaN last, as torch
+    idx = xp.argsort(-arr if arr.dtype.kind in "fi" else ~arr, axis=dim, **stable)  # ~: unsigned, no wrapping
+    if arr.dtype.kind == "f":
+        nan = xp.isnan(arr)
+        if nan.any():  # torch puts NaN first when descending (the negation left them last): a stable second pass
+            first = xp.argsort(xp.logical_not(xp.take_along_axis(nan, idx, axis=dim)), axis=dim, **stable)
+            idx = xp.take_along_axis(idx, first, axis=dim)
+    return idx.astype(np.int64)
 
 
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False):

@@ -52,8 +52,7 @@ class Sign(Function):
         if a.dtype.kind != "f":
             return xp.sign(a)
         # torch's (0 < a) - (a < 0): sign(NaN) is 0 there (numpy's is NaN), sign(-0.0) is +0.0
-        out = xp.greater(a, 0).astype(a.dtype)
-        return xp.subtract(out, xp.less(a, 0), out=out)
+        return xp.subtract(xp.greater(a, 0), xp.less(a, 0), dtype=a.dtype)
 
     @staticmethod
     def backward(ctx, grad):
@@ -293,7 +292,7 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * out * out * -0.5
+        return (grad * -0.5) * out ** 3  # torch's -0.5 * grad * result.pow(3), in its order (underflow, NaN)
 
 
 # ---- functional API ---------------------------------------------------------------------------------
