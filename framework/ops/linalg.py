@@ -68,7 +68,9 @@ class Mm(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         a, b = ctx.saved_arrays
-        return (_mm(g, b.T) if ctx.needs_input_grad[0] else None, a.T @ g if ctx.needs_input_grad[1] else None)
+        # a single row (vector @ matrix): b's gradient is an outer product, each element one product as torch's
+        # (-0.0 stays -0.0; BLAS adds it to a +0.0)
+        return (_mm(g, b.T) if ctx.needs_input_grad[0] else None, _mm(a.T, g) if ctx.needs_input_grad[1] else None)
 
 
 class Mv(Function):
@@ -300,7 +302,7 @@ class Addmm(Function):
         g1 = _mm(g, m2.T) if ctx.needs_input_grad[1] else None
         g2 = None
         if ctx.needs_input_grad[2]:
-            g2 = (g.T @ m1).T if ctx.m2_transposed else m1.T @ g
+            g2 = _mm(g.T, m1).T if ctx.m2_transposed else _mm(m1.T, g)  # one row: an outer product, as Mm
         return gb, g1, g2
 
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import errstate as _errstate
 from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
@@ -217,8 +218,10 @@ class ProdAll(Function):
         a, out = ctx.saved_tensors
         if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
             return grad, None
-        if int((a == 0).sum()) > 1:  # two zeros: every other-product is 0 (torch returns zeros_like)
-            return grad * Tensor._make(get_array_module(a._array).zeros_like(a._array)), None
+        if int((a == 0).sum()) > 1:  # two zeros: every other-product is 0
+            zeros = Tensor._make(get_array_module(a._array).zeros_like(a._array))
+            # torch returns zeros_like itself outside create_graph: exactly +0.0 (grad * 0 gave -0.0 and NaN)
+            return (grad * zeros if is_grad_enabled() else zeros), None
         return grad * _prod_of_others(a, out, tuple(range(a.ndim)), False), None
 
 
