@@ -122,6 +122,12 @@ def _var_setup(ctx, a, dim, correction, keepdim) -> None:
         ctx.n *= a.shape[d]
 
 
+def _acc_dtype(a):
+    """The dtype torch's CPU var/std accumulate a float array in: double for float and half (so 1e30 ** 2 does
+    not overflow a float32 variance, and the float32 result is the double one rounded, bit for bit)."""
+    return np.float64 if a.dtype.kind == "f" and a.dtype.itemsize < 8 else None
+
+
 class Var(Function):
     """out = sum((a - mean)**2) / (N - correction) over ``dim``. Saves a."""
 
@@ -132,7 +138,7 @@ class Var(Function):
         _var_setup(ctx, a, dim, correction, keepdim)
         ctx.save_for_backward(a)
         with _errstate(get_array_module(a), divide="ignore", invalid="ignore"):
-            out = a.var(axis=ctx.dims, ddof=correction, keepdims=keepdim)
+            out = a.var(axis=ctx.dims, ddof=correction, keepdims=keepdim, dtype=_acc_dtype(a))
         return get_array_module(a).asarray(out, dtype=a.dtype)
 
     @staticmethod
@@ -154,7 +160,8 @@ class Std(Function):
         _var_setup(ctx, a, dim, correction, keepdim)
         xp = get_array_module(a)
         with _errstate(xp, divide="ignore", invalid="ignore"):
-            out = xp.asarray(a.std(axis=ctx.dims, ddof=correction, keepdims=keepdim), dtype=a.dtype)
+            out = xp.asarray(a.std(axis=ctx.dims, ddof=correction, keepdims=keepdim, dtype=_acc_dtype(a)),
+                             dtype=a.dtype)
         ctx.save_for_backward(a, out)
         return out
 
