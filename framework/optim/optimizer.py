@@ -32,6 +32,8 @@ class Optimizer:
 
     # what the foreach path keeps per parameter, besides "step" when _has_step (subclasses override)
     _has_step = True
+    # torch's list of capturable devices names XLA, except in Adam(W)'s foreach path
+    _foreach_capturable_xla = True
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
         self.defaults = defaults
@@ -86,6 +88,7 @@ class Optimizer:
         params = [p for p in group["params"] if p._grad is not None]
         if not params:
             return
+        _refuse_unsupported_modes(group, params, xla=self._foreach_capturable_xla or not group.get("foreach"))
         if group.get("foreach") is False:
             for p in params:
                 self._single_step(p, self.state[p], group)
@@ -174,6 +177,55 @@ class Optimizer:
 def _check(cond: bool, message: str) -> None:
     if not cond:
         raise ValueError(message)
+
+
+def _check_lr(lr, foreach_refused: bool = False) -> None:
+    """torch's checks of a Tensor lr (accepted when it has one element), then of its value."""
+    if isinstance(lr, Tensor):
+        if foreach_refused:  # Adam(W): torch's foreach kernels take the lr as a Python number only
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+    _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+
+
+def _check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
+    """torch's refusals of fused=True combined with the other implementation flags (checked in this order)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _refuse_unsupported_modes(group: dict, params: list, xla: bool) -> None:
+    """The flags torch accepts at construction but refuses (or we cannot honour) when stepping on these params.
+
+    fused=True is honoured: our flat path (foreach) already updates a whole group in a few array calls, and on a
+    GPU in one fused kernel.  capturable=True is torch's promise that a step reads nothing back to the host, kept
+    by framework.compile's recordings on a GPU; on the CPU torch refuses it, and so do we.  differentiable=True
+    asks for a graph through the update itself, which our steps (plain array arithmetic) never record.
+    """
+    if group.get("capturable") and not group.get("fused") and any(p.device == "cpu" for p in params):
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla else [])
+        raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: {devices}."
+                             "\n\nframework: capturable=True keeps the step on the GPU; these parameters are on "
+                             "the CPU. Leave capturable=False there (the default): the numbers are the same.")
+    if group.get("differentiable"):
+        if any(p.requires_grad for p in params):
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
+                               "\n\nframework: differentiable=True runs the update with grad mode on, as torch "
+                               "does, and a parameter that requires grad is a leaf that cannot be changed in place "
+                               "then. Leave differentiable=False (the default) to train it.")
+        raise NotImplementedError("differentiable=True is not supported: framework's optimizers update parameters "
+                                  "with plain array arithmetic and record no graph through the step. Leave "
+                                  "differentiable=False (the default).")
+
+
+def _value(x):
+    """A hyperparameter as a Python number, as torch's ``.item()``: a Tensor lr (and what was computed from it, in
+    its dtype, e.g. ``lr / bias_correction1`` rounded to float32 as torch rounds it) gives its value."""
+    return x.item() if isinstance(x, Tensor) else x
 
 
 def _step_tensor(state: dict) -> Tensor:
