@@ -17,7 +17,7 @@ def _outcome(call):
     try:
         return "ok", call()
     except Exception as e:  # noqa: BLE001 - the class is what is compared
-        return type(e).__name__, str(e).split("\n")[0]
+        return type(e).__name__, str(e).split("\n")[0].replace("framework", "torch")
 
 
 # ---- optimizers: param_groups as torch's ---------------------------------------------------------------------
@@ -137,3 +137,48 @@ def test_tensor_lr_of_several_elements_refused_as_torch(name):
         return _outcome(lambda: getattr(m.optim, name)([m.nn.Parameter(m.ones(2))], lr=m.tensor([0.1, 0.2])))
 
     assert build(framework) == build(torch) == ("ValueError", "Tensor lr must be 1-element")
+
+
+# ---- inference tensors: detach() and .data stay inference tensors ---------------------------------------------
+
+def _inference_probe(m) -> list:
+    """is_inference() of what detach/.data/views/clone give, made inside and outside inference_mode."""
+    with m.inference_mode():
+        x = m.ones(3)
+        inside = [t.is_inference() for t in (x.detach(), x.data, x.view(3), x.clone(), x.detach().detach())]
+    y = m.ones(3)
+    with m.inference_mode():
+        normal_inside = [t.is_inference() for t in (y.detach(), y.data, y.view(3), y.clone())]
+    seen = [inside, normal_inside]
+    for mode in (None, m.no_grad, lambda: m.inference_mode(False)):
+        if mode is None:
+            seen.append([t.is_inference() for t in (x.detach(), x.data, x.view(3), x.clone(), x.detach().view(3),
+                                                    x.detach().detach(), x.detach().clone(), x.detach() * 2)])
+        else:
+            with mode():
+                seen.append([t.is_inference() for t in (x.detach(), x.data, x.view(3), x.clone())])
+    return seen
+
+
+def test_detach_of_inference_tensor_is_inference_tensor():
+    assert _inference_probe(framework) == _inference_probe(torch)
+
+
+def test_detached_inference_tensor_rules_match_torch():
+    """torch's detached inference tensor: in-place changes allowed (it has its own version counter), but
+    requires_grad_() and saving it for backward are refused; its views are refused in-place changes."""
+    def probe(m):
+        with m.inference_mode():
+            x = m.ones(3)
+        d = x.detach()
+        seen = [_outcome(lambda: d.add_(1).tolist()), _outcome(lambda: d._version), _outcome(lambda: x.tolist()),
+                _outcome(lambda: x.detach().requires_grad_()), _outcome(lambda: x.data.requires_grad_())]
+        w = m.ones(3, requires_grad=True)
+        seen.append(_outcome(lambda: (w * x.detach()).sum().backward()))
+        seen.append(_outcome(lambda: (w + x.detach()).sum().backward() or w.grad.tolist()))
+        seen.append(_outcome(lambda: x.detach().view(3).mul_(2)))
+        seen.append(_outcome(lambda: x.detach().clone().requires_grad_().is_leaf))
+        return seen
+
+    ours, theirs = probe(framework), probe(torch)
+    assert ours == theirs
