@@ -182,3 +182,42 @@ def test_detached_inference_tensor_rules_match_torch():
 
     ours, theirs = probe(framework), probe(torch)
     assert ours == theirs
+
+
+# ---- autograd.grad / backward: the number of grad_outputs ------------------------------------------------------
+
+GRAD_OUTPUT_CASES = {
+    "more": lambda m, x, c: m.autograd.grad([x * 2], [x], grad_outputs=[m.ones(3), m.ones(3)]),
+    "more_ignored_bad_shape": lambda m, x, c: m.autograd.grad([x * 2], [x], grad_outputs=[m.ones(3), m.ones(7)]),
+    "more_single_output": lambda m, x, c: m.autograd.grad(x * 2, x, grad_outputs=(m.ones(3), m.ones(3))),
+    "fewer": lambda m, x, c: m.autograd.grad([x * 2, x * 3], [x], grad_outputs=[m.ones(3)]),
+    "tensor_for_two": lambda m, x, c: m.autograd.grad([x * 2, x * 3], [x], grad_outputs=m.ones(3)),
+    "empty": lambda m, x, c: m.autograd.grad([x * 2], [x], grad_outputs=[]),
+    "empty_scalar": lambda m, x, c: m.autograd.grad([x.sum()], [x], grad_outputs=[]),
+    "fewer_none": lambda m, x, c: m.autograd.grad([x.sum(), (x * 3).sum()], [x], grad_outputs=[None]),
+    "fewer_no_grad_first": lambda m, x, c: m.autograd.grad([c, x * 2], [x], grad_outputs=[m.ones(3)]),
+    "shape_before_requires_grad": lambda m, x, c: m.autograd.grad([c, x], [x], grad_outputs=[m.ones(2), m.ones(3)]),
+    "float": lambda m, x, c: m.autograd.grad([x.sum()], [x], grad_outputs=[1.0]),
+    "batched_more": lambda m, x, c: m.autograd.grad([x * 2], [x], grad_outputs=[m.ones(2, 3), m.ones(2, 3)],
+                                                    is_grads_batched=True),
+    "batched_fewer": lambda m, x, c: m.autograd.grad([x * 2, x * 3], [x], grad_outputs=[m.ones(2, 3)],
+                                                     is_grads_batched=True),
+    "backward_more": lambda m, x, c: m.autograd.backward([x * 2], [m.ones(3), m.ones(3)]) or x.grad,
+    "backward_fewer": lambda m, x, c: m.autograd.backward([x * 2, x * 3], [m.ones(3)]),
+    "backward_empty": lambda m, x, c: m.autograd.backward([x.sum()], grad_tensors=[]),
+    "tensor_backward_list": lambda m, x, c: (x * 2).backward([m.ones(3), m.ones(3)]) or x.grad,
+}
+
+
+@pytest.mark.parametrize("case", list(GRAD_OUTPUT_CASES))
+def test_grad_outputs_count_as_torch(case):
+    """torch zips outputs with grad_outputs (extra ones are ignored, unchecked), then its engine says
+    'got N tensors and M gradients' when some are missing: [] is no gradients, not 'None for each'."""
+    def run(m):
+        x, c = m.ones(3, requires_grad=True), m.ones(3)
+        kind, value = _outcome(lambda: GRAD_OUTPUT_CASES[case](m, x, c))
+        if kind == "ok":
+            value = [v.tolist() for v in value] if isinstance(value, tuple) else value.tolist()
+        return kind, value
+
+    assert run(framework) == run(torch)
