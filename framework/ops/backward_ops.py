@@ -9,6 +9,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from .scalar_ops import AddScalar, MulScalar
 
 
 class SigmoidBackward(Function):
@@ -23,9 +24,10 @@ class SigmoidBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g, y = ctx.saved_tensors
-        gg = grad * y * (1 - y) if ctx.needs_input_grad[0] else None
-        gy = grad * g * (1 - 2 * y) if ctx.needs_input_grad[1] else None
+        g, y = ctx.saved_tensors  # torch's derivatives.yaml formulas, in their order (the graph's node names)
+        gg = SigmoidBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
+        # -2 * y + 1 in C++: the Scalar overloads (MulBackward1, AddBackward1)
+        gy = grad * g * AddScalar.apply(MulScalar.apply(y, -2), 1) if ctx.needs_input_grad[1] else None
         return gg, gy
 
 
@@ -41,29 +43,31 @@ class TanhBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g, y = ctx.saved_tensors
-        gg = grad * (1 - y * y) if ctx.needs_input_grad[0] else None
-        gy = grad * g * y * -2 if ctx.needs_input_grad[1] else None
+        g, y = ctx.saved_tensors  # torch's derivatives.yaml formulas, in their order (the graph's node names)
+        gg = TanhBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
+        gy = grad * (MulScalar.apply(y, -2) * g) if ctx.needs_input_grad[1] else None  # -2 * y: MulBackward1
         return gg, gy
 
 
 class ThresholdBackward(Function):
-    """out = g where y > 0, else 0 (torch's threshold_backward for relu). Saves y's mask."""
+    """out = g where y > 0, else 0 (torch's threshold_backward for relu). Saves y (as torch: its own backward is
+    threshold_backward again)."""
 
     node_name, array_forward = "ThresholdBackwardBackward0", True
 
     @staticmethod
     def forward(ctx, g, y):
-        ctx.mask = y > 0
+        ctx.save_for_backward(y)
         ctx.y_meta = (y.shape, y.dtype)
-        return get_array_module(g).where(ctx.mask, g, 0).astype(g.dtype, copy=False)
+        return get_array_module(g).where(y > 0, g, 0).astype(g.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
-        gg = grad * Tensor._make(ctx.mask.astype(grad._array.dtype)) if ctx.needs_input_grad[0] else None
+        (y,) = ctx.saved_tensors
+        gg = ThresholdBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
         gy = None
         if ctx.needs_input_grad[1]:  # piecewise constant in y: zero, as torch's zeros_like(grad)
-            gy = Tensor._make(get_array_module(ctx.mask).zeros(*ctx.y_meta))
+            gy = Tensor._make(get_array_module(grad._array).zeros(*ctx.y_meta))
         return gg, gy
 
 
