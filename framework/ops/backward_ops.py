@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
-from .scalar_ops import AddScalar, MulScalar
+from .scalar_ops import AddScalar, DivScalar, MulScalar
 
 
 class SigmoidBackward(Function):
@@ -86,9 +86,10 @@ class SoftmaxBackwardData(Function):
     def backward(ctx, grad):
         g, y = ctx.saved_tensors
         d = ctx.dim
-        uy = (grad * y).sum(dim=d, keepdim=True)
-        gg = y * (grad - uy) if ctx.needs_input_grad[0] else None
-        gy = grad * (g - (g * y).sum(dim=d, keepdim=True)) - g * uy if ctx.needs_input_grad[1] else None
+        gg = SoftmaxBackwardData.apply(grad, y, d) if ctx.needs_input_grad[0] else None
+        gy = None
+        if ctx.needs_input_grad[1]:  # torch's softmax_double_backward, term by term (the graph's node names)
+            gy = g * grad - (y * g).sum(dim=d, keepdim=True) * grad - g * (y * grad).sum(dim=d, keepdim=True)
         return gg, gy, None
 
 
@@ -109,7 +110,7 @@ class LogSoftmaxBackwardData(Function):
         d = ctx.dim
         e = y.exp()
         gg = grad - (grad * e).sum(dim=d, keepdim=True) if ctx.needs_input_grad[0] else None
-        gy = -grad * e * g.sum(dim=d, keepdim=True) if ctx.needs_input_grad[1] else None
+        gy = -g.sum(dim=d, keepdim=True) * e * grad if ctx.needs_input_grad[1] else None  # torch's order
         return gg, gy, None
 
 
@@ -144,3 +145,36 @@ def slopes(xp, a, slope: float, dtype):
         factor = (a > 0).astype(dtype)
         return xp.maximum(factor, slope, out=factor)
     return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
+
+
+class MseLossBackward(Function):
+    """out = (x - t) * (g * scale), scale 2 (2 / x.numel() for mean) (torch's mse_loss_backward). Saves g, x, t.
+
+    Its own backward is torch's: the op again for g, mse_loss_double_backward(grad * g) = 2 * (grad * g)
+    (/ numel for mean) for x, and its negation for t.
+    """
+
+    node_name, array_forward = "MseLossBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, t, reduction):
+        ctx.save_for_backward(g, x, t)
+        ctx.reduction = reduction
+        scale = 2.0 / x.size if reduction == 1 else 2.0
+        return ((x - t) * (g * scale)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x, t = ctx.saved_tensors
+        gg = gx = gt = None
+        if ctx.needs_input_grad[0]:
+            gg = MseLossBackward.apply(grad, x, t, ctx.reduction)
+            if tuple(gg.shape) != tuple(g.shape):  # g was broadcast (a reduced loss's 0-d grad): sum back
+                gg = gg.sum_to_size(*g.shape) if g.dim() else gg.sum()
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            double = MulScalar.apply(grad * g, 2)  # torch's mse_loss_double_backward
+            if ctx.reduction == 1:
+                double = DivScalar.apply(double, x.numel())
+            gx = double if ctx.needs_input_grad[1] else None
+            gt = -double if ctx.needs_input_grad[2] else None
+        return gg, gx, gt, None

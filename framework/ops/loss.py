@@ -5,6 +5,7 @@ from ..autograd.function import Function
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name
+from .backward_ops import MseLossBackward
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -98,11 +99,11 @@ class MseLoss(Function):
         return _reduced(xp, d * d, reduction)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # under create_graph: torch's MseLossBackwardBackward0 nodes, one per input
         x, t = ctx.saved_tensors
-        scale = 2.0 / x.numel() if ctx.reduction == 1 else 2.0
-        g = (x - t) * (grad * scale)
-        return (g if ctx.needs_input_grad[0] else None), (-g if ctx.needs_input_grad[1] else None), None
+        gx = MseLossBackward.apply(grad, x, t, ctx.reduction) if ctx.needs_input_grad[0] else None
+        gt = MseLossBackward.apply(grad, t, x, ctx.reduction) if ctx.needs_input_grad[1] else None
+        return gx, gt, None
 
     @staticmethod
     def backward_arrays(ctx, g):
