@@ -221,3 +221,60 @@ def test_grad_outputs_count_as_torch(case):
         return kind, value
 
     assert run(framework) == run(torch)
+
+
+# ---- third-order derivatives: the graphs of create_graph gradients of gradients -------------------------------
+
+def _graph(f) -> str:
+    """The node names of a graph, nested: 'MulBackward0(SigmoidBackward0(AccumulateGrad),-)'."""
+    if f is None:
+        return "-"
+    kids = ",".join(_graph(n) for n, _ in f.next_functions)
+    return type(f).__name__ + (f"({kids})" if kids else "")
+
+
+_X = np.random.default_rng(0).standard_normal((2, 3))
+_W = np.random.default_rng(1).standard_normal((3, 2))
+_T = np.random.default_rng(2).standard_normal((2, 3))
+
+THIRD_ORDER = {
+    "tanh": lambda m, x: x.tanh(),
+    "sigmoid": lambda m, x: x.sigmoid(),
+    "exp": lambda m, x: x.exp(),
+    "mul": lambda m, x: x * x * x,
+    "matmul": lambda m, x: x @ m.tensor(_W) @ x,
+    "softmax": lambda m, x: m.softmax(x, dim=1),
+    "log_softmax": lambda m, x: m.log_softmax(x, dim=1),
+    "mse_loss": lambda m, x: m.nn.functional.mse_loss(x * x, m.tensor(_T)),
+    "mse_loss_sum": lambda m, x: m.nn.functional.mse_loss(x * x, m.tensor(_T), reduction="sum"),
+    "mse_loss_none": lambda m, x: m.nn.functional.mse_loss(x * x, m.tensor(_T), reduction="none"),
+    "relu": lambda m, x: m.relu(x) * x,
+    "pow": lambda m, x: x ** 3,
+    "tanh_of_sigmoid": lambda m, x: (x.sigmoid() * 2).tanh(),
+}
+
+
+def _orders(m, op: str) -> list:
+    """Gradients of orders 1 to 3 (each create_graph, weighted by fixed vectors): graph, requires_grad, values."""
+    x = m.tensor(_X, dtype=m.float64, requires_grad=True)
+    g = m.autograd.grad(THIRD_ORDER[op](m, x).sum(), [x], create_graph=True)[0]
+    seen = [g]
+    for k in range(2):
+        if not g.requires_grad:
+            break
+        w = m.tensor(np.cos(np.arange(6.0) + k).reshape(2, 3), dtype=m.float64)
+        g = m.autograd.grad((g * w).sum(), [x], create_graph=True)[0]
+        seen.append(g)
+    return [(_graph(g.grad_fn), g.requires_grad, g.detach().cpu().numpy()) for g in seen]
+
+
+@pytest.mark.parametrize("op", list(THIRD_ORDER))
+def test_third_order_graphs_match_torch(op):
+    """The backward of torch's double-backward nodes (SigmoidBackwardBackward0, TanhBackwardBackward0,
+    SoftmaxBackwardDataBackward0, MseLossBackwardBackward0...) follows derivatives.yaml term by term: the
+    same node names (Scalar overloads: MulBackward1, AddBackward1) at every order, and the same values."""
+    ours, theirs = _orders(framework, op), _orders(torch, op)
+    assert len(ours) == len(theirs)
+    for order, ((graph, rg, value), (t_graph, t_rg, t_value)) in enumerate(zip(ours, theirs), 1):
+        assert (order, graph, rg) == (order, t_graph, t_rg)
+        np.testing.assert_allclose(value, t_value, rtol=1e-10, atol=1e-12)
