@@ -167,14 +167,15 @@ class Div(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad_for(grad / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = grad_for(-grad * a / (b * b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b), in that order (node names, rounding)
+        gb = grad_for(-grad * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
     @staticmethod
     def backward_arrays(ctx, g):
         a, b = ctx.saved_arrays
         ga = sum_to_array(g / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = sum_to_array(-g * a / (b * b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        gb = sum_to_array(-g * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 

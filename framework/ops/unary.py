@@ -125,7 +125,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return -grad * a.sin()
+        return grad * -a.sin()  # torch's grad * -self.sin(): NegBackward0 under create_graph
 
 
 class _SavesOutput(Function):
@@ -278,7 +278,8 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return grad * out * out * out * -0.5
+        # torch's -0.5 * grad * result.pow(3): a Scalar product (MulBackward1) and a PowBackward0
+        return _scalar.MulScalar.apply(grad, -0.5) * out.pow(3)
 
 
 # ---- functional API ---------------------------------------------------------------------------------

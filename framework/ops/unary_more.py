@@ -15,6 +15,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from .arithmetic import PowScalar
 from .arithmetic_inplace import PowScalarInplace
+from .scalar_ops import AddScalar
 from ._util import check_inplace_cast, scalar_type_name
 from .unary import Abs, Rsqrt, _float
 from .unary_inplace import _inplace
@@ -124,7 +125,7 @@ class Atan(_Elementwise):
 
     node_name = "AtanBackward0"
     f = staticmethod(lambda xp, a: xp.arctan(a))
-    d = staticmethod(lambda grad, a: grad / (a * a + 1))
+    d = staticmethod(lambda grad, a: grad / AddScalar.apply(a * a, 1))  # torch's + 1: the Scalar add
 
 
 class Erf(_Elementwise):
