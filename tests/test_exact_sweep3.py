@@ -278,3 +278,38 @@ def test_third_order_graphs_match_torch(op):
     for order, ((graph, rg, value), (t_graph, t_rg, t_value)) in enumerate(zip(ours, theirs), 1):
         assert (order, graph, rg) == (order, t_graph, t_rg)
         np.testing.assert_allclose(value, t_value, rtol=1e-10, atol=1e-12)
+
+
+def _edges(t) -> list:
+    return [None if n is None else type(n).__name__ for n, _ in t.grad_fn.next_functions]
+
+
+def test_where_has_no_edge_for_the_condition():
+    """torch's WhereBackward0 has edges to self and other only; a Python number gets a (None, 0) edge."""
+    def probe(m):
+        x = m.ones(3, requires_grad=True)
+        return [_edges(m.where(x > 0, x, x * 2)), _edges(m.where(x > 0, x, 0.0)), _edges(m.where(x > 0, 0.0, x)),
+                _edges(m.where(x > 0, x, m.zeros(3)))]
+
+    assert probe(framework) == probe(torch)
+
+
+SECOND_ORDER = {
+    "sin": lambda m, x: x.sin(), "cos": lambda m, x: x.cos(), "log": lambda m, x: (x * x + 1).log(),
+    "sqrt": lambda m, x: (x * x + 1).sqrt(), "div": lambda m, x: x / (x * x + 1), "atan": lambda m, x: x.atan(),
+    "rsqrt": lambda m, x: (x * x + 1).rsqrt(), "where": lambda m, x: m.where(x > 0, x * x, x.exp()),
+}
+
+
+@pytest.mark.parametrize("op", list(SECOND_ORDER))
+def test_backward_formulas_in_torchs_order(op):
+    """Formulas written as torch's derivatives.yaml writes them: div's other-gradient -grad * ((a / b) / b),
+    cos's grad * -sin, rsqrt's -0.5 * grad * result.pow(3), atan's Scalar + 1: the same graphs at orders 1-3."""
+    THIRD_ORDER[op] = SECOND_ORDER[op]
+    try:
+        ours, theirs = _orders(framework, op), _orders(torch, op)
+    finally:
+        del THIRD_ORDER[op]
+    for order, ((graph, rg, value), (t_graph, t_rg, t_value)) in enumerate(zip(ours, theirs), 1):
+        assert (order, graph, rg) == (order, t_graph, t_rg)
+        np.testing.assert_allclose(value, t_value, rtol=1e-10, atol=1e-12)

@@ -15,7 +15,7 @@ from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
 from .backward_ops import SigmoidBackward
-from .combine import Where
+from .combine import where_op
 from .scalar_ops import MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
@@ -338,9 +338,9 @@ class PreluBackward(Function):
         nonneg = a >= 0
         zero = Tensor._make(get_array_module(a._array).zeros((), dtype=a._array.dtype))
         needs = ctx.needs_input_grad
-        d_g = Where.apply(nonneg, gga, gga * w + ggw * a) if needs[0] else None
-        d_a = Where.apply(nonneg, zero, g * ggw) if needs[1] else None
-        d_w = sum_to(Where.apply(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
+        d_g = where_op(nonneg, gga, gga * w + ggw * a) if needs[0] else None
+        d_a = where_op(nonneg, zero, g * ggw) if needs[1] else None
+        d_w = sum_to(where_op(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
         return d_g, d_a, d_w
 
 

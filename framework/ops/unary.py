@@ -12,7 +12,7 @@ from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ._util import binary_dtype
 from . import backward_ops as _bw, scalar_ops as _scalar
-from .combine import Where
+from .combine import where_op
 from ..tensor import Tensor
 
 
@@ -259,7 +259,7 @@ class Clamp(Function):
             mask = upper if mask is None else mask & upper
         # torch's clamp_backward: where(mask, grad, 0), a WhereBackward0 node under create_graph
         zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
-        return Where.apply(mask, grad, zero), None, None
+        return where_op(mask, grad, zero), None, None
 
 
 class Rsqrt(Function):
