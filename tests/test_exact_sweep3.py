@@ -299,15 +299,19 @@ SECOND_ORDER = {
     "sin": lambda m, x: x.sin(), "cos": lambda m, x: x.cos(), "log": lambda m, x: (x * x + 1).log(),
     "sqrt": lambda m, x: (x * x + 1).sqrt(), "div": lambda m, x: m.tensor(_T) / (x * x + 1), "atan": lambda m, x: x.atan(),
     "rsqrt": lambda m, x: (x * x + 1).rsqrt(), "where": lambda m, x: m.where(x > 0, x * x, x.exp()),
+    "tan": lambda m, x: (x * 0.5).tan(), "asin": lambda m, x: (x * 0.3).asin(), "acos": lambda m, x: (x * 0.3).acos(),
+    "expm1": lambda m, x: x.expm1(), "log1p": lambda m, x: (x * x).log1p(), "log2": lambda m, x: (x * x + 1).log2(),
+    "log10": lambda m, x: (x * x + 1).log10(), "erf": lambda m, x: x.erf(),
 }
-# div's third order sums two gradients in another order than torch's engine does (left for later)
-ORDERS_COMPARED = {"div": 2}
+# their third orders sum two gradients in another order than torch's engine does (left for later)
+ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2}
 
 
 @pytest.mark.parametrize("op", list(SECOND_ORDER))
 def test_backward_formulas_in_torchs_order(op):
     """Formulas written as torch's derivatives.yaml writes them: div's other-gradient -grad * ((a / b) / b),
-    cos's grad * -sin, rsqrt's -0.5 * grad * result.pow(3), atan's Scalar + 1: the same graphs at orders 1-3."""
+    cos's grad * -sin, rsqrt's -0.5 * grad * result.pow(3), the C++ "+ 1" and "* c" as the Scalar overloads
+    (AddBackward1, MulBackward1: atan, tan, asin, expm1, log1p, log2, erf...): the same graphs at orders 1-3."""
     THIRD_ORDER[op] = SECOND_ORDER[op]
     try:
         ours, theirs = _orders(framework, op), _orders(torch, op)
