@@ -302,16 +302,23 @@ SECOND_ORDER = {
     "tan": lambda m, x: (x * 0.5).tan(), "asin": lambda m, x: (x * 0.3).asin(), "acos": lambda m, x: (x * 0.3).acos(),
     "expm1": lambda m, x: x.expm1(), "log1p": lambda m, x: (x * x).log1p(), "log2": lambda m, x: (x * x + 1).log2(),
     "log10": lambda m, x: (x * x + 1).log10(), "erf": lambda m, x: x.erf(),
+    "silu": lambda m, x: m.nn.functional.silu(x), "softplus": lambda m, x: m.nn.functional.softplus(x, beta=2.0),
+    "rpow": lambda m, x: 2 ** x, "addcmul": lambda m, x: m.addcmul(x, x, x, value=0.5),
+    "addcmul_1": lambda m, x: m.addcmul(x, x, x.exp()),
+    "bce_logits": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(x, m.tensor(_T).sigmoid()),
+    "bce_logits_pw": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(
+        x, m.tensor(_T).sigmoid(), weight=m.tensor(_W.T), pos_weight=m.tensor([1.5, 0.5, 2.0]), reduction="sum"),
 }
-# their third orders sum two gradients in another order than torch's engine does (left for later)
-ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2}
+# their higher orders sum two gradients in another order than torch's engine does (left for later)
+ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2, "silu": 1}
 
 
 @pytest.mark.parametrize("op", list(SECOND_ORDER))
 def test_backward_formulas_in_torchs_order(op):
     """Formulas written as torch's derivatives.yaml writes them: div's other-gradient -grad * ((a / b) / b),
     cos's grad * -sin, rsqrt's -0.5 * grad * result.pow(3), the C++ "+ 1" and "* c" as the Scalar overloads
-    (AddBackward1, MulBackward1: atan, tan, asin, expm1, log1p, log2, erf...): the same graphs at orders 1-3."""
+    (AddBackward1, MulBackward1: atan, tan, asin, expm1, log1p, log2, erf, silu, softplus, 2 ** x, addcmul,
+    binary_cross_entropy_with_logits): the same graphs at orders 1-3."""
     THIRD_ORDER[op] = SECOND_ORDER[op]
     try:
         ours, theirs = _orders(framework, op), _orders(torch, op)

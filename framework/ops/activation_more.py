@@ -16,7 +16,7 @@ from ._util import sum_to
 from .activation import softmax
 from .backward_ops import SigmoidBackward
 from .combine import where_op
-from .scalar_ops import MulScalar
+from .scalar_ops import AddScalar, MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
 
@@ -48,7 +48,10 @@ class Silu(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         s = Sigmoid.apply(a)
-        return grad * s * (1 + a * (1 - s))
+        # torch's infinitely_differentiable_silu_backward: grad * s * (1.0 + a * (1.0 - s)); C++'s 1.0 - s fills
+        # a tensor and subtracts (SubBackward0), its 1.0 + t is the Scalar add (AddBackward1)
+        one = Tensor._make(get_array_module(s._array).ones((), dtype=s._array.dtype))
+        return grad * s * AddScalar.apply(a * (one - s), 1.0)
 
 
 class Mish(Function):
@@ -107,7 +110,7 @@ class SoftplusBackward(Function):
         gg = SoftplusBackward.apply(grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
         ga = None
         if ctx.needs_input_grad[1]:  # torch's softplus_double_backward, op for op (its mask is beta a < threshold)
-            z = a * beta
+            z = MulScalar.apply(a, beta)
             ga = SigmoidBackward.apply(grad * g, Sigmoid.apply(z)) * _mask(a, z._array < threshold)
             ga = MulScalar.apply(ga, beta)
         return gg, ga, None, None

@@ -275,7 +275,7 @@ class RPow(Function):
     @staticmethod
     def backward(ctx, grad):
         _, out = ctx.saved_tensors
-        return grad * out * ctx.log_s, None
+        return grad * _scalar.MulScalar.apply(out, ctx.log_s), None  # torch's pow_backward_exponent: result * log(s)
 
 
 class Reciprocal(Function):

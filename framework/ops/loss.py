@@ -6,6 +6,7 @@ from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name
 from .backward_ops import MseLossBackward
+from .scalar_ops import AddScalar, DivScalar
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -37,21 +38,23 @@ class BCEWithLogits(Function):
     @staticmethod
     def backward(ctx, grad):
         x, t, weight, pos_weight = ctx.saved_tensors
-        s = x.sigmoid()
-        if pos_weight is not None:
-            dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s)
-        else:
-            dx = s - t
-        if weight is not None:
-            dx = dx * weight
-        if ctx.reduction == 1:
-            grad = grad / ctx.n
-        gx = grad * dx if ctx.needs_input_grad[0] else None
+        gx = None
+        if ctx.needs_input_grad[0]:  # torch's binary_cross_entropy_with_logits_backward, op for op
+            if pos_weight is not None:
+                pt = pos_weight * t
+                gx = (AddScalar.apply(pt, 1) - t) * x.sigmoid() - pt
+            else:
+                gx = x.sigmoid() - t
+            gx = gx * grad
+            if weight is not None:
+                gx = gx * weight
+            if ctx.reduction == 1:
+                gx = DivScalar.apply(gx, ctx.n)
         gt = None
         if ctx.needs_input_grad[1]:
             sp = (-x).clamp(min=0) + ((-x.abs()).exp() + 1).log()
             dt = -x + ((pos_weight - 1) * sp if pos_weight is not None else 0)
-            gt = grad * (dt * weight if weight is not None else dt)
+            gt = (grad / ctx.n if ctx.reduction == 1 else grad) * (dt * weight if weight is not None else dt)
         return gx, gt, None, None, None
 
     @staticmethod
@@ -62,12 +65,17 @@ class BCEWithLogits(Function):
         xp = get_array_module(x)
         e = xp.exp(-xp.abs(x))
         s = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-        dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s) if pos_weight is not None else s - t
+        if pos_weight is not None:  # backward's formulas in the same order (torch's), on arrays
+            pt = pos_weight * t
+            dx = (pt + 1 - t) * s - pt
+        else:
+            dx = s - t
+        gx = dx * g
         if weight is not None:
-            dx = dx * weight
+            gx = gx * weight
         if ctx.reduction == 1:
-            g = g / ctx.n
-        return g * dx if ctx.needs_input_grad[0] else None, None, None, None, None
+            gx = gx / ctx.n
+        return gx.astype(x.dtype, copy=False) if ctx.needs_input_grad[0] else None, None, None, None, None
 
 
 def binary_cross_entropy_with_logits(x: Tensor, t: Tensor, weight=None, pos_weight=None, reduction: str = "mean"):
