@@ -357,3 +357,86 @@ def test_reduction_backward_unsqueezes_as_torch(op):
         assert ours[0] == theirs[0]
     np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(ours[2], theirs[2], rtol=1e-10, atol=1e-12)
+
+
+# ---- nearby: add_param_group, named parameters, schedulers with Tensor lrs and callable lambdas ----------------
+
+ADD_GROUP_CASES = {
+    "not_a_dict": lambda m, opt, b: opt.add_param_group([b]),
+    "a_set": lambda m, opt, b: opt.add_param_group({"params": {b}}),
+    "duplicate_across_groups": lambda m, opt, b: opt.add_param_group({"params": [opt.param_groups[0]["params"][0]]}),
+    "not_a_tensor": lambda m, opt, b: opt.add_param_group({"params": [1]}),
+    "non_leaf": lambda m, opt, b: opt.add_param_group({"params": [b * 2]}),
+    "non_leaf_retaining_grad": lambda m, opt, b: (lambda t: (t.retain_grad(), opt.add_param_group({"params": [t]}),
+                                                            len(opt.param_groups))[2])(b * 2),
+    "named_group_into_unnamed": lambda m, opt, b: opt.add_param_group({"params": [("b", b)]}),
+    "ok": lambda m, opt, b: (opt.add_param_group({"params": b, "lr": 0.5}), opt.param_groups[1]["lr"])[1],
+}
+
+
+@pytest.mark.parametrize("case", list(ADD_GROUP_CASES))
+def test_add_param_group_errors_as_torch(case):
+    def run(m):
+        opt = m.optim.SGD([m.nn.Parameter(m.ones(2))], lr=0.1)
+        return _outcome(lambda: ADD_GROUP_CASES[case](m, opt, m.nn.Parameter(m.ones(2))))
+
+    assert run(framework) == run(torch)
+
+
+def test_named_parameters_as_torch():
+    """optimizers take named_parameters(): names kept in "param_names", in state_dict too; mixing refused."""
+    def run(m):
+        m.manual_seed(0)
+        lin = m.nn.Linear(2, 1)
+        opt = m.optim.Adam(lin.named_parameters(), lr=0.1)
+        groups = [(k, v if k != "params" else len(v)) for k, v in opt.param_groups[0].items()]
+        packed = list(opt.state_dict()["param_groups"][0])
+        mixed = _outcome(lambda: m.optim.SGD([("w", m.nn.Parameter(m.ones(1))), m.nn.Parameter(m.ones(1))]))
+        return groups, packed, mixed
+
+    assert run(framework) == run(torch)
+
+
+def test_duplicate_parameters_in_a_group_warn_as_torch():
+    p = framework.nn.Parameter(framework.ones(1))
+    with pytest.warns(UserWarning, match="optimizer contains a parameter group with duplicate parameters"):
+        framework.optim.SGD([p, p], lr=0.1)
+
+
+def test_scheduler_fills_a_tensor_lr_in_place_as_torch():
+    """A Tensor lr stays the same tensor, filled by the scheduler; initial_lr and base_lrs are copies."""
+    def run(m):
+        lr = m.tensor(0.1)
+        opt = m.optim.SGD([m.nn.Parameter(m.ones(1))], lr=lr)
+        sched = m.optim.lr_scheduler.ExponentialLR(opt, 0.5)
+        for _ in range(3):
+            opt.step()
+            sched.step()
+        return (opt.param_groups[0]["lr"] is lr, lr.item(), opt.param_groups[0]["initial_lr"].item(),
+                sched.base_lrs[0].item(), [v.item() for v in sched.get_last_lr()], type(sched.get_last_lr()[0]).__name__)
+
+    assert run(framework) == run(torch)
+
+
+class _Decay:
+    def __init__(self) -> None:
+        self.k = 0.5
+
+    def __call__(self, epoch: int) -> float:
+        return self.k ** epoch
+
+
+def test_lambda_lr_state_dict_keeps_callable_objects_as_torch():
+    """LambdaLR's state_dict has lr_lambdas: a callable object's attributes, None for a function; load restores."""
+    def run(m):
+        opt = m.optim.SGD([m.nn.Parameter(m.ones(1)), ], lr=0.1)
+        opt.add_param_group({"params": [m.nn.Parameter(m.ones(1))]})
+        sched = m.optim.lr_scheduler.LambdaLR(opt, [_Decay(), lambda e: 0.9 ** e])
+        sd = sched.state_dict()
+        saved = sd["lr_lambdas"]
+        sd["lr_lambdas"] = [{"k": 0.25}, None]
+        fresh = m.optim.lr_scheduler.LambdaLR(opt, [_Decay(), lambda e: 0.9 ** e])
+        fresh.load_state_dict(sd)
+        return saved, fresh.lr_lambdas[0].k, "lr_lambdas" in sd, sorted(k for k in sd if k != "lr_lambdas")
+
+    assert run(framework) == run(torch)

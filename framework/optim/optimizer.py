@@ -8,6 +8,7 @@ optimizer changed a saved parameter.
 """
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from typing import Callable, Iterable
 
@@ -52,18 +53,42 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict) -> None:
-        """Add a group of parameters with its own options (missing options come from defaults)."""
+        """Add a group of parameters with its own options (missing options come from defaults).
+
+        The params may be tensors or (name, tensor) pairs, as ``named_parameters()`` gives: the names are kept
+        in the group's "param_names", as torch keeps them.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
-        param_group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-            if not p.is_leaf:
+            if not self.defaults.get("differentiable") and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                with_names = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {with_names} to the optimizer")
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in existing for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
