@@ -63,7 +63,9 @@ def adam_foreach(bucket, *, lr: float | Tensor, beta1: float, beta2: float, eps:
     bucket.count_step()
     p, st = bucket.param, bucket.state
     rate = (lambda: group["lr"]) if group is not None else (lambda: lr)
-    if bucket.on_gpu and _recorder_absent():
+    # (a Tensor lr takes the path below: its scalars, e.g. AdamW's 1 - lr * weight_decay, are rounded in the lr's
+    # dtype there, as torch rounds them; the fused kernel would compute them in the parameters' dtype)
+    if bucket.on_gpu and _recorder_absent() and not isinstance(lr, Tensor):
         step = bucket.step_value()
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         step_size = _value(lr / (1 - beta1 ** step))
