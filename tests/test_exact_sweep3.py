@@ -311,6 +311,9 @@ SECOND_ORDER = {
     "bce_logits": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(x, m.tensor(_T).sigmoid()),
     "bce_logits_pw": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(
         x, m.tensor(_T).sigmoid(), weight=m.tensor(_W.T), pos_weight=m.tensor([1.5, 0.5, 2.0]), reduction="sum"),
+    "maximum": lambda m, x: m.maximum(x, x.flip(1)) * x,
+    "huber": lambda m, x: m.nn.functional.huber_loss(x * x, m.tensor(_T), delta=0.8),
+    "smooth_l1": lambda m, x: m.nn.functional.smooth_l1_loss(x * x, m.tensor(_T), beta=0.7),
 }
 # their higher orders sum two gradients in another order than torch's engine does (left for later)
 ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2, "silu": 1}
@@ -320,8 +323,9 @@ ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2, "silu": 1}
 def test_backward_formulas_in_torchs_order(op):
     """Formulas written as torch's derivatives.yaml writes them: div's other-gradient -grad * ((a / b) / b),
     cos's grad * -sin, rsqrt's -0.5 * grad * result.pow(3), the C++ "+ 1" and "* c" as the Scalar overloads
-    (AddBackward1, MulBackward1: atan, tan, asin, expm1, log1p, log2, erf, silu, softplus, 2 ** x, addcmul,
-    binary_cross_entropy_with_logits): the same graphs at orders 1-3."""
+    (AddBackward1, MulBackward1, DivBackward1: atan, tan, asin, expm1, log1p, log2, erf, silu, softplus, 2 ** x,
+    addcmul, binary_cross_entropy_with_logits, maximum's tie halves, huber/smooth_l1's double backward): the same
+    graphs at orders 1-3."""
     THIRD_ORDER[op] = SECOND_ORDER[op]
     try:
         ours, theirs = _orders(framework, op), _orders(torch, op)

@@ -9,6 +9,7 @@ from ..backend import get_array_module
 from ._util import (as_operand, binary_dtype, broadcast_error, grad_for, normalize_dims, operand, promote,
                     scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
+from .scalar_ops import DivScalar
 
 
 class Cat(Function):
@@ -220,9 +221,9 @@ class Maximum(Function):
         tie = a == b
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = grad_for(where_op(tie, grad / 2, grad).masked_fill_(a_lost, 0), *ctx.a_meta)
+            ga = grad_for(where_op(tie, DivScalar.apply(grad, 2), grad).masked_fill_(a_lost, 0), *ctx.a_meta)
         if ctx.needs_input_grad[1]:
-            gb = grad_for(where_op(tie, grad / 2, grad).masked_fill_(b_lost, 0), *ctx.b_meta)
+            gb = grad_for(where_op(tie, DivScalar.apply(grad, 2), grad).masked_fill_(b_lost, 0), *ctx.b_meta)
         return ga, gb
 
 
