@@ -314,9 +314,10 @@ SECOND_ORDER = {
     "maximum": lambda m, x: m.maximum(x, x.flip(1)) * x,
     "huber": lambda m, x: m.nn.functional.huber_loss(x * x, m.tensor(_T), delta=0.8),
     "smooth_l1": lambda m, x: m.nn.functional.smooth_l1_loss(x * x, m.tensor(_T), beta=0.7),
+    "gelu": lambda m, x: m.nn.functional.gelu(x),
 }
 # their higher orders sum two gradients in another order than torch's engine does (left for later)
-ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2, "silu": 1}
+ORDERS_COMPARED = {"div": 2, "asin": 2, "acos": 2, "silu": 1, "gelu": 2}
 
 
 @pytest.mark.parametrize("op", list(SECOND_ORDER))
