@@ -1,6 +1,6 @@
 """Import direction: each module of framework/ imports only its own floor or the floors below, with no cycles.
 
-The floors (ARCHITECTURE.md section 4; README "Layout"): a reader can start at floor 1 and climb.  The checker
+The floors (README "Layout"): a reader can start at floor 1 and climb.  The checker
 reads the import statements with ``ast`` (no import is run), so a planted bad import is caught before it can
 hide behind the import order; two subprocess tests then check what really gets loaded.
 """

@@ -178,7 +178,7 @@ class Adopter:
     def bucket(self, b) -> None:
         for name in ("param", "grad", "steps"):
             setattr(b, name, self.array(getattr(b, name)))
-        for name in ("views", "grad_views", "state", "state_views", "state_tensors", "step_tensors"):
+        for name in ("views", "grad_views", "state", "state_views", "state_tensors", "step_tensors", "scratches"):
             v = getattr(b, name)
             if v is not None:
                 self.container(v)

@@ -38,6 +38,13 @@ def user_line() -> str:
     return "<unknown>"
 
 
+# numpy >= 2.4 warns (a DeprecationWarning, ~1 us even when ignored) on every call passing these an output positionally
+_KEYWORD_OUT = (np.maximum, np.minimum)
+
+
+_FILLS = {"zeros": 0, "zeros_like": 0, "ones": 1, "ones_like": 1}  # creation functions replayed as np.copyto(buf, v)
+
+
 def _root(arr):
     return arr if arr.base is None else arr.base
 
@@ -135,7 +142,7 @@ class Recorder:
     def record(self, fn, args, kwargs, text: str | None = None) -> None:
         if self.suppress:
             return  # an input check or a dynamic scalar's own host work: capture-time only
-        if isinstance(fn, np.ufunc) and kwargs.keys() == {"out"}:
+        if isinstance(fn, np.ufunc) and kwargs.keys() == {"out"} and fn not in _KEYWORD_OUT:
             args, kwargs = tuple(args) + tuple(kwargs["out"]), {}  # ufunc(a, b, out) == ufunc(a, b, out=(out,))
         self.calls.append((fn, args, kwargs))
         self.texts.append(text or _name(fn))
@@ -263,7 +270,10 @@ class Recorder:
         if isinstance(result, np.ndarray) and any(result is a or _root(result) is _root(a) for a in flat):
             return args[0] if result is pargs[0] else result  # asarray of an array: that array
         t = self.traced(result)
-        if name not in ("empty", "empty_like"):
+        if name in _FILLS or name in ("full", "full_like"):  # a fill of the buffer: no new array and copy per replay
+            value = _FILLS[name] if name in _FILLS else (pargs[1] if len(pargs) > 1 else pkw["fill_value"])
+            self.record(np.copyto, (self.plain(t), value), {"casting": "unsafe"}, f"np.{name}")  # as full() casts
+        elif name not in ("empty", "empty_like"):
             self.record(_into, (fn, pargs, pkw, self.plain(t)), {}, f"np.{name}")
         self._wrote(self.plain(t))
         return t

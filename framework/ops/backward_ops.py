@@ -49,9 +49,25 @@ class TanhBackward(Function):
         return gg, gy
 
 
+def threshold_grad(g, y):
+    """torch's threshold_backward(g, y, 0) on arrays: 0 where y <= 0, else g (a NaN y passes g on).
+
+    Exactly 0, whatever g holds there: ``g * (y > 0)`` would turn an infinite gradient into NaN.  For floats the
+    zeroing is an AND of g's bits with all-ones or all-zeros, as fast as that product; xp.where is ~3x slower.
+    """
+    xp = get_array_module(g)
+    keep = xp.logical_not(y <= 0)
+    if g.dtype.kind != "f" or g.shape != y.shape:
+        return xp.where(keep, g, 0).astype(g.dtype, copy=False)
+    ints = xp.dtype(f"i{g.dtype.itemsize}")
+    out = xp.empty_like(g)
+    xp.bitwise_and(g.view(ints), xp.subtract(0, keep, dtype=ints), out=out.view(ints))
+    return out
+
+
 class ThresholdBackward(Function):
-    """out = g where y > 0, else 0 (torch's threshold_backward for relu). Saves y (as torch: its own backward is
-    threshold_backward again)."""
+    """out = g where y > 0 (or y is NaN), else 0 (torch's threshold_backward for relu). Saves y (as torch: its own
+    backward is threshold_backward again)."""
 
     node_name, array_forward = "ThresholdBackwardBackward0", True
 
@@ -59,7 +75,7 @@ class ThresholdBackward(Function):
     def forward(ctx, g, y):
         ctx.save_for_backward(y)
         ctx.y_meta = (y.shape, y.dtype)
-        return get_array_module(g).where(y > 0, g, 0).astype(g.dtype, copy=False)
+        return threshold_grad(g, y)
 
     @staticmethod
     def backward(ctx, grad):
@@ -140,10 +156,11 @@ def slopes(xp, a, slope: float, dtype):
     """1 where a > 0, else slope (NaN counts as not > 0, as in torch).
 
     For 0 <= slope <= 1 it is max(mask, slope) of the 0/1 mask: exactly 1 or slope, in half the time of where().
+    The slope is filled into an array first: numpy's maximum of two arrays is ~3x faster than with a scalar.
     """
     if 0 <= slope <= 1 and a.ndim:  # (numpy compares 0-d arrays into a scalar, which out= cannot take)
         factor = (a > 0).astype(dtype)
-        return xp.maximum(factor, slope, out=factor)
+        return xp.maximum(factor, xp.full_like(factor, slope), out=factor)
     return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
 
 

@@ -42,7 +42,7 @@ class FlatBucket:
     """Parameters of one (device, dtype) in one param group, and their grads and state, as views of flat buffers."""
 
     __slots__ = ("params", "states", "names", "xp", "on_gpu", "sizes", "param", "views", "grad", "grad_views", "state",
-                 "state_tensors", "state_views", "steps", "step_tensors", "first", "taken", "__weakref__")
+                 "state_tensors", "state_views", "steps", "step_tensors", "first", "taken", "scratches", "__weakref__")
 
     def __init__(self, params: list, states: list, names: tuple, has_step: bool, fresh: bool) -> None:
         """Copy ``params`` (and their state, unless ``fresh``: then create it as zeros) into flat buffers."""
@@ -82,6 +82,7 @@ class FlatBucket:
             for st, t in zip(states, self.step_tensors):
                 st["step"] = t
         self.first = fresh  # the step that creates the state (SGD's momentum starts as a copy of the grad)
+        self.scratches: list = []  # buffers for the optimizer's temporaries (scratch())
 
     def _split(self, flat) -> list:
         """Views of ``flat`` shaped like each parameter."""
@@ -90,6 +91,12 @@ class FlatBucket:
             out.append(flat[start:start + n].reshape(p._array.shape))
             start += n
         return out
+
+    def scratch(self, i: int):
+        """Scratch buffer ``i``, the size of the flat buffer: where a foreach update writes its temporaries."""
+        while len(self.scratches) <= i:  # made on first use (while framework.compile captures: a recorded buffer)
+            self.scratches.append(get_array_module(self.param).empty(self.param.size, self.param.dtype))
+        return self.scratches[i]
 
     def matches(self, state: dict, names: tuple) -> bool:
         """True while every parameter, state tensor and step is still our view (grads are checked by gather_grads)."""

@@ -73,28 +73,45 @@ def adam_foreach(bucket, *, lr: float | Tensor, beta1: float, beta2: float, eps:
                        weight_decay=weight_decay, amsgrad=amsgrad, maximize=maximize, decoupled=decoupled):
             return  # one fused GPU kernel did it all (and bumped the versions)
     xp, dt = bucket.xp, p.dtype
-    g = -bucket.grad if maximize else bucket.grad
+    # Every temporary goes into the bucket's scratch buffers (``out=``), not into fresh arrays: the dozen passes
+    # then touch 5 buffers, not 11, so they stay in cache (the MLP step's Adam, replayed: 2.0 -> 1.5 ms), and eager
+    # allocates nothing per step.  Each call computes what adam_step's expression does, in the same order.
+    t = bucket.scratch(0)
+    g = bucket.grad
+    if maximize:
+        g = xp.negative(g, out=bucket.scratch(1))
     if weight_decay != 0:
         if decoupled:
             p *= dynamic_scalar(lambda: _value(1 - rate() * weight_decay), dt)
             bucket.bump("MulBackward0")  # adam_step's param.mul_
         else:
-            g = g + p * weight_decay
+            g = xp.add(g, xp.multiply(p, weight_decay, out=t), out=bucket.scratch(1))  # g + p * weight_decay
     exp_avg, exp_avg_sq = st["exp_avg"], st["exp_avg_sq"]
-    _lerp(exp_avg, g, 1 - beta1)
+    _lerp_into(xp, exp_avg, g, 1 - beta1, t)
     exp_avg_sq *= beta2
-    exp_avg_sq += (1 - beta2) * g * g
+    exp_avg_sq += xp.multiply(xp.multiply(g, 1 - beta2, out=t), g, out=t)  # (1 - beta2) * g * g
     second = exp_avg_sq
     if amsgrad:
         xp.maximum(st["max_exp_avg_sq"], exp_avg_sq, out=st["max_exp_avg_sq"])
         second = st["max_exp_avg_sq"]
-    denom = xp.sqrt(second)
+    denom = xp.sqrt(second, out=t)
     denom /= dynamic_scalar(lambda: (1 - beta2 ** bucket.step_value()) ** 0.5, dt)
     denom += eps
     update = xp.divide(exp_avg, denom, out=denom)
     update *= dynamic_scalar(lambda: -_value(rate() / (1 - beta1 ** bucket.step_value())), dt)
     p += update
     bucket.bump("AddBackward0")  # adam_step's param.add_
+
+
+def _lerp_into(xp, avg, target, weight: float, tmp) -> None:
+    """_lerp with its temporary in ``tmp`` (the same two formulas, the same roundings)."""
+    diff = xp.subtract(target, avg, out=tmp)
+    if weight < 0.5:
+        diff *= weight
+        avg += diff
+    else:
+        diff *= 1 - weight
+        xp.subtract(target, diff, out=avg)
 
 
 def _recorder_absent() -> bool:

@@ -46,26 +46,27 @@ def rmsprop_foreach(bucket, *, lr: float, alpha: float, eps: float, weight_decay
     """rmsprop_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_rmsprop)."""
     xp, p, st = bucket.xp, bucket.param, bucket.state
     bucket.next_step()
-    g = -bucket.grad if maximize else bucket.grad
+    t = bucket.scratch(0)  # temporaries in the bucket's scratch buffers, as in adam_foreach (same roundings)
+    g = xp.negative(bucket.grad, out=bucket.scratch(1)) if maximize else bucket.grad
     if weight_decay != 0:
-        g = g + p * weight_decay
+        g = xp.add(g, xp.multiply(p, weight_decay, out=t), out=bucket.scratch(1))  # g + p * weight_decay
     square_avg = st["square_avg"]
     square_avg *= alpha
-    square_avg += (1 - alpha) * g * g
+    square_avg += xp.multiply(xp.multiply(g, 1 - alpha, out=t), g, out=t)  # (1 - alpha) * g * g
     if centered:
         grad_avg = st["grad_avg"]
         _lerp(grad_avg, g, 1 - alpha)
-        avg = xp.sqrt(square_avg - grad_avg * grad_avg)
+        avg = xp.sqrt(xp.subtract(square_avg, xp.multiply(grad_avg, grad_avg, out=t), out=t), out=t)
     else:
-        avg = xp.sqrt(square_avg)
+        avg = xp.sqrt(square_avg, out=t)
     avg += eps
+    update = xp.divide(g, avg, out=avg)
     if momentum > 0:
         buf = st["momentum_buffer"]
         buf *= momentum
-        buf += g / avg
-        p += buf * -_value(lr)
+        buf += update
+        p += xp.multiply(buf, -_value(lr), out=t)
     else:
-        update = xp.divide(g, avg, out=avg)
         update *= -_value(lr)
         p += update
     bucket.bump("AddBackward0")  # rmsprop_step's param.add_
@@ -120,13 +121,14 @@ def adagrad_foreach(bucket, *, lr: float, lr_decay: float, weight_decay: float, 
     """adagrad_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_adagrad)."""
     xp, p = bucket.xp, bucket.param
     step = bucket.next_step()
-    g = -bucket.grad if maximize else bucket.grad
+    t = bucket.scratch(0)  # temporaries in the bucket's scratch buffers, as in adam_foreach (same roundings)
+    g = xp.negative(bucket.grad, out=bucket.scratch(1)) if maximize else bucket.grad
     if weight_decay != 0:
-        g = g + p * weight_decay
-    clr = _value(lr / (1 + (step - 1) * lr_decay))
+        g = xp.add(g, xp.multiply(p, weight_decay, out=t), out=bucket.scratch(1))  # g + p * weight_decay
+    clr = _value(lr / (1 + (step - 1) * lr_decay))  # a Tensor lr: computed in its dtype, as torch's
     total = bucket.state["sum"]
-    total += g * g
-    std = xp.sqrt(total)
+    total += xp.multiply(g, g, out=t)
+    std = xp.sqrt(total, out=t)
     std += eps
     update = xp.divide(g, std, out=std)
     update *= -clr

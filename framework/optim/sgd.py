@@ -26,19 +26,21 @@ def sgd_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, momentum: f
 def sgd_foreach(bucket, *, lr: float, momentum: float, dampening: float, weight_decay: float, nesterov: bool,
                 maximize: bool, group: dict | None = None) -> None:
     """sgd_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_sgd)."""
-    p = bucket.param
-    g = -bucket.grad if maximize else bucket.grad
+    xp, p = bucket.xp, bucket.param
+    t = bucket.scratch(0)  # temporaries in the bucket's scratch buffers, as in adam_foreach (same roundings)
+    g = xp.negative(bucket.grad, out=bucket.scratch(1)) if maximize else bucket.grad
     if weight_decay != 0:
-        g = g + p * weight_decay
+        g = xp.add(g, xp.multiply(p, weight_decay, out=t), out=bucket.scratch(1))  # g + p * weight_decay
     if momentum != 0:
         buf = bucket.state["momentum_buffer"]
         if bucket.first:  # the buffer was just created (zeros): it starts as a copy of the gradient
             buf[...] = g
         else:
             buf *= momentum
-            buf += g * (1 - dampening)
-        g = g + buf * momentum if nesterov else buf
-    p += g * dynamic_scalar((lambda: -_value(group["lr"])) if group is not None else (lambda: -_value(lr)), p.dtype)
+            buf += xp.multiply(g, 1 - dampening, out=t)
+        g = xp.add(g, xp.multiply(buf, momentum, out=t), out=t) if nesterov else buf
+    lr_ = dynamic_scalar((lambda: -_value(group["lr"])) if group is not None else (lambda: -_value(lr)), p.dtype)
+    p += xp.multiply(g, lr_, out=t)
     bucket.bump("AddBackward0")  # sgd_step's param.add_
 
 
