@@ -75,6 +75,9 @@ class Tensor:
     _acc_ref = None
     _pending_diff = False
     _creation_meta = 0  # a view's CreationMeta (DEFAULT: may be modified in place under grad mode)
+    # torch: detaching an inference tensor outside inference_mode gives an inference tensor that has a version
+    # counter of its own (it may be modified in place) but still never joins a graph
+    _detached_inference = False
 
     # ---- construction ---------------------------------------------------------------------------
     def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:
@@ -120,7 +123,7 @@ class Tensor:
         """
         t = object.__new__(Tensor)
         Tensor._init(t, arr, src._version_counter)
-        if src._version_counter is None:  # torch: a view of an inference tensor is one, in any mode
+        if src.is_inference():  # torch: a view of an inference tensor is one, in any mode
             t._version_counter = None
         t._base = src._base if src._base is not None else src
         if multi and _grad_state.grad:
@@ -172,7 +175,7 @@ class Tensor:
             return
         if value and self._array.dtype.kind != "f":
             raise RuntimeError(dtype_error)
-        if value and self._version_counter is None and not _grad_state.inference:
+        if value and self.is_inference() and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
                                "\n\nThis tensor was made under framework.inference_mode(), which records no graph "
                                "for it ever: make a normal copy with `t = t.clone()` first.")
@@ -364,7 +367,15 @@ class Tensor:
 
     def detach(self) -> "Tensor":
         """Same storage and version counter, no history, requires_grad=False."""
+        if self.is_inference():
+            return self._detached_inference_tensor()
         return Tensor._make(self._array, self._version_counter)
+
+    def _detached_inference_tensor(self) -> "Tensor":
+        """detach() or .data of an inference tensor: still one (torch's is_inference() says True), in any mode."""
+        t = Tensor._make(self._array)  # inside inference_mode: no counter, as any tensor made there
+        t._detached_inference = t._version_counter is not None
+        return t
 
     def detach_(self) -> "Tensor":
         """Cut this tensor from its history in place."""
@@ -380,7 +391,9 @@ class Tensor:
     @property
     def data(self) -> "Tensor":
         """Same storage, *own* version counter: in-place changes through it go unnoticed by autograd."""
-        return Tensor._make(self._array)
+        if self.is_inference():
+            return self._detached_inference_tensor()
+        return Tensor._make(self._array, VersionCounter())  # a normal tensor, even inside inference_mode (torch)
 
     @data.setter
     def data(self, value: "Tensor") -> None:
@@ -393,7 +406,7 @@ class Tensor:
         return self._version_counter.value
 
     def is_inference(self) -> bool:
-        return self._version_counter is None
+        return self._version_counter is None or self._detached_inference
 
     # ---- metadata -------------------------------------------------------------------------------
     @property

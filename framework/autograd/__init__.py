@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from .. import diagnostics
-from ..creation import ones_like, tensor as _make_tensor, zeros_like
+from ..creation import ones_like, zeros_like
 from ..tensor import Tensor
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .callsite import set_source_tracking
@@ -29,21 +29,39 @@ def _as_list(x) -> list:
     return list(x)
 
 
+def _grads_list(grad_outputs, n: int) -> list:
+    """grad_outputs as torch reads them: None is one None per output, a Tensor is a list of one."""
+    if grad_outputs is None:
+        return [None] * n
+    return [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
+
+
 def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad: bool) -> list:
-    if not grad_outputs:
-        grad_outputs = [None] * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(f"Mismatch in number of gradients: got {len(grad_outputs)} gradients for "
-                           f"{len(outputs)} outputs")
+    # torch's Python side (_make_grads) zips outputs with grad_outputs: extra grad_outputs are never read
     grads = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if g is None:
+            if t.requires_grad and t.numel() != 1:  # before reading grad_fn, which may raise, as torch
+                raise diagnostics.implicit_grad_nonscalar(t.shape)
+            g = ones_like(t)
+        elif not isinstance(g, Tensor):
+            raise TypeError(f"gradients can be either Tensors or None, but got {type(g).__name__}\n\nframework: "
+                            f"pass grad_outputs[{i}] as a tensor of the output's shape, e.g. framework.ones_like(out).")
+        if tuple(g.shape) != tuple(t.shape):
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
+                f"shape of {t.shape}.")
+        grads.append(g if create_graph else g.detach())
+    # then its engine: the counts, then each root
+    if len(grads) != len(outputs):
+        raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients\n\nframework: grad_outputs "
+                           f"(grad_tensors) needs one gradient, or None, for each of the {len(outputs)} outputs.")
+    for i, t in enumerate(outputs):
         if not t.requires_grad:
             if for_grad:
                 raise diagnostics.AutogradError(
                     f"element {i} of tensors does not require grad and does not have a grad_fn")
             raise diagnostics.no_grad_fn(i)
-        if g is None and t.numel() != 1:  # torch checks this first: before reading grad_fn, which may raise
-            raise diagnostics.implicit_grad_nonscalar(t.shape)
         if t.grad_fn is None and t._base is not None and not t._rg:
             # a view made under no_grad requires grad (as its base) but has no grad_fn and, being a view, no grad
             # accumulator either: torch's engine refuses it as a root (one set to require grad itself has one)
@@ -51,17 +69,6 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
                 raise diagnostics.AutogradError(
                     f"element {i} of tensors does not require grad and does not have a grad_fn")
             raise diagnostics.no_grad_fn(i)
-        if g is None:
-            if t.numel() != 1:
-                raise diagnostics.implicit_grad_nonscalar(t.shape)
-            g = ones_like(t)
-        elif not isinstance(g, Tensor):
-            g = _make_tensor(g, dtype=t.dtype)
-        if tuple(g.shape) != tuple(t.shape):
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] has a "
-                f"shape of {t.shape}.")
-        grads.append(g if create_graph else g.detach())
     return grads
 
 
@@ -81,7 +88,7 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     if given_inputs and not inputs:
         raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     outputs = _as_list(tensors)
-    grads = _root_grads(outputs, _as_list(grad_tensors), create_graph, for_grad=False)
+    grads = _root_grads(outputs, _grads_list(grad_tensors, len(outputs)), create_graph, for_grad=False)
     if retain_graph is None:
         retain_graph = create_graph
     if create_graph:
@@ -162,10 +169,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph: bool | None = None, c
                       "gradient for other parts of the graph, please use framework.autograd.backward.",
                       FutureWarning, stacklevel=2)
     if is_grads_batched:
-        result = _batched_grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+        result = _batched_grad(outs, ins, _grads_list(grad_outputs, len(outs)), retain_graph, create_graph, allow_unused,
                                materialize_grads)
     else:
-        result = _grad(outs, ins, _as_list(grad_outputs), retain_graph, create_graph, allow_unused,
+        result = _grad(outs, ins, _grads_list(grad_outputs, len(outs)), retain_graph, create_graph, allow_unused,
                        materialize_grads)
     return dict(zip(inputs.keys(), result)) if type(inputs) is dict else result
 

@@ -29,7 +29,7 @@ class SavedTensor(tuple):
         t is saved at the version it had when the op read it.
         """
         c = t._version_counter
-        if c is None:
+        if c is None or t._detached_inference:
             raise diagnostics.inference_tensor_saved(t)
         version = c.value - 1 if before_write else c.value
         return _tuple_new(SavedTensor, (t, None, c, version, t._output_nr, t._grad_fn))

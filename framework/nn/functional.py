@@ -17,6 +17,7 @@ from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..ops import conv as _conv, unary_inplace as _un
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
+from ..ops.scalar_ops import MulScalar
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
 from ..ops import batch_norm as _bn, loss as _loss, loss_nll as _nll, scalar_ops as _scalar
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
@@ -75,8 +76,8 @@ class _Erf(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        return grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp()
+        (a,) = ctx.saved_tensors  # torch's 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+        return MulScalar.apply((-(a.pow(2))).exp(), 2.0 / math.sqrt(math.pi)) * grad
 
 
 class _Gelu(Function):
@@ -139,9 +140,11 @@ class _GeluBackward(Function):
                 t = ops.tanh(k * (x + c * x ** 3))
                 s, du = 1 - t * t, k * (1 + 3 * c * x * x)
                 d2 = s * du - x * t * s * du * du + 3 * c * k * x * x * s
-            else:
-                d2 = (-(x * x) / 2).exp() / math.sqrt(2 * math.pi) * (2 - x * x)
-            gx = grad * g * d2
+                gx = grad * g * d2
+            else:  # torch's gelu_double_backward, op for op: 2 * pdf - x^2 * pdf, pdf = exp(-x^2 / 2) / sqrt(2 pi)
+                input_sq = x * x
+                pdf = MulScalar.apply(MulScalar.apply(input_sq, -0.5).exp(), 1 / math.sqrt(2 * math.pi))
+                gx = grad * g * (MulScalar.apply(pdf, 2) - input_sq * pdf)
         return gg, gx, None
 
 

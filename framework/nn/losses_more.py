@@ -13,6 +13,7 @@ from .. import ops
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..ops._util import sum_to
+from ..ops.scalar_ops import DivScalar
 from ..tensor import Tensor
 from .module import Module
 
@@ -96,6 +97,11 @@ class _ThresholdLossBackward(Function):
         slope = cls._slope(xp, d, beta)
         return slope * (g / d.size) if reduction == "mean" else slope * g
 
+    @staticmethod
+    def _per_beta(second, beta):
+        """The curvature's scale: 1 (huber), 1 / beta (smooth_l1)."""
+        return second
+
     @classmethod
     def backward(cls, ctx, grad):
         g, x, t = ctx.saved_tensors
@@ -105,9 +111,9 @@ class _ThresholdLossBackward(Function):
             gg = sum_to(cls.apply(grad, x, t, ctx.reduction, ctx.beta), tuple(g.shape))
         if needs[1] or needs[2]:  # torch's *_loss_double_backward: the curvature inside the quadratic part
             curve = cls._curvature(x, t, ctx.beta)
-            second = None if curve is None else grad * g * curve
-            if second is not None and ctx.reduction == "mean":
-                second = second / second.numel()
+            second = None if curve is None else cls._per_beta(grad * g * curve, ctx.beta)
+            if second is not None and ctx.reduction == "mean":  # torch's grad_input /= numel: a Scalar division
+                second = DivScalar.apply(second, second.numel())
             if second is None:
                 second = Tensor._make(get_array_module(grad._array).zeros(
                     np.broadcast_shapes(tuple(x.shape), tuple(t.shape)), dtype=grad._array.dtype))
@@ -131,7 +137,11 @@ class _SmoothL1Backward(_ThresholdLossBackward):
     def _curvature(x, t, beta):
         if beta == 0:
             return None
-        return Tensor._make(((x - t).abs()._array < beta).astype(x._array.dtype)) / beta
+        return Tensor._make(((x - t).abs()._array < beta).astype(x._array.dtype))
+
+    @staticmethod
+    def _per_beta(second, beta):
+        return DivScalar.apply(second, beta)  # torch: grad * (d < beta) / beta, the Scalar division last
 
 
 class _HuberBackward(_ThresholdLossBackward):

@@ -15,8 +15,8 @@ from ..tensor import Tensor
 from ._util import sum_to
 from .activation import softmax
 from .backward_ops import SigmoidBackward, masked_grad
-from .combine import Where
-from .scalar_ops import MulScalar
+from .combine import where_op
+from .scalar_ops import AddScalar, MulScalar
 from .unary import Sigmoid, Tanh, _sigmoid
 from .unary_inplace import _inplace
 
@@ -48,7 +48,10 @@ class Silu(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         s = Sigmoid.apply(a)
-        return grad * s * (1 + a * (1 - s))
+        # torch's infinitely_differentiable_silu_backward: grad * s * (1.0 + a * (1.0 - s)); C++'s 1.0 - s fills
+        # a tensor and subtracts (SubBackward0), its 1.0 + t is the Scalar add (AddBackward1)
+        one = Tensor._make(get_array_module(s._array).ones((), dtype=s._array.dtype))
+        return grad * s * AddScalar.apply(a * (one - s), 1.0)
 
 
 class Mish(Function):
@@ -107,7 +110,7 @@ class SoftplusBackward(Function):
         gg = SoftplusBackward.apply(grad, a, beta, threshold) if ctx.needs_input_grad[0] else None
         ga = None
         if ctx.needs_input_grad[1]:  # torch's softplus_double_backward, op for op (its mask is beta a < threshold)
-            z = a * beta
+            z = MulScalar.apply(a, beta)
             ga = SigmoidBackward.apply(grad * g, Sigmoid.apply(z)) * _mask(a, z._array < threshold)
             ga = MulScalar.apply(ga, beta)
         return gg, ga, None, None
@@ -242,7 +245,7 @@ class Hardswish(Function):
         # torch's (vectorized) kernel: exactly +0.0 up to -3 (grad * 0 gave -0.0, and NaN for an infinite grad; and
         # -0.5 g at -3), g from 3 up, g * (x / 3 + 0.5) between and where x is NaN
         zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
-        return Where.apply(a <= -3, zero, Where.apply(a >= 3, grad, grad * (a / 3 + 0.5)))
+        return where_op(a <= -3, zero, where_op(a >= 3, grad, grad * (a / 3 + 0.5)))
 
 
 class Hardsigmoid(Function):
@@ -343,9 +346,9 @@ class PreluBackward(Function):
         nonneg = a >= 0
         zero = Tensor._make(get_array_module(a._array).zeros((), dtype=a._array.dtype))
         needs = ctx.needs_input_grad
-        d_g = Where.apply(nonneg, gga, gga * w + ggw * a) if needs[0] else None
-        d_a = Where.apply(nonneg, zero, g * ggw) if needs[1] else None
-        d_w = sum_to(Where.apply(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
+        d_g = where_op(nonneg, gga, gga * w + ggw * a) if needs[0] else None
+        d_a = where_op(nonneg, zero, g * ggw) if needs[1] else None
+        d_w = sum_to(where_op(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
         return d_g, d_a, d_w
 
 

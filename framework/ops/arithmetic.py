@@ -11,7 +11,7 @@ from ..tensor import Tensor
 from ._util import (binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
                     sum_to_array)
 from . import scalar_ops as _scalar
-from .combine import Where
+from .combine import where_op
 from .floordiv import RoundedQuotient, _floor_divide, _trunc_divide
 from .unary import _float
 
@@ -167,7 +167,7 @@ class Div(Function):
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
         ga = grad_for(grad / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        # torch's div_tensor_other_backward: -grad * ((a / b) / b); a / (b * b) overflows where b * b does
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b), in that order (node names, rounding)
         gb = grad_for(-grad * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
@@ -262,9 +262,9 @@ class PowTensor(Function):
         zero = Tensor._make(backend.get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = grad_for(Where.apply(b == 0, zero, grad * (b * a ** (b - 1))), *ctx.a_meta)
+            ga = grad_for(where_op(b == 0, zero, grad * (b * a ** (b - 1))), *ctx.a_meta)
         if ctx.needs_input_grad[1]:
-            gb = grad_for(grad * Where.apply((a == 0).logical_and(b >= 0), zero, out * a.log()), *ctx.b_meta)
+            gb = grad_for(grad * where_op((a == 0).logical_and(b >= 0), zero, out * a.log()), *ctx.b_meta)
         return ga, gb
 
 
@@ -293,7 +293,7 @@ class RPow(Function):
     @staticmethod
     def backward(ctx, grad):
         _, out = ctx.saved_tensors
-        return grad * out * ctx.log_s, None
+        return grad * _scalar.MulScalar.apply(out, ctx.log_s), None  # torch's pow_backward_exponent: result * log(s)
 
 
 class Reciprocal(Function):

@@ -11,6 +11,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from .scalar_ops import AddScalar, DivScalar, MulScalar
 
 
 class SigmoidBackward(Function):
@@ -25,9 +26,10 @@ class SigmoidBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g, y = ctx.saved_tensors
-        gg = grad * y * (1 - y) if ctx.needs_input_grad[0] else None
-        gy = grad * g * (1 - 2 * y) if ctx.needs_input_grad[1] else None
+        g, y = ctx.saved_tensors  # torch's derivatives.yaml formulas, in their order (the graph's node names)
+        gg = SigmoidBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
+        # -2 * y + 1 in C++: the Scalar overloads (MulBackward1, AddBackward1)
+        gy = grad * g * AddScalar.apply(MulScalar.apply(y, -2), 1) if ctx.needs_input_grad[1] else None
         return gg, gy
 
 
@@ -43,9 +45,9 @@ class TanhBackward(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        g, y = ctx.saved_tensors
-        gg = grad * (1 - y * y) if ctx.needs_input_grad[0] else None
-        gy = grad * g * y * -2 if ctx.needs_input_grad[1] else None
+        g, y = ctx.saved_tensors  # torch's derivatives.yaml formulas, in their order (the graph's node names)
+        gg = TanhBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
+        gy = grad * (MulScalar.apply(y, -2) * g) if ctx.needs_input_grad[1] else None  # -2 * y: MulBackward1
         return gg, gy
 
 
@@ -74,22 +76,24 @@ _SAME_SIZE_INT = {"e": np.int16, "f": np.int32, "d": np.int64}  # float dtype ch
 
 
 class ThresholdBackward(Function):
-    """out = g where y > 0 (or y is NaN), else 0 (torch's threshold_backward for relu). Saves y's mask."""
+    """out = g where y > 0 (or y is NaN), else 0 (torch's threshold_backward for relu). Saves y (as torch: its own
+    backward is threshold_backward again)."""
 
     node_name, array_forward = "ThresholdBackwardBackward0", True
 
     @staticmethod
     def forward(ctx, g, y):
-        ctx.mask = get_array_module(y).logical_not(y <= 0)
+        ctx.save_for_backward(y)
         ctx.y_meta = (y.shape, y.dtype)
         return threshold_grad(g, y)
 
     @staticmethod
     def backward(ctx, grad):
-        gg = grad * Tensor._make(ctx.mask.astype(grad._array.dtype)) if ctx.needs_input_grad[0] else None
+        (y,) = ctx.saved_tensors
+        gg = ThresholdBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
         gy = None
         if ctx.needs_input_grad[1]:  # piecewise constant in y: zero, as torch's zeros_like(grad)
-            gy = Tensor._make(get_array_module(ctx.mask).zeros(*ctx.y_meta))
+            gy = Tensor._make(get_array_module(grad._array).zeros(*ctx.y_meta))
         return gg, gy
 
 
@@ -108,9 +112,10 @@ class SoftmaxBackwardData(Function):
     def backward(ctx, grad):
         g, y = ctx.saved_tensors
         d = ctx.dim
-        uy = (grad * y).sum(dim=d, keepdim=True)
-        gg = y * (grad - uy) if ctx.needs_input_grad[0] else None
-        gy = grad * (g - (g * y).sum(dim=d, keepdim=True)) - g * uy if ctx.needs_input_grad[1] else None
+        gg = SoftmaxBackwardData.apply(grad, y, d) if ctx.needs_input_grad[0] else None
+        gy = None
+        if ctx.needs_input_grad[1]:  # torch's softmax_double_backward, term by term (the graph's node names)
+            gy = g * grad - (y * g).sum(dim=d, keepdim=True) * grad - g * (y * grad).sum(dim=d, keepdim=True)
         return gg, gy, None
 
 
@@ -131,7 +136,7 @@ class LogSoftmaxBackwardData(Function):
         d = ctx.dim
         e = y.exp()
         gg = grad - (grad * e).sum(dim=d, keepdim=True) if ctx.needs_input_grad[0] else None
-        gy = -grad * e * g.sum(dim=d, keepdim=True) if ctx.needs_input_grad[1] else None
+        gy = -g.sum(dim=d, keepdim=True) * e * grad if ctx.needs_input_grad[1] else None  # torch's order
         return gg, gy, None
 
 
@@ -167,3 +172,36 @@ def slopes(xp, a, slope: float, dtype):
         factor = (a > 0).astype(dtype)
         return xp.maximum(factor, xp.full_like(factor, slope), out=factor)
     return xp.where(a > 0, 1.0, slope).astype(dtype, copy=False)
+
+
+class MseLossBackward(Function):
+    """out = (x - t) * (g * scale), scale 2 (2 / x.numel() for mean) (torch's mse_loss_backward). Saves g, x, t.
+
+    Its own backward is torch's: the op again for g, mse_loss_double_backward(grad * g) = 2 * (grad * g)
+    (/ numel for mean) for x, and its negation for t.
+    """
+
+    node_name, array_forward = "MseLossBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, t, reduction):
+        ctx.save_for_backward(g, x, t)
+        ctx.reduction = reduction
+        scale = 2.0 / x.size if reduction == 1 else 2.0
+        return ((x - t) * (g * scale)).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x, t = ctx.saved_tensors
+        gg = gx = gt = None
+        if ctx.needs_input_grad[0]:
+            gg = MseLossBackward.apply(grad, x, t, ctx.reduction)
+            if tuple(gg.shape) != tuple(g.shape):  # g was broadcast (a reduced loss's 0-d grad): sum back
+                gg = gg.sum_to_size(*g.shape) if g.dim() else gg.sum()
+        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
+            double = MulScalar.apply(grad * g, 2)  # torch's mse_loss_double_backward
+            if ctx.reduction == 1:
+                double = DivScalar.apply(double, x.numel())
+            gx = double if ctx.needs_input_grad[1] else None
+            gt = -double if ctx.needs_input_grad[2] else None
+        return gg, gx, gt, None

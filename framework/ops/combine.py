@@ -9,6 +9,7 @@ from ..backend import get_array_module
 from ._util import (as_operand, binary_dtype, broadcast_error, grad_for, normalize_dims, operand, promote,
                     scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
+from .scalar_ops import DivScalar
 
 
 class Cat(Function):
@@ -76,9 +77,12 @@ class Stack(Function):
 
 
 class Where(Function):
-    """out = a where cond else b. Saves cond (a mask, not a differentiable input)."""
+    """out = a where cond else b. Saves cond (a mask, not a differentiable input: a raw array, no edge).
 
-    node_name, array_forward = "WhereBackward0", True
+    Call it through ``where_op``: torch's WhereBackward0 has edges to a and b only, a Python number's a (None, 0).
+    """
+
+    node_name, array_forward, scalar_edges = "WhereBackward0", True, True
 
     @staticmethod
     def forward(ctx, cond, a, b):
@@ -101,9 +105,14 @@ class Where(Function):
         (cond,) = ctx.saved_tensors
         # torch's where(cond, grad, 0) and where(cond, 0, grad): WhereBackward0 nodes under create_graph
         zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
-        ga = grad_for(Where.apply(cond, grad, zero), *ctx.a_meta) if ctx.needs_input_grad[1] else None
-        gb = grad_for(Where.apply(cond, zero, grad), *ctx.b_meta) if ctx.needs_input_grad[2] else None
+        ga = grad_for(where_op(cond, grad, zero), *ctx.a_meta) if ctx.needs_input_grad[1] else None
+        gb = grad_for(where_op(cond, zero, grad), *ctx.b_meta) if ctx.needs_input_grad[2] else None
         return None, ga, gb
+
+
+def where_op(cond, a, b):
+    """torch's where(cond, a, b) on a bool tensor (or array) cond: the condition gets no edge, as in torch."""
+    return Where.apply(cond._array if isinstance(cond, Tensor) else cond, a, b)
 
 
 def _where_broadcast_error(cond, a, b):
@@ -212,9 +221,9 @@ class Maximum(Function):
         tie = a == b
         ga = gb = None
         if ctx.needs_input_grad[0]:
-            ga = grad_for(Where.apply(tie, grad / 2, grad).masked_fill_(a_lost, 0), *ctx.a_meta)
+            ga = grad_for(where_op(tie, DivScalar.apply(grad, 2), grad).masked_fill_(a_lost, 0), *ctx.a_meta)
         if ctx.needs_input_grad[1]:
-            gb = grad_for(Where.apply(tie, grad / 2, grad).masked_fill_(b_lost, 0), *ctx.b_meta)
+            gb = grad_for(where_op(tie, DivScalar.apply(grad, 2), grad).masked_fill_(b_lost, 0), *ctx.b_meta)
         return ga, gb
 
 
@@ -271,7 +280,7 @@ def stack(tensors, dim: int = 0):
 def where(cond, a=None, b=None):
     if a is None and b is None:
         return tuple(Tensor._make(i) for i in get_array_module(cond._array).nonzero(cond._array))
-    return Where.apply(cond, as_operand(a), as_operand(b))
+    return where_op(cond, as_operand(a), as_operand(b))
 
 
 def masked_fill(a, mask, value):

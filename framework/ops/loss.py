@@ -5,6 +5,8 @@ from ..autograd.function import Function
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name
+from .backward_ops import MseLossBackward
+from .scalar_ops import AddScalar, DivScalar
 
 _REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 
@@ -36,31 +38,30 @@ class BCEWithLogits(Function):
     @staticmethod
     def backward(ctx, grad):
         x, t, weight, pos_weight = ctx.saved_tensors
-        s = x.sigmoid()
-        if pos_weight is not None:
-            dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s)
-        else:
-            dx = s - t
-        # torch's order: times grad, times weight, then divided by n for the mean (signs of zero, overflow)
         gx = None
-        if ctx.needs_input_grad[0]:
-            gx = dx * grad
+        if ctx.needs_input_grad[0]:  # torch's binary_cross_entropy_with_logits_backward, op for op
+            if pos_weight is not None:
+                pt = pos_weight * t
+                gx = (AddScalar.apply(pt, 1) - t) * x.sigmoid() - pt
+            else:
+                gx = x.sigmoid() - t
+            gx = gx * grad
             if weight is not None:
                 gx = gx * weight
             if ctx.reduction == 1:
-                gx = gx / ctx.n
+                gx = DivScalar.apply(gx, ctx.n)
         gt = None
-        if ctx.needs_input_grad[1]:
+        if ctx.needs_input_grad[1]:  # torch's target backward: -x (+0.0 where x = -0.0), times grad, weight, / n
             if pos_weight is not None:
                 sp = (-x).clamp(min=0) + ((-x.abs()).exp() + 1).log()
                 dt = -x + (pos_weight - 1) * sp
             else:
-                dt = -x  # torch's target gradient: -x (+0.0 where x = -0.0)
+                dt = -x
             gt = dt * grad
             if weight is not None:
                 gt = gt * weight
             if ctx.reduction == 1:
-                gt = gt / ctx.n
+                gt = DivScalar.apply(gt, ctx.n)
         return gx, gt, None, None, None
 
     @staticmethod
@@ -71,7 +72,11 @@ class BCEWithLogits(Function):
         xp = get_array_module(x)
         e = xp.exp(-xp.abs(x))
         s = xp.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype, copy=False)
-        dx = (1 - t) - (1 + (pos_weight - 1) * t) * (1 - s) if pos_weight is not None else s - t
+        if pos_weight is not None:  # backward's formulas in the same order (torch's), on arrays
+            pt = pos_weight * t
+            dx = (pt + 1 - t) * s - pt
+        else:
+            dx = s - t
         gx = dx * g
         if weight is not None:
             gx = gx * weight
@@ -109,13 +114,11 @@ class MseLoss(Function):
         return _reduced(xp, d * d, reduction)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # under create_graph: torch's MseLossBackwardBackward0 nodes, one per input
         x, t = ctx.saved_tensors
-        scale = 2.0 / x.numel() if ctx.reduction == 1 else 2.0
-        g = (x - t) * (grad * scale)
-        # torch's target gradient is mse_loss_backward(grad, t, x): (t - x) * ..., +0.0 where -g gave -0.0
-        gt = (t - x) * (grad * scale) if ctx.needs_input_grad[1] else None
-        return (g if ctx.needs_input_grad[0] else None), gt, None
+        gx = MseLossBackward.apply(grad, x, t, ctx.reduction) if ctx.needs_input_grad[0] else None
+        gt = MseLossBackward.apply(grad, t, x, ctx.reduction) if ctx.needs_input_grad[1] else None
+        return gx, gt, None
 
     @staticmethod
     def backward_arrays(ctx, g):

@@ -50,8 +50,9 @@ class Addcmul(Function):
         needs, value = ctx.needs_input_grad, ctx.value
         t1, t2 = ctx.saved_tensors
         ga = grad_for(grad, *ctx.metas[0]) if needs[0] else None
-        g1 = grad_for(grad * t2 * value if value != 1 else grad * t2, *ctx.metas[1]) if needs[1] else None
-        g2 = grad_for(grad * t1 * value if value != 1 else grad * t1, *ctx.metas[2]) if needs[2] else None
+        # torch's grad * (tensor2 * value): the Scalar product (MulBackward1) first
+        g1 = grad_for(grad * MulScalar.apply(t2, value), *ctx.metas[1]) if needs[1] else None
+        g2 = grad_for(grad * MulScalar.apply(t1, value), *ctx.metas[2]) if needs[2] else None
         return ga, g1, g2, None
 
 

@@ -12,17 +12,24 @@ from ..backend import errstate as _errstate
 from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
 from ._util import normalize_dims
-from .scalar_ops import DivScalar
+from .scalar_ops import DivScalar, MulScalar
 
 
 def _keep_shape(shape: tuple, dims: tuple) -> tuple:
     return tuple(1 if i in dims else s for i, s in enumerate(shape))
 
 
+def _unsqueeze_dims(t, dims: tuple):
+    """torch's unsqueeze_multiple: t with the reduced dims put back, one unsqueeze each (UnsqueezeBackward0s)."""
+    for d in sorted(dims):
+        t = t.unsqueeze(d)
+    return t
+
+
 def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
-    """Broadcast a reduced gradient back over the reduced dims."""
-    if not keepdim:
-        grad = grad.reshape(_keep_shape(shape, dims))
+    """Broadcast a reduced gradient back over the reduced dims (torch's sum_backward)."""
+    if not keepdim and len(shape) > 0:
+        grad = _unsqueeze_dims(grad, dims)
     return grad.expand(shape)
 
 
@@ -116,6 +123,7 @@ def _var_setup(ctx, a, dim, correction, keepdim) -> None:
     if a.dtype.kind != "f":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     ctx.dims = normalize_dims(dim, a.ndim)
+    ctx.all_dims = dim is None or a.ndim == 0  # torch's var_backward then uses a.mean(), no unsqueeze
     ctx.keepdim, ctx.correction = keepdim, correction
     ctx.n = 1
     for d in ctx.dims:
@@ -144,10 +152,14 @@ class Var(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        if not ctx.keepdim:
-            grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
-        centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        return grad * centered * (2.0 / (ctx.n - ctx.correction)), None, None, None
+        # torch's var_backward: (2 / dof) * grad (the Scalar product) * (a - mean), grad unsqueezed first
+        dof = ctx.n - ctx.correction
+        scale = 2.0 / dof if dof != 0 else math.inf
+        if ctx.all_dims:
+            return MulScalar.apply(grad, scale) * (a - a.mean()), None, None, None
+        if not ctx.keepdim and a.ndim > 1:
+            grad = _unsqueeze_dims(grad, ctx.dims)
+        return MulScalar.apply(grad, scale) * (a - a.mean(dim=ctx.dims, keepdim=True)), None, None, None
 
 
 class Std(Function):
@@ -168,16 +180,19 @@ class Std(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        if not ctx.keepdim:
-            grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
-            out = out.reshape(_keep_shape(a.shape, ctx.dims))
-        centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        # torch's std_backward then var_backward, ending in a mul as theirs (the node a create_graph gradient
-        # shows); the gradient is 0, not 0/0, where the std is 0 (a constant or single element)
+        # torch's std_backward, (grad / (result * 2)).masked_fill_(result == 0, 0), then var_backward on it (the
+        # nodes a create_graph gradient shows); the gradient is 0, not 0/0, where the std is 0 (a constant or
+        # single element): unlike torch, the divisor is masked too, so no NaN comes back at higher orders
         zero = out == 0
-        scale = (grad / (out.masked_fill(zero, 1.0) * 2)).masked_fill(zero, 0.0)
+        scale = (grad / MulScalar.apply(out.masked_fill(zero, 1.0), 2)).masked_fill(zero, 0.0)
+        if ctx.all_dims:
+            centered = a - a.mean()
+        else:
+            if not ctx.keepdim and a.ndim > 1:
+                scale = _unsqueeze_dims(scale, ctx.dims)
+            centered = a - a.mean(dim=ctx.dims, keepdim=True)
         dof = ctx.n - ctx.correction
-        return (2.0 / dof if dof > 0 else math.inf) * scale * centered, None, None, None
+        return MulScalar.apply(scale, 2.0 / dof if dof > 0 else math.inf) * centered, None, None, None
 
 
 def _prod_of_others(a, out, dims: tuple, keepdim: bool):
@@ -189,7 +204,7 @@ def _prod_of_others(a, out, dims: tuple, keepdim: bool):
     if not dims:
         return a * 0 + 1
     if not bool((a == 0).any()):
-        return (out if keepdim else out.reshape(_keep_shape(a.shape, dims))) / a
+        return (out if keepdim else _unsqueeze_dims(out, dims)) / a
     xp = get_array_module(a._array)
     arr = a._array
     moved = xp.moveaxis(arr, dims, tuple(range(-len(dims), 0))) if len(dims) < arr.ndim else arr
@@ -249,8 +264,8 @@ class Prod(Function):
         a, out = ctx.saved_tensors
         if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
             return grad, None, None, None
-        if not ctx.keepdim:
-            grad = grad.reshape(_keep_shape(a.shape, ctx.dims))
+        if not ctx.keepdim:  # torch's prod_backward: grad and result unsqueezed at dim
+            grad = _unsqueeze_dims(grad, ctx.dims)
         return grad * _prod_of_others(a, out, ctx.dims, ctx.keepdim), None, None, None
 
 

@@ -21,7 +21,7 @@ class MulScalar(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad * ctx.c, None
+        return MulScalar.apply(grad, ctx.c), None  # torch's grad * other, the Scalar overload again
 
     @staticmethod
     def backward_arrays(ctx, g):
@@ -45,8 +45,26 @@ class DivScalar(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return grad / ctx.c, None
+        return DivScalar.apply(grad, ctx.c), None  # torch's grad / other, the Scalar overload again
 
     @staticmethod
     def backward_arrays(ctx, g):
         return g / ctx.c, None
+
+
+class AddScalar(Function):
+    """out = a + c for a Python number c (ATen's add(Tensor, Scalar): AddBackward1). Saves nothing."""
+
+    node_name, array_forward = "AddBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, c):
+        return (a + c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a + c
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return g, None

@@ -12,7 +12,7 @@ from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ._util import binary_dtype
 from . import backward_ops as _bw, scalar_ops as _scalar
-from .combine import Where
+from .combine import where_op
 from ..tensor import Tensor
 
 
@@ -130,7 +130,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return -grad * a.sin()
+        return grad * -a.sin()  # torch's grad * -self.sin(): NegBackward0 under create_graph
 
 
 class _SavesOutput(Function):
@@ -273,7 +273,7 @@ class Clamp(Function):
             mask = upper if mask is None else mask & upper
         # torch's clamp_backward: where(mask, grad, 0), a WhereBackward0 node under create_graph
         zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
-        return Where.apply(mask, grad, zero), None, None
+        return where_op(mask, grad, zero), None, None
 
 
 class Rsqrt(Function):
@@ -292,7 +292,8 @@ class Rsqrt(Function):
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return (grad * -0.5) * out ** 3  # torch's -0.5 * grad * result.pow(3), in its order (underflow, NaN)
+        # torch's -0.5 * grad * result.pow(3): a Scalar product (MulBackward1) and a PowBackward0
+        return _scalar.MulScalar.apply(grad, -0.5) * out.pow(3)
 
 
 # ---- functional API ---------------------------------------------------------------------------------

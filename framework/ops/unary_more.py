@@ -15,6 +15,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from .arithmetic import PowScalar
 from .arithmetic_inplace import PowScalarInplace
+from .scalar_ops import AddScalar, MulScalar
 from ._util import check_inplace_cast, scalar_type_name
 from .unary import Abs, Rsqrt, _float
 from .unary_inplace import _inplace
@@ -52,7 +53,7 @@ class Log1p(_Elementwise):
 
     node_name = "Log1PBackward0"
     f = staticmethod(lambda xp, a: xp.log1p(a))
-    d = staticmethod(lambda grad, a: grad / (a + 1))
+    d = staticmethod(lambda grad, a: grad / AddScalar.apply(a, 1))  # torch's log1p_backward
 
 
 class Expm1(_Elementwise):
@@ -60,7 +61,7 @@ class Expm1(_Elementwise):
 
     node_name, saves = "Expm1Backward0", "output"
     f = staticmethod(lambda xp, a: xp.expm1(a))
-    d = staticmethod(lambda grad, out: grad * (out + 1))
+    d = staticmethod(lambda grad, out: grad * AddScalar.apply(out, 1))
 
 
 class Log2(_Elementwise):
@@ -68,7 +69,7 @@ class Log2(_Elementwise):
 
     node_name = "Log2Backward0"
     f = staticmethod(lambda xp, a: xp.log2(a))
-    d = staticmethod(lambda grad, a: grad / (a * _LN2))
+    d = staticmethod(lambda grad, a: grad / MulScalar.apply(a, _LN2))
 
 
 class Log10(_Elementwise):
@@ -76,7 +77,7 @@ class Log10(_Elementwise):
 
     node_name = "Log10Backward0"
     f = staticmethod(lambda xp, a: xp.log10(a))
-    d = staticmethod(lambda grad, a: grad / (a * _LN10))
+    d = staticmethod(lambda grad, a: grad / MulScalar.apply(a, _LN10))
 
 
 class Tan(_Elementwise):
@@ -84,7 +85,7 @@ class Tan(_Elementwise):
 
     node_name, saves = "TanBackward0", "output"
     f = staticmethod(lambda xp, a: xp.tan(a))
-    d = staticmethod(lambda grad, out: grad * (out * out + 1))  # torch: grad * (1 + result.pow(2))
+    d = staticmethod(lambda grad, out: grad * AddScalar.apply(out.pow(2), 1))  # torch: grad * (1 + result.pow(2))
 
 
 class Sinh(_Elementwise):
@@ -108,7 +109,7 @@ class Asin(_Elementwise):
 
     node_name = "AsinBackward0"
     f = staticmethod(lambda xp, a: xp.arcsin(a))
-    d = staticmethod(lambda grad, a: grad * Rsqrt.apply(-a * a + 1))
+    d = staticmethod(lambda grad, a: grad * Rsqrt.apply(AddScalar.apply(-a * a, 1)))
 
 
 class Acos(_Elementwise):
@@ -116,7 +117,7 @@ class Acos(_Elementwise):
 
     node_name = "AcosBackward0"
     f = staticmethod(lambda xp, a: xp.arccos(a))
-    d = staticmethod(lambda grad, a: grad * -Rsqrt.apply(-a * a + 1))
+    d = staticmethod(lambda grad, a: grad * -Rsqrt.apply(AddScalar.apply(-a * a, 1)))
 
 
 class Atan(_Elementwise):
@@ -124,7 +125,7 @@ class Atan(_Elementwise):
 
     node_name = "AtanBackward0"
     f = staticmethod(lambda xp, a: xp.arctan(a))
-    d = staticmethod(lambda grad, a: grad / (a * a + 1))
+    d = staticmethod(lambda grad, a: grad / AddScalar.apply(a * a, 1))  # torch's + 1: the Scalar add
 
 
 class Erf(_Elementwise):
@@ -132,7 +133,8 @@ class Erf(_Elementwise):
 
     node_name = "ErfBackward0"
     f = staticmethod(lambda xp, a: backend.erf(a))
-    d = staticmethod(lambda grad, a: grad * (2.0 / math.sqrt(math.pi)) * (-(a * a)).exp())
+    # torch's 2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+    d = staticmethod(lambda grad, a: MulScalar.apply((-(a.pow(2))).exp(), 2.0 / math.sqrt(math.pi)) * grad)
 
 
 class _Rounding(Function):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 import math
+import types
 import warnings
 import weakref
 from bisect import bisect_right
 from collections import Counter
 from typing import Callable
 
+from ..tensor import Tensor
 from .optimizer import Optimizer
 
 
@@ -37,6 +39,19 @@ def _track_step_called(optimizer: Optimizer) -> None:
     optimizer.step = wrapper
 
 
+def _copy(lr):
+    """A Tensor lr is copied (torch clones it): filling the group's lr in place must not change the copy."""
+    return lr.clone() if isinstance(lr, Tensor) else lr
+
+
+def _set_lr(group: dict, lr) -> None:
+    """group["lr"] = lr, but a Tensor lr is filled in place, as torch does: whoever holds it sees the change."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(lr.item() if isinstance(lr, Tensor) else lr)
+    else:
+        group["lr"] = lr
+
+
 class LRScheduler:
     """Base class: ``step()`` after each ``optimizer.step()`` sets every group's lr from ``get_lr()``."""
 
@@ -61,7 +76,7 @@ class LRScheduler:
         self.optimizer = optimizer
         if last_epoch == -1:
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
@@ -70,7 +85,7 @@ class LRScheduler:
                         "last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume training from a "
                         "checkpoint but haven't properly loaded the optimizer state\n2. You're using last_epoch >= 0 "
                         "for a fresh training run (not recommended)")
-        self.base_lrs = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs = [_copy(group["initial_lr"]) for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_step_called(optimizer)
         self._initial_step()
@@ -90,7 +105,7 @@ class LRScheduler:
         return self._last_lr
 
     def _lrs(self) -> list[float]:
-        return [g["lr"] for g in self.optimizer.param_groups]
+        return [_copy(g["lr"]) for g in self.optimizer.param_groups]
 
     def step(self, epoch: int | None = None) -> None:
         """Set the next learning rates; call it after optimizer.step() (epoch=: deprecated, as in torch)."""
@@ -123,15 +138,24 @@ class LRScheduler:
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            _set_lr(group, lr)
         self._last_lr = self._lrs()
 
     def state_dict(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "optimizer" and not callable(v)
-                and k != "lr_lambdas"}
+        state = {k: v for k, v in self.__dict__.items() if k != "optimizer" and not callable(v)
+                 and k != "lr_lambdas"}
+        if "lr_lambdas" in self.__dict__:  # torch keeps a callable object's attributes, None for a function
+            state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                                   for fn in self.lr_lambdas]
+        return state
 
     def load_state_dict(self, state_dict: dict) -> None:
-        self.__dict__.update(state_dict)
+        state = dict(state_dict)
+        lr_lambdas = state.pop("lr_lambdas", None)
+        self.__dict__.update(state)
+        for fn, saved in zip(getattr(self, "lr_lambdas", ()), lr_lambdas or ()):
+            if saved is not None:
+                fn.__dict__.update(saved)
 
 
 class LambdaLR(LRScheduler):
@@ -337,7 +361,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            group["lr"] = lr
+            _set_lr(group, lr)
         self._last_lr = self._lrs()
 
 
@@ -367,7 +391,7 @@ class SequentialLR(LRScheduler):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:  # undo what the schedulers' constructors did
-            group["lr"] = group["initial_lr"]
+            _set_lr(group, group["initial_lr"])
         self._recursive_undo()
         idx = bisect_right(self._milestones, 0)
         self._schedulers[idx]._initial_step()
@@ -531,7 +555,7 @@ class ReduceLROnPlateau:
                 old = float(group["lr"])
                 new = max(old * self.factor, self.min_lrs[i])
                 if old - new > self.eps:
-                    group["lr"] = new
+                    _set_lr(group, new)
             self.cooldown_counter = self.cooldown
             self.num_bad_epochs = 0
         self._last_lr = [g["lr"] for g in self.optimizer.param_groups]

@@ -8,6 +8,7 @@ optimizer changed a saved parameter.
 """
 from __future__ import annotations
 
+import warnings
 from collections import defaultdict
 from typing import Callable, Iterable
 
@@ -32,6 +33,8 @@ class Optimizer:
 
     # what the foreach path keeps per parameter, besides "step" when _has_step (subclasses override)
     _has_step = True
+    # torch's list of capturable devices names XLA, except in Adam(W)'s foreach path
+    _foreach_capturable_xla = True
 
     def __init__(self, params: Iterable, defaults: dict) -> None:
         self.defaults = defaults
@@ -50,18 +53,42 @@ class Optimizer:
             self.add_param_group(g)
 
     def add_param_group(self, param_group: dict) -> None:
-        """Add a group of parameters with its own options (missing options come from defaults)."""
+        """Add a group of parameters with its own options (missing options come from defaults).
+
+        The params may be tensors or (name, tensor) pairs, as ``named_parameters()`` gives: the names are kept
+        in the group's "param_names", as torch keeps them.
+        """
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
-        param_group["params"] = [params] if isinstance(params, Tensor) else list(params)
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        params = [params] if isinstance(params, Tensor) else list(params)
+        names = [p[0] for p in params if isinstance(p, tuple)]
+        param_group["params"] = [p[1] if isinstance(p, tuple) else p for p in params]
+        if names:
+            if len(names) != len(params):
+                raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+            param_group["param_names"] = names
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {type(p).__name__}")
-            if not p.is_leaf:
+            if not self.defaults.get("differentiable") and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")
             param_group.setdefault(name, default)
+        if len({id(p) for p in param_group["params"]}) != len(param_group["params"]):
+            warnings.warn("optimizer contains a parameter group with duplicate parameters; in future, this will "
+                          "cause an error; see github.com/pytorch/pytorch/issues/40967 for more information",
+                          UserWarning, stacklevel=3)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                with_names = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {with_names} to the optimizer")
         existing = {id(p) for g in self.param_groups for p in g["params"]}
         if any(id(p) in existing for p in param_group["params"]):
             raise ValueError("some parameters appear in more than one parameter group")
@@ -86,6 +113,7 @@ class Optimizer:
         params = [p for p in group["params"] if p._grad is not None]
         if not params:
             return
+        _refuse_unsupported_modes(group, params, xla=self._foreach_capturable_xla or not group.get("foreach"))
         if group.get("foreach") is False:
             for p in params:
                 self._single_step(p, self.state[p], group)
@@ -174,6 +202,55 @@ class Optimizer:
 def _check(cond: bool, message: str) -> None:
     if not cond:
         raise ValueError(message)
+
+
+def _check_lr(lr, foreach_refused: bool = False) -> None:
+    """torch's checks of a Tensor lr (accepted when it has one element), then of its value."""
+    if isinstance(lr, Tensor):
+        if foreach_refused:  # Adam(W): torch's foreach kernels take the lr as a Python number only
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
+        if lr.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+    _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+
+
+def _check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
+    """torch's refusals of fused=True combined with the other implementation flags (checked in this order)."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def _refuse_unsupported_modes(group: dict, params: list, xla: bool) -> None:
+    """The flags torch accepts at construction but refuses (or we cannot honour) when stepping on these params.
+
+    fused=True is honoured: our flat path (foreach) already updates a whole group in a few array calls, and on a
+    GPU in one fused kernel.  capturable=True is torch's promise that a step reads nothing back to the host, kept
+    by framework.compile's recordings on a GPU; on the CPU torch refuses it, and so do we.  differentiable=True
+    asks for a graph through the update itself, which our steps (plain array arithmetic) never record.
+    """
+    if group.get("capturable") and not group.get("fused") and any(p.device == "cpu" for p in params):
+        devices = ["cuda", "xpu", "hpu", "privateuseone"] + (["xla"] if xla else [])
+        raise AssertionError(f"If capturable=True, params and state_steps must be on supported devices: {devices}."
+                             "\n\nframework: capturable=True keeps the step on the GPU; these parameters are on "
+                             "the CPU. Leave capturable=False there (the default): the numbers are the same.")
+    if group.get("differentiable"):
+        if any(p.requires_grad for p in params):
+            raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation."
+                               "\n\nframework: differentiable=True runs the update with grad mode on, as torch "
+                               "does, and a parameter that requires grad is a leaf that cannot be changed in place "
+                               "then. Leave differentiable=False (the default) to train it.")
+        raise NotImplementedError("differentiable=True is not supported: framework's optimizers update parameters "
+                                  "with plain array arithmetic and record no graph through the step. Leave "
+                                  "differentiable=False (the default).")
+
+
+def _value(x):
+    """A hyperparameter as a Python number, as torch's ``.item()``: a Tensor lr (and what was computed from it, in
+    its dtype, e.g. ``lr / bias_correction1`` rounded to float32 as torch rounds it) gives its value."""
+    return x.item() if isinstance(x, Tensor) else x
 
 
 def _step_tensor(state: dict) -> Tensor:

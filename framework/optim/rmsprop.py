@@ -5,7 +5,7 @@ from ..backend import get_array_module
 from ..creation import full_like, tensor, zeros_like
 from ..tensor import Tensor
 from .adam import _lerp
-from .optimizer import Optimizer, _check, _step_tensor
+from .optimizer import Optimizer, _check, _check_fused, _check_lr, _step_tensor, _value
 
 
 def rmsprop_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, alpha: float, eps: float,
@@ -36,9 +36,9 @@ def rmsprop_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, alpha: 
         buf = state["momentum_buffer"]._array
         buf *= momentum
         buf += g / avg
-        param.add_(Tensor._make(buf.copy()), alpha=-lr)
+        param.add_(Tensor._make(buf.copy()), alpha=-_value(lr))
     else:
-        param.add_(Tensor._make(g / avg), alpha=-lr)
+        param.add_(Tensor._make(g / avg), alpha=-_value(lr))
 
 
 def rmsprop_foreach(bucket, *, lr: float, alpha: float, eps: float, weight_decay: float, momentum: float,
@@ -65,9 +65,9 @@ def rmsprop_foreach(bucket, *, lr: float, alpha: float, eps: float, weight_decay
         buf = st["momentum_buffer"]
         buf *= momentum
         buf += update
-        p += xp.multiply(buf, -lr, out=t)
+        p += xp.multiply(buf, -_value(lr), out=t)
     else:
-        update *= -lr
+        update *= -_value(lr)
         p += update
     bucket.bump("AddBackward0")  # rmsprop_step's param.add_
 
@@ -75,16 +75,18 @@ def rmsprop_foreach(bucket, *, lr: float, alpha: float, eps: float, weight_decay
 class RMSprop(Optimizer):
     """RMSprop: divide the gradient by a running RMS of recent gradients."""
 
-    def __init__(self, params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8, weight_decay: float = 0.0,
-                 momentum: float = 0.0, centered: bool = False, *, foreach: bool | None = None,
-                 maximize: bool = False) -> None:
-        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+    def __init__(self, params, lr: float | Tensor = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        _check_lr(lr)
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         _check(alpha >= 0.0, f"Invalid alpha value: {alpha}")
-        super().__init__(params, dict(lr=lr, alpha=alpha, eps=eps, weight_decay=weight_decay, momentum=momentum,
-                                      centered=centered, foreach=foreach, maximize=maximize))
+        # torch's keys, in torch's order: state dicts and reprs read the same
+        super().__init__(params, dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered,
+                                      weight_decay=weight_decay, capturable=capturable, foreach=foreach,
+                                      maximize=maximize, differentiable=differentiable))
 
     def _state_names(self, group: dict) -> tuple:
         return ("square_avg",) + (("momentum_buffer",) if group["momentum"] > 0 else ()) \
@@ -108,7 +110,7 @@ def adagrad_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, lr_deca
     step = _step_tensor(state).item()
     if weight_decay != 0:
         g = g + param._array * weight_decay
-    clr = lr / (1 + (step - 1) * lr_decay)
+    clr = _value(lr / (1 + (step - 1) * lr_decay))  # a Tensor lr: computed in its dtype, as torch's
     total = state["sum"]._array
     total += g * g
     std = get_array_module(total).sqrt(total) + eps
@@ -123,7 +125,7 @@ def adagrad_foreach(bucket, *, lr: float, lr_decay: float, weight_decay: float, 
     g = xp.negative(bucket.grad, out=bucket.scratch(1)) if maximize else bucket.grad
     if weight_decay != 0:
         g = xp.add(g, xp.multiply(p, weight_decay, out=t), out=bucket.scratch(1))  # g + p * weight_decay
-    clr = lr / (1 + (step - 1) * lr_decay)
+    clr = _value(lr / (1 + (step - 1) * lr_decay))  # a Tensor lr: computed in its dtype, as torch's
     total = bucket.state["sum"]
     total += xp.multiply(g, g, out=t)
     std = xp.sqrt(total, out=t)
@@ -137,18 +139,20 @@ def adagrad_foreach(bucket, *, lr: float, lr_decay: float, weight_decay: float, 
 class Adagrad(Optimizer):
     """Adagrad: per-coordinate steps shrinking with the sum of squared gradients."""
 
-    def __init__(self, params, lr: float = 1e-2, lr_decay: float = 0.0, weight_decay: float = 0.0,
-                 initial_accumulator_value: float = 0.0, eps: float = 1e-10, foreach: bool | None = None, *,
-                 maximize: bool = False) -> None:
-        _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+    def __init__(self, params, lr: float | Tensor = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
+        _check_lr(lr)
         _check(lr_decay >= 0.0, f"Invalid lr_decay value: {lr_decay}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         _check(initial_accumulator_value >= 0.0, f"Invalid initial_accumulator_value value: "
                                                  f"{initial_accumulator_value}")
         _check(eps >= 0.0, f"Invalid epsilon value: {eps}")
+        # torch's keys, in torch's order: state dicts and reprs read the same
         super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                                       initial_accumulator_value=initial_accumulator_value, foreach=foreach,
-                                      maximize=maximize))
+                                      maximize=maximize, differentiable=differentiable, fused=fused))
+        _check_fused(fused, foreach, differentiable)
         for group in self.param_groups:  # torch creates Adagrad's state eagerly
             self._init_state(group, group["params"])
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ..backend import dynamic_scalar
 from ..tensor import Tensor
-from .optimizer import Optimizer, _check, required
+from .optimizer import Optimizer, _check, _check_fused, _check_lr, _value, required
 
 
 def sgd_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, momentum: float, dampening: float,
@@ -20,7 +20,7 @@ def sgd_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, momentum: f
             buf._array *= momentum
             buf._array += g * (1 - dampening)
         g = g + buf._array * momentum if nesterov else buf._array
-    param.add_(Tensor._make(g), alpha=-lr)
+    param.add_(Tensor._make(g), alpha=-_value(lr))
 
 
 def sgd_foreach(bucket, *, lr: float, momentum: float, dampening: float, weight_decay: float, nesterov: bool,
@@ -39,7 +39,7 @@ def sgd_foreach(bucket, *, lr: float, momentum: float, dampening: float, weight_
             buf *= momentum
             buf += xp.multiply(g, 1 - dampening, out=t)
         g = xp.add(g, xp.multiply(buf, momentum, out=t), out=t) if nesterov else buf
-    lr_ = dynamic_scalar((lambda: -group["lr"]) if group is not None else (lambda: -lr), p.dtype)
+    lr_ = dynamic_scalar((lambda: -_value(group["lr"])) if group is not None else (lambda: -_value(lr)), p.dtype)
     p += xp.multiply(g, lr_, out=t)
     bucket.bump("AddBackward0")  # sgd_step's param.add_
 
@@ -47,17 +47,20 @@ def sgd_foreach(bucket, *, lr: float, momentum: float, dampening: float, weight_
 class SGD(Optimizer):
     """Stochastic gradient descent: p -= lr * (grad + weight_decay * p), optionally with momentum."""
 
-    def __init__(self, params, lr: float = 1e-3, momentum: float = 0.0, dampening: float = 0.0,
-                 weight_decay: float = 0.0, nesterov: bool = False, *, maximize: bool = False,
-                 foreach: bool | None = None) -> None:
+    def __init__(self, params, lr: float | Tensor = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         if lr is not required:
-            _check(lr >= 0.0, f"Invalid learning rate: {lr}")
+            _check_lr(lr)
         _check(momentum >= 0.0, f"Invalid momentum value: {momentum}")
         _check(weight_decay >= 0.0, f"Invalid weight_decay value: {weight_decay}")
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        # torch's keys, in torch's order: state dicts and reprs read the same
         super().__init__(params, dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay,
-                                      nesterov=nesterov, maximize=maximize, foreach=foreach))
+                                      nesterov=nesterov, maximize=maximize, foreach=foreach,
+                                      differentiable=differentiable, fused=fused))
+        _check_fused(fused, foreach, differentiable)
 
     _has_step = False  # torch's SGD keeps no step count
 
