@@ -15,13 +15,20 @@ def special_values(dtype: str, nan: bool = True) -> list:
     return out if nan else [v for v in out if not math.isnan(v)]
 
 
-def fill(shape: tuple, dtype: str, seed: int, domain: tuple = (-2.0, 2.0), nan: bool = True) -> np.ndarray:
-    """Uniform values from the case's domain with every special value at shuffled places (each, where it fits)."""
+def unit_interval_values(dtype: str) -> list:
+    """The special values inside [0, 1] (binary cross-entropy's domain): signed zeros, 1, tiny and subnormal."""
+    sub = 1e-40 if dtype == "float32" else 1e-310
+    return [-0.0, 0.0, 1.0, 1e-30, sub, float(1 - np.finfo(dtype).eps)]
+
+
+def fill(shape: tuple, dtype: str, seed: int, domain: tuple = (-2.0, 2.0), nan: bool = True,
+         values: list | None = None) -> np.ndarray:
+    """Uniform values from the case's domain with every special value (or ``values``) at shuffled places."""
     rng = np.random.default_rng(seed)
     lo, hi = domain
     x = rng.uniform(lo, hi, size=shape).astype(dtype)
     flat = x.reshape(-1)
-    sv = special_values(dtype, nan)
+    sv = special_values(dtype, nan) if values is None else values
     n = flat.size
     if n:
         places = rng.permutation(n)

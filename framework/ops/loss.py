@@ -1,6 +1,8 @@
 """Fused losses: binary cross-entropy with logits in one op (stable forward, closed-form gradient)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
@@ -136,7 +138,7 @@ def mse_loss(x: Tensor, t: Tensor, reduction: str = "mean") -> Tensor:
     return MseLoss.apply(x, t, _REDUCTIONS[reduction])
 
 
-_BCE_EPS = 1e-12  # torch's EPSILON in binary_cross_entropy_backward
+_BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_backward: a float constant
 
 
 class BinaryCrossEntropy(Function):
@@ -152,8 +154,9 @@ class BinaryCrossEntropy(Function):
         xp = get_array_module(p)
         with errstate(xp, divide="ignore"):
             log_p = xp.maximum(xp.log(p), -100)
-            log_1mp = xp.maximum(xp.log(1 - p), -100)
-        loss = -(t * log_p + (1 - t) * log_1mp)
+            log_1mp = xp.maximum(xp.log1p(-p), -100)
+        # torch's kernel, op for op: (t - 1) log1p(-p) - t log p (-(t log p + ...) gave -0.0 for a zero loss)
+        loss = (t - 1) * log_1mp - t * log_p
         if weight is not None:
             loss = loss * weight
         ctx.save_for_backward(p, t)
@@ -164,15 +167,16 @@ class BinaryCrossEntropy(Function):
     def backward(ctx, grad):
         p, t = ctx.saved_tensors
         w = ctx.weight
-        if ctx.reduction == 1:
-            grad = grad / p.numel()
         gp = gt = None
-        if ctx.needs_input_grad[0]:  # (p - t) / max(p (1 - p), eps), as torch
+        # torch's order: the kernel's value times the weight, then divided by n for the mean
+        if ctx.needs_input_grad[0]:  # grad (p - t) / max(p (1 - p), eps), as torch
             gp = grad * (p - t) / ((1 - p) * p).clamp(min=_BCE_EPS)
             gp = gp * Tensor._make(w) if w is not None else gp
+            gp = gp / p.numel() if ctx.reduction == 1 else gp
         if ctx.needs_input_grad[1]:  # -logit(p), unclamped, as torch's target backward
             gt = grad * ((1 - p).log() - p.log())
             gt = gt * Tensor._make(w) if w is not None else gt
+            gt = gt / p.numel() if ctx.reduction == 1 else gt
         return gp, gt, None, None
 
     @staticmethod
@@ -181,11 +185,11 @@ class BinaryCrossEntropy(Function):
             return tuple(None if r is None else r._array for r in BinaryCrossEntropy.backward(ctx, Tensor._make(g)))
         p, t = ctx.saved_arrays
         xp = get_array_module(p)
-        if ctx.reduction == 1:
-            g = g / p.size
         gp = g * (p - t) / xp.maximum((1 - p) * p, _BCE_EPS)
         if ctx.weight is not None:
             gp = gp * ctx.weight
+        if ctx.reduction == 1:
+            gp = gp / p.size
         return gp.astype(p.dtype, copy=False), None, None, None
 
 
