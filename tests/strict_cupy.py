@@ -127,8 +127,14 @@ def _erf(x):
     return ndarray(np.vectorize(math.erf, otypes=[x.dtype])(x._a) if x.size else x._a.copy())
 
 
+def _erfinv(x):
+    """cupyx.scipy.special.erfinv (NumPy has none): the framework's host algorithm on the stored NumPy array."""
+    from framework import backend  # here, not at the top: backend imports this module when it is selected
+    return ndarray(backend.erfinv(x._a))
+
+
 cupyx = types.SimpleNamespace(scatter_add=_scatter_add,
-                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf)))
+                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfinv=_erfinv)))
 random = types.SimpleNamespace(seed=_random_seed)
 
 
