@@ -131,7 +131,7 @@ class Elu(Function):
         xp, t = get_array_module(a), a.dtype.type
         negcoef = t(alpha) * t(scale)  # torch's coefficients, in the tensor's dtype
         with _errstate(xp, over="ignore"):
-            neg = xp.expm1(xp.minimum(a, 0) * t(input_scale)) * negcoef
+            neg = xp.expm1(xp.minimum(0, a) * t(input_scale)) * negcoef  # (0, a): -0.0 stays -0.0
         return xp.where(a > 0, a * t(scale), neg).astype(a.dtype, copy=False)
 
     @staticmethod

@@ -9,6 +9,7 @@ import math
 
 from .. import backend
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
@@ -94,13 +95,14 @@ class Logit(Function):
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return _logit_backward(grad, a, ctx.eps), None
+        if is_grad_enabled():  # create_graph: torch's differentiable formula, as ordinary ops
+            return _logit_backward(grad, a, ctx.eps), None
+        return Tensor._make(_logit_backward_kernel(grad._array, a._array, ctx.eps)), None
 
 
 def _logit_backward(grad: Tensor, a: Tensor, eps) -> Tensor:
     """torch's infinitely_differentiable_logit_backward: where(lo <= a <= hi, grad / (a * (1 - a)), fill), fill 0
-    with eps, NaN without (lo, hi = eps, 1 - eps, else 0, 1). Its values are the logit_backward kernel's, which
-    torch runs when no graph is recorded."""
+    with eps, NaN without (lo, hi = eps, 1 - eps, else 0, 1)."""
     x = a._array
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
     inside = Tensor._make((x >= x.dtype.type(lo)) & (x <= x.dtype.type(hi)))
@@ -108,11 +110,42 @@ def _logit_backward(grad: Tensor, a: Tensor, eps) -> Tensor:
     return where_op(inside, grad / (a * (_full(a, 1.0) - a)), fill)
 
 
+def _logit_backward_kernel(g, x, eps):
+    """torch's logit_backward kernel (no graph recorded): g * inf at 0 and 1 (so -0.0 gives the sign of g, where
+    the formula's g / (x * (1 - x)) would flip it), 0 outside [eps, 1 - eps] with eps, NaN outside [0, 1]
+    without."""
+    xp, t = get_array_module(x), x.dtype.type
+    lo, hi = (t(0), t(1)) if eps is None else (t(eps), t(1) - t(eps))
+    with _errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        inner = xp.where((x == 0) | (x == 1), g * t(math.inf), g / (x * (1 - x)))
+    fill = t(math.nan) if eps is None else t(0)
+    return xp.where((x < lo) | (x > hi), fill, inner).astype(g.dtype, copy=False)
+
+
 # ---- in-place twins (an integer tensor can't hold the float result: torch's cast error) ---------------------
 
-AsinhInplace = _inplace_float(Asinh, "AsinhInplace", save_input_copy=True)
-AcoshInplace = _inplace_float(Acosh, "AcoshInplace", save_input_copy=True)
-AtanhInplace = _inplace_float(Atanh, "AtanhInplace", save_input_copy=True)
+def _inplace_without_derivative(base, name: str, op: str):
+    """torch's asinh_, acosh_, atanh_: the in-place form records an <Op>Backward1 node whose backward raises
+    (derivatives.yaml gives it no formula). Saves nothing."""
+    cls = _inplace_float(base, name)
+    inner = cls.forward
+
+    def forward(ctx, a):
+        out = inner(ctx, a)
+        ctx.save_for_backward()  # nothing: the backward only raises
+        return out
+
+    def backward(ctx, grad):
+        raise NotImplementedError(f"the derivative for 'inplace version of {op}' is not implemented.")
+
+    node = base.node_name[:-1] + "1"
+    return type(name, (cls,), {"node_name": node, "forward": staticmethod(forward), "backward": staticmethod(backward),
+                               "__doc__": f"In-place {op}_: {node}, whose backward raises, as torch's. Saves nothing."})
+
+
+AsinhInplace = _inplace_without_derivative(Asinh, "AsinhInplace", "asinh")
+AcoshInplace = _inplace_without_derivative(Acosh, "AcoshInplace", "acosh")
+AtanhInplace = _inplace_without_derivative(Atanh, "AtanhInplace", "atanh")
 Exp2Inplace = _inplace_float(Exp2, "Exp2Inplace")
 ErfinvInplace = _inplace_float(Erfinv, "ErfinvInplace", save_input_copy=True)
 LogitInplace = _inplace_float(Logit, "LogitInplace", save_input_copy=True)
