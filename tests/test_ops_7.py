@@ -502,3 +502,13 @@ def test_erfinv_inverts_erf_without_torch():
     assert np.signbit(x[-1]) and x[-1] == 0
     edge = _np(framework.erfinv(framework.tensor([1.0, -1.0, 1.5, float("nan")])))
     assert edge[0] == np.inf and edge[1] == -np.inf and np.isnan(edge[2:]).all()
+
+
+@pytest.mark.parametrize("fn", ["elu", "selu", "celu"])
+def test_elu_family_keeps_the_sign_of_negative_zero_as_torch(fn, torch):
+    """elu(-0.0) is -0.0 in torch (expm1(-0.0) * alpha); min(a, 0) had turned it into +0.0."""
+    x = np.array([-0.0, 0.0, -1e-30, 1e-30], dtype=np.float32)
+    ours = _np(getattr(F, fn)(framework.tensor(x)))
+    theirs = getattr(torch.nn.functional, fn)(torch.from_numpy(x)).numpy()
+    np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+    np.testing.assert_array_equal(ours, theirs)
