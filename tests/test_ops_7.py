@@ -376,11 +376,10 @@ def test_logit_gradient_at_the_edges_is_torchs_bit_for_bit(eps, create_graph, to
 
 # ---- in-place forms ---------------------------------------------------------------------------------------------
 
-INPLACE = {"asinh_": (), "arcsinh_": (), "acosh_": (), "arccosh_": (), "atanh_": (), "arctanh_": (), "exp2_": (),
-           "logit_": (), "erfinv_": ()}
+INPLACE = ["asinh_", "arcsinh_", "acosh_", "arccosh_", "atanh_", "arctanh_", "exp2_", "logit_", "erfinv_"]
 
 
-@pytest.mark.parametrize("name", sorted(INPLACE))
+@pytest.mark.parametrize("name", INPLACE)
 def test_in_place_forms_write_the_tensor_and_bump_its_version_as_torch(name, torch):
     x = _domain_input(name.rstrip("_"), 5)
 

@@ -1,5 +1,6 @@
 """More activation layers (SiLU, ELU, SELU, CELU, Softplus, Hardtanh, ReLU6, Mish, PReLU, Hardswish, Hardsigmoid,
-LogSigmoid, Softmin, Softsign, Tanhshrink) and shape/padding layers (Unflatten, ZeroPad2d, ConstantPad2d), with torch's reprs."""
+LogSigmoid, Softmin, Softsign, Tanhshrink) and shape/padding layers (Unflatten, ZeroPad2d, ConstantPad2d), with
+torch's reprs."""
 from __future__ import annotations
 
 from .. import creation
