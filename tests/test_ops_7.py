@@ -511,3 +511,39 @@ def test_elu_family_keeps_the_sign_of_negative_zero_as_torch(fn, torch):
     theirs = getattr(torch.nn.functional, fn)(torch.from_numpy(x)).numpy()
     np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
     np.testing.assert_array_equal(ours, theirs)
+
+
+EDGE_GRADS = {"asinh": [0.0, -0.0, 1e300, -1e300, np.inf, -np.inf, np.nan, 1e-300],
+              "acosh": [1.0, 0.5, 1e300, np.inf, np.nan, 1.0000001],
+              "atanh": [1.0, -1.0, 0.0, -0.0, 1.5, np.nan, 0.999999],
+              "exp2": [0.0, -0.0, 1100.0, -1100.0, np.inf, -np.inf, np.nan],
+              "erfinv": [1.0, -1.0, 0.0, -0.0, 1.5, np.nan, 0.9999999],
+              "logit": [0.0, 1.0, -0.0, 0.5, -1.0, 2.0, np.nan]}
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")  # 1e300 into float32, overflowing squares: as torch, inf
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("name", sorted(EDGE_GRADS))
+def test_gradients_at_edge_values_match_torch(name, dtype, torch):
+    """The ends of the domains, infinities, NaN, signed zeros: infinite and NaN gradients where torch's are."""
+    xs = EDGE_GRADS[name]
+
+    def run(m):
+        a = m.tensor(xs, dtype=getattr(m, dtype), requires_grad=True)
+        getattr(m, name)(a).backward(m.tensor(np.linspace(-1, 2, len(xs)), dtype=getattr(m, dtype)))
+        return _np(a.grad)
+
+    assert_same_values(run(framework), run(torch), 2)
+
+
+@pytest.mark.filterwarnings("ignore::RuntimeWarning")
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_hypot_gradients_at_edge_values_match_torch(dtype, torch):
+    def run(m):
+        a = m.tensor([0.0, -0.0, np.inf, 3.0, np.nan, 1e300], dtype=getattr(m, dtype), requires_grad=True)
+        b = m.tensor([0.0, 0.0, 1.0, np.inf, 1.0, 1e300], dtype=getattr(m, dtype), requires_grad=True)
+        m.hypot(a, b).backward(m.tensor([1.0, -1.0, 1.0, 1.0, 1.0, 1.0], dtype=getattr(m, dtype)))
+        return _np(a.grad), _np(b.grad)
+
+    for ours, theirs in zip(run(framework), run(torch)):
+        assert_same_values(ours, theirs, 0)
