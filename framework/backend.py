@@ -308,10 +308,26 @@ def elementwise_kernel(in_params: str, out_params: str, operation: str, name: st
     return kernel
 
 
+def _on_gpu(array: Array) -> bool:
+    """A CuPy array (also the strict stand-in's). Not ``get_array_module(a) is np``: while framework.compile
+    captures, that gives the recording stand-in for host arrays."""
+    return _cupy is not None and isinstance(array, _cupy.ndarray)
+
+
+# math.erf and math.erfc as (object) ufuncs: a ufunc call on a traced array is recorded by framework.compile,
+# where np.vectorize's is not
+_ERF_UFUNC = np.frompyfunc(math.erf, 1, 1)
+_ERFC_UFUNC = np.frompyfunc(math.erfc, 1, 1)
+
+
+def _host_ufunc(ufunc, array: Array) -> Array:
+    return ufunc(array).astype(array.dtype) if array.size else array.copy()
+
+
 def erf(array: Array) -> Array:
     """erf elementwise: math.erf per element on the CPU (exact; NumPy has no erf), cupyx's kernel on the GPU."""
-    if get_array_module(array) is np:
-        return np.vectorize(math.erf, otypes=[array.dtype])(array) if array.size else array.copy()
+    if not _on_gpu(array):
+        return _host_ufunc(_ERF_UFUNC, array)
     return _import_cupyx().scipy.special.erf(array)
 
 
@@ -331,7 +347,7 @@ def erfinv(array: Array) -> Array:
     it but for rare last-bit ties). Each step solves erf(x) = |y|, as erfc(x) = 1 - |y| above |y| = 0.5 (1 - |y| is
     exact there), so that the residual keeps its relative precision in the tail up to |y| = 1 - 2**-53.
     """
-    if get_array_module(array) is not np:
+    if _on_gpu(array):
         return _import_cupyx().scipy.special.erfinv(array)
     dtype = array.dtype if array.dtype.kind == "f" else np.dtype(np.float32)
     y = array.astype(np.float64)
@@ -345,11 +361,8 @@ def erfinv(array: Array) -> Array:
         tail = (((c[3] * w + c[2]) * w + c[1]) * w + c[0]) / ((d[1] * w + d[0]) * w + 1)
         x = np.where(t <= 0.7, central, tail)
         high, q = t > 0.5, 1 - t
-        erf_, erfc_ = (np.vectorize(f, otypes=[np.float64]) for f in (math.erf, math.erfc))
         for _ in range(3):
-            if not x.size:
-                break
-            residual = np.where(high, q - erfc_(x), erf_(x) - t)
+            residual = np.where(high, q - _host_ufunc(_ERFC_UFUNC, x), _host_ufunc(_ERF_UFUNC, x) - t)
             x = x - residual / (_TWO_OVER_SQRT_PI * np.exp(-x * x))
         x = np.where(t == 1, np.inf, np.where(t > 1, np.nan, x))
         return np.copysign(x, y).astype(dtype)
