@@ -321,7 +321,11 @@ _ERFC_UFUNC = np.frompyfunc(math.erfc, 1, 1)
 
 
 def _host_ufunc(ufunc, array: Array) -> Array:
-    return ufunc(array).astype(array.dtype) if array.size else array.copy()
+    """ufunc (an object ufunc of a math function) elementwise, in array's dtype; 1-d inside, as an object ufunc
+    returns a Python number for a 0-d array."""
+    if not array.size:
+        return array.copy()
+    return ufunc(array.reshape(-1)).astype(array.dtype).reshape(array.shape)
 
 
 def erf(array: Array) -> Array:

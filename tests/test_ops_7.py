@@ -586,3 +586,21 @@ def test_compiled_step_replays_as_eager(name):
     (ours, w), (eager, w_eager) = run(True), run(False)
     np.testing.assert_array_equal(np.array(ours), np.array(eager))
     np.testing.assert_array_equal(w, w_eager)
+
+
+@pytest.mark.parametrize("name", ["erf", "erfinv"])
+def test_erf_and_erfinv_of_zero_dim_and_empty_tensors(name, torch):
+    """A 0-d tensor (an object ufunc gives a Python number there) and an empty one keep their shape and dtype."""
+    for shape in [(), (0,), (2, 0)]:
+        x = np.full(shape, -0.2, dtype=np.float32)
+        ours = _np(getattr(framework, name)(framework.tensor(x)))
+        theirs = getattr(torch, name)(torch.from_numpy(x)).numpy()
+        assert ours.shape == theirs.shape and ours.dtype == theirs.dtype
+        assert_same_values(ours, theirs, 1)
+    fn = getattr(framework, name)
+    step = framework.compile(lambda t: framework.autograd.grad(fn(t * 1), t)[0], fullgraph=True)
+    for v in (0.3, -0.6, 0.1):  # captured at the first call, replayed on the next values
+        a = framework.tensor(v, dtype=framework.float64, requires_grad=True)
+        expected = 2 / math.sqrt(math.pi) * math.exp(-v * v) if name == "erf" else \
+            0.5 * math.sqrt(math.pi) * math.exp(float(_np(framework.erfinv(a))) ** 2)
+        assert float(_np(step(a))) == pytest.approx(expected, rel=1e-15)
