@@ -22,14 +22,11 @@ def _np(t) -> np.ndarray:
     return t.detach().cpu().numpy()
 
 
-def _graph(f, skip: tuple = ()) -> str:
-    """The node names of a graph, nested: 'MulBackward0(-,RsqrtBackward0(...))'; nodes named in skip are left out
-    (their one input shown in their place)."""
+def _graph(f) -> str:
+    """The node names of a graph, nested: 'MulBackward0(-,RsqrtBackward0(...))'."""
     if f is None:
         return "-"
-    if type(f).__name__ in skip:
-        return _graph(f.next_functions[0][0], skip)
-    kids = ",".join(_graph(n, skip) for n, _ in f.next_functions)
+    kids = ",".join(_graph(n) for n, _ in f.next_functions)
     return type(f).__name__ + (f"({kids})" if kids else "")
 
 
@@ -243,12 +240,6 @@ GRAD_OPS.update({
 })
 
 
-# torch's in-place ops save original_self = self.clone(), whose CloneBackward0 shows in create_graph graphs; the
-# framework's in-place ops (sin_, log1p_, erf_... alike) give the saved copy the input's history directly, so
-# the graphs of in-place rows are compared without CloneBackward0 nodes (a gap of all in-place ops, not of these)
-_ORIGINAL_SELF = ("CloneBackward0",)
-
-
 def _graphs(m, name, x, dtype):
     """The forward graph, the create_graph gradient's graph, the second derivatives' graphs, and their values."""
     a = m.tensor(x, dtype=dtype, requires_grad=True)
@@ -256,8 +247,7 @@ def _graphs(m, name, x, dtype):
     y = GRAD_OPS[name](m, a)
     (g,) = m.autograd.grad((y * w).sum(), [a], create_graph=True)
     gg = m.autograd.grad((g * g).sum(), [a, w], create_graph=True)
-    skip = _ORIGINAL_SELF if name.endswith("_") and name not in ("exp2_", "selu_", "celu_", "elu_") else ()
-    return ([_graph(y.grad_fn), _graph(g.grad_fn, skip)] + [_graph(t.grad_fn, skip) for t in gg],
+    return ([_graph(y.grad_fn), _graph(g.grad_fn)] + [_graph(t.grad_fn) for t in gg],
             [_np(t) for t in (y, g) + tuple(gg)])
 
 
