@@ -61,6 +61,12 @@ METHODS = {
     "repeat_interleave": ops.repeat_interleave, "take": ops.take, "median": ops.median, "unique": ops.unique,
     "kthvalue": ops.kthvalue, "cummax": ops.cummax, "cummin": ops.cummin,
     "cross": ops.cross, "bernoulli": ops.bernoulli, "as_strided": ops.as_strided, "mode": ops.mode,
+    # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py) and hypot (ops/combine.py)
+    "asinh": ops.asinh, "asinh_": ops.asinh_, "arcsinh": ops.asinh, "arcsinh_": ops.asinh_,
+    "acosh": ops.acosh, "acosh_": ops.acosh_, "arccosh": ops.acosh, "arccosh_": ops.acosh_,
+    "atanh": ops.atanh, "atanh_": ops.atanh_, "arctanh": ops.atanh, "arctanh_": ops.atanh_,
+    "exp2": ops.exp2, "exp2_": ops.exp2_, "logit": ops.logit, "logit_": ops.logit_, "erfinv": ops.erfinv,
+    "erfinv_": ops.erfinv_, "hypot": ops.hypot, "hypot_": ops.hypot_,
 }
 
 for _name, _fn in METHODS.items():

@@ -35,7 +35,7 @@ argmin argsort around round_ array array_equal asarray ascontiguousarray atleast
 bitwise_and bitwise_not bitwise_or bitwise_xor broadcast_arrays broadcast_to cbrt ceil clip concatenate copy
 copysign cos cosh count_nonzero cumprod cumsum deg2rad diag diagonal diff divide dot einsum empty empty_like equal
 exp exp2 expand_dims expm1 eye flatnonzero flip floor floor_divide fmax fmin fmod full full_like greater
-greater_equal hstack identity inner invert isclose isfinite isinf isnan kron less less_equal linspace log log10
+greater_equal hstack hypot identity inner invert isclose isfinite isinf isnan kron less less_equal linspace log log10
 log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul max maximum mean min minimum mod
 moveaxis multiply nan_to_num nanmax nanmin nansum ndim negative nonzero not_equal ones ones_like outer pad
 power prod put_along_axis rad2deg ravel reciprocal remainder repeat reshape rint roll rollaxis round searchsorted
@@ -127,8 +127,14 @@ def _erf(x):
     return ndarray(np.vectorize(math.erf, otypes=[x.dtype])(x._a) if x.size else x._a.copy())
 
 
+def _erfinv(x):
+    """cupyx.scipy.special.erfinv (NumPy has none): the framework's host algorithm on the stored NumPy array."""
+    from framework import backend  # here, not at the top: backend imports this module when it is selected
+    return ndarray(backend.erfinv(x._a))
+
+
 cupyx = types.SimpleNamespace(scatter_add=_scatter_add,
-                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf)))
+                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfinv=_erfinv)))
 random = types.SimpleNamespace(seed=_random_seed)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from .. import diagnostics, dtypes
 from ..tensor import Tensor
+from .grad_mode import is_grad_enabled
 
 _tuple_new = tuple.__new__
 _NO_HISTORY = object()  # of_original's grad_fn field for a copy that needs no history
@@ -69,8 +70,12 @@ class SavedTensor(tuple):
             return tensor
         original_fn = self[5]
         if original_fn is not None:  # an in-place op's copy of its input from before the write
-            return Tensor._make(array) if original_fn is _NO_HISTORY else \
-                Tensor._from_saved_output(array, None, original_fn, output_nr)
+            if original_fn is _NO_HISTORY:
+                return Tensor._make(array)
+            before = Tensor._from_saved_output(array, None, original_fn, output_nr)
+            # torch saved original_self = self.clone(): a graph of backward (create_graph) goes through its
+            # CloneBackward0 node; with grad mode off no graph is built, so no copy is made
+            return before.clone() if is_grad_enabled() else before
         return Tensor._from_saved_output(array, counter, owner, output_nr)
 
     def unpack_array(self, owner):

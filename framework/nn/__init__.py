@@ -15,8 +15,9 @@ from .losses_more import (CosineEmbeddingLoss, CosineSimilarity, HuberLoss, KLDi
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
 from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402
                           TransformerEncoderLayer)
-from .activation_more import (ELU, PReLU, ReLU6, SiLU, ConstantPad2d, Hardsigmoid, Hardswish, Hardtanh,  # noqa: E402
-                              LogSigmoid, Mish, Softmin, Softplus, Softsign, Unflatten, ZeroPad2d)
+from .activation_more import (CELU, ELU, SELU, PReLU, ReLU6, SiLU, ConstantPad2d, Hardsigmoid, Hardswish,  # noqa: E402
+                              Hardtanh, LogSigmoid, Mish, Softmin, Softplus, Softsign, Tanhshrink, Unflatten,
+                              ZeroPad2d)
 from .container_more import ParameterDict, ParameterList  # noqa: E402
 from .layers_more import (AdaptiveAvgPool2d, AvgPool1d, Conv1d, GroupNorm, MaxPool1d, Upsample)  # noqa: E402
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

@@ -1,5 +1,6 @@
-"""More activation layers (SiLU, ELU, Softplus, Hardtanh, ReLU6, Mish, PReLU, Hardswish, Hardsigmoid, LogSigmoid,
-Softmin, Softsign) and shape/padding layers (Unflatten, ZeroPad2d, ConstantPad2d), with torch's reprs."""
+"""More activation layers (SiLU, ELU, SELU, CELU, Softplus, Hardtanh, ReLU6, Mish, PReLU, Hardswish, Hardsigmoid,
+LogSigmoid, Softmin, Softsign, Tanhshrink) and shape/padding layers (Unflatten, ZeroPad2d, ConstantPad2d), with
+torch's reprs."""
 from __future__ import annotations
 
 from .. import creation
@@ -61,6 +62,27 @@ class ELU(Module):
 
     def extra_repr(self) -> str:
         return f"alpha={self.alpha}" + (", inplace=True" if self.inplace else "")
+
+
+class SELU(SiLU):
+    """scale * (x if x > 0 else alpha * (exp(x) - 1)), torch's fixed alpha and scale."""
+
+    def forward(self, input):
+        return A.selu(input, inplace=self.inplace)
+
+
+class CELU(ELU):
+    """x if x > 0 else alpha * (exp(x / alpha) - 1)."""
+
+    def forward(self, input):
+        return A.celu(input, self.alpha, self.inplace)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return A.tanhshrink(input)
 
 
 class Softplus(Module):

@@ -324,7 +324,8 @@ from .functional_attention import multi_head_attention_forward  # noqa: E402
 from .functional_more import normalize, scaled_dot_product_attention  # noqa: E402
 from .losses_more import (cosine_embedding_loss, cosine_similarity, huber_loss, kl_div,  # noqa: E402
                           margin_ranking_loss, pairwise_distance, smooth_l1_loss, triplet_margin_loss)
-from ..ops.activation_more import (elu, elu_, hardsigmoid, hardswish, hardtanh, hardtanh_, logsigmoid,  # noqa: E402
-                                   mish, prelu, relu6, silu, softmin, softplus, softsign)
+from ..ops.activation_more import (celu, celu_, elu, elu_, hardsigmoid, hardswish, hardtanh, hardtanh_,  # noqa: E402
+                                   logsigmoid, mish, prelu, relu6, selu, selu_, silu, softmin, softplus, softsign,
+                                   tanhshrink)
 from ..ops.conv_more import adaptive_avg_pool2d, avg_pool1d, conv1d, group_norm, max_pool1d  # noqa: E402
 upsample = interpolate  # torch's deprecated alias

@@ -12,7 +12,7 @@ from ._util import as_operand as _t  # noqa: F401  (the old name of the operand 
 from .activation import log_softmax, softmax
 from .arithmetic import (Reciprocal, add, div, divide, mul, multiply, neg, negative, pow, reciprocal, sub,
                          subtract, true_divide)
-from .combine import Atan2, arctan2, atan2
+from .combine import Atan2, arctan2, atan2, hypot, hypot_
 from .combine import Maximum, Minimum, cat, concat, concatenate, masked_fill, maximum, minimum, stack, where
 from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, eq, equal, ge,
                       greater, greater_equal, gt, is_tensor, isfinite, isinf, isnan, le, less, less_equal,
@@ -43,3 +43,6 @@ from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, i
 from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
 from .order_stats import cummax, cummin, kthvalue
+# inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py)
+from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_,
+                            atanh, atanh_, erfinv, erfinv_, exp2, exp2_, logit, logit_)

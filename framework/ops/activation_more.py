@@ -1,5 +1,5 @@
-"""More activations as ops: silu, elu, softplus, hardtanh (relu6), mish, hardswish, hardsigmoid, logsigmoid, prelu;
-their in-place twins where torch has them (silu_, elu_, hardtanh_, ...).
+"""More activations as ops: silu, elu (selu, celu), softplus, hardtanh (relu6), mish, hardswish, hardsigmoid,
+logsigmoid, prelu, tanhshrink; their in-place twins where torch has them (silu_, elu_, selu_, celu_, hardtanh_, ...).
 
 Each docstring says what the op saves, as torch's; nn/activation_more.py wraps them in modules and
 nn.functional exports them.
@@ -12,7 +12,7 @@ from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._util import sum_to
+from ._util import scalar_type_name, sum_to
 from .activation import softmax
 from .backward_ops import SigmoidBackward, masked_grad
 from .combine import where_op
@@ -117,73 +117,103 @@ class SoftplusBackward(Function):
 
 
 class Elu(Function):
-    """out = a if a > 0 else alpha * (e**a - 1). Saves a."""
+    """out = scale * a if a > 0 else scale * alpha * (e**(input_scale * a) - 1) (elu; selu and celu pick the
+    scales, as torch's). Saves a."""
 
     node_name, array_forward = "EluBackward0", True
 
     @staticmethod
-    def forward(ctx, a, alpha):
+    def forward(ctx, a, alpha, scale=1.0, input_scale=1.0):
+        if a.dtype.kind != "f":
+            raise NotImplementedError(f"\"elu_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
         ctx.save_for_backward(a)
-        ctx.alpha = alpha
-        xp = get_array_module(a)
+        ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale
+        xp, t = get_array_module(a), a.dtype.type
+        negcoef = t(alpha) * t(scale)  # torch's coefficients, in the tensor's dtype
         with _errstate(xp, over="ignore"):
-            neg = alpha * xp.expm1(xp.minimum(0, a))  # 0 first: numpy returns the second on a tie, so -0.0 stays
-        return xp.where(a > 0, a, neg).astype(a.dtype, copy=False)
+            neg = xp.expm1(xp.minimum(0, a) * t(input_scale)) * negcoef  # (0, a): -0.0 stays -0.0
+        return xp.where(a > 0, a * t(scale), neg).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
-        return EluBackward.apply(grad, a, ctx.alpha, False), None
+        g = EluBackward.apply(grad, a, ctx.alpha, False, ctx.scale, ctx.input_scale)
+        return (g,) + (None,) * (len(ctx.needs_input_grad) - 1)
 
 
 class EluInplace(Elu):
     """In-place elu_: saves its *output* (torch's EluBackward1), from which the gradient follows."""
 
     node_name, inplace = "EluBackward1", True
+    check_slope_in_forward = True  # elu_ refuses a negative alpha at once; celu_ only when backward runs
 
     @staticmethod
-    def forward(ctx, a, alpha):
-        if alpha < 0:
-            raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
-                               "supported. This is caused by calling in-place forward function with a negative "
-                               "slope, please call out-of-place version instead.")
-        a[...] = Elu.forward(ctx, a, alpha)
+    def forward(ctx, a, alpha, scale=1.0, input_scale=1.0):
+        if alpha < 0 and ctx._forward_cls.check_slope_in_forward:
+            raise RuntimeError(_NEGATIVE_SLOPE)
+        a[...] = Elu.forward(ctx, a, alpha, scale, input_scale)
         ctx.save_for_backward(a)
         return a
 
     @staticmethod
     def backward(ctx, grad):
         (out,) = ctx.saved_tensors
-        return EluBackward.apply(grad, out, ctx.alpha, True), None
+        if ctx.alpha < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE)
+        g = EluBackward.apply(grad, out, ctx.alpha, True, ctx.scale, ctx.input_scale)
+        return (g,) + (None,) * (len(ctx.needs_input_grad) - 1)
+
+
+_NEGATIVE_SLOPE = ("In-place elu backward calculation is triggered with a negative slope which is not supported. "
+                   "This is caused by calling in-place forward function with a negative slope, please call "
+                   "out-of-place version instead.")
+
+
+class Celu(Elu):
+    """out = a if a > 0 else alpha * (e**(a / alpha) - 1): elu with input_scale 1 / alpha, torch's own node
+    (CeluBackward0). Saves a."""
+
+    node_name = "CeluBackward0"
+
+
+class CeluInplace(EluInplace):
+    """In-place celu_: saves its output (CeluBackward1); a negative alpha fails in backward, as torch's."""
+
+    node_name, check_slope_in_forward = "CeluBackward1", False
 
 
 class EluBackward(Function):
-    """out = g where x > 0, else g * alpha * e**x (x the input), or g * (x + alpha) (x the output, is_result):
-    torch's elu_backward, one node (EluBackwardBackward0) under create_graph. Saves g and x."""
+    """out = g * scale where x > 0, else g * input_scale * scale * alpha * e**(input_scale x) (x the input), or
+    g * input_scale * (x + scale * alpha) (x the output, is_result): torch's elu_backward, one node
+    (EluBackwardBackward0) under create_graph. Saves g and x."""
 
     node_name, array_forward = "EluBackwardBackward0", True
 
     @staticmethod
-    def forward(ctx, g, x, alpha, is_result):
+    def forward(ctx, g, x, alpha, is_result, scale=1.0, input_scale=1.0):
         ctx.save_for_backward(g, x)
-        ctx.alpha, ctx.is_result = alpha, is_result
-        xp = get_array_module(x)
+        ctx.alpha, ctx.is_result, ctx.scale, ctx.input_scale = alpha, is_result, scale, input_scale
+        xp, t = get_array_module(x), x.dtype.type
+        negcoef, poscoef, negiptcoef = t(alpha) * t(scale), t(scale), t(input_scale)
         if is_result:
-            neg = x + alpha
-        else:
+            neg = g * negiptcoef * (x + negcoef)
+        else:  # torch's order: a * negiptcoef * negcoef * exp(b * negiptcoef)
             with _errstate(xp, over="ignore"):
-                neg = xp.exp(xp.minimum(x, 0)) * alpha
-        return g * xp.where(x <= 0, neg, 1).astype(g.dtype, copy=False)  # NaN: g, as torch
+                neg = g * negiptcoef * negcoef * xp.exp(xp.minimum(x, 0) * negiptcoef)
+        return xp.where(x <= 0, neg, g * poscoef).astype(g.dtype, copy=False)  # NaN: g * scale, as torch
 
     @staticmethod
     def backward(ctx, grad):
         g, x = ctx.saved_tensors
-        gg = EluBackward.apply(grad, x, ctx.alpha, ctx.is_result) if ctx.needs_input_grad[0] else None
+        args = (ctx.alpha, ctx.is_result, ctx.scale, ctx.input_scale)
+        gg = EluBackward.apply(grad, x, *args) if ctx.needs_input_grad[0] else None
         gx = None
         if ctx.needs_input_grad[1]:  # torch's elu_double_backward: nonzero only where x < 0
             below = _mask(x, x._array < 0)
-            gx = (grad * g * below) if ctx.is_result else EluBackward.apply(grad * g, x, ctx.alpha, False) * below
-        return gg, gx, None, None
+            scaled = MulScalar.apply(grad * g, ctx.input_scale)  # torch's grad * grad_output * input_scale
+            gx = (scaled if ctx.is_result else EluBackward.apply(scaled, x, ctx.alpha, False, ctx.scale,
+                                                                   ctx.input_scale)) * below
+        return gg, gx, None, None, None, None
 
 
 class Hardtanh(Function):
@@ -388,6 +418,35 @@ def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
 
 def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
     return EluInplace.apply(input, alpha)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input: Tensor, inplace: bool = False) -> Tensor:
+    """scale * elu(input, alpha) with torch's fixed alpha and scale (EluBackward0, as torch's)."""
+    return (EluInplace if inplace else Elu).apply(input, _SELU_ALPHA, _SELU_SCALE, 1.0)
+
+
+def selu_(input: Tensor) -> Tensor:
+    return selu(input, inplace=True)
+
+
+def celu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return (CeluInplace if inplace else Celu).apply(input, alpha, 1.0, 1.0 / alpha)
+
+
+def celu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return celu(input, alpha, inplace=True)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """input - tanh(input), through ordinary ops as torch (SubBackward0)."""
+    return input - input.tanh()
 
 
 def hardtanh(input: Tensor, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> Tensor:

@@ -1,13 +1,14 @@
-"""Ops over several tensors: cat, stack, where, masked_fill, maximum, minimum (op classes, then the functional API)."""
+"""Ops over several tensors: cat, stack, where, masked_fill, maximum, minimum, atan2, hypot (op classes, then the
+functional API)."""
 from __future__ import annotations
 
 import numpy as np
 
 from .. import dtypes
-from ..autograd.function import Function
+from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
-from ._util import (as_operand, binary_dtype, broadcast_error, grad_for, normalize_dims, operand, promote,
-                    scalar_type_name, shape_of, wrap_dim)
+from ._util import (as_operand, binary_dtype, broadcast_error, check_inplace_cast, grad_for, inplace_shape,
+                    normalize_dims, operand, promote, scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
 from .scalar_ops import DivScalar
 
@@ -262,6 +263,48 @@ class Atan2(Function):
         return ga, gb
 
 
+class Hypot(Function):
+    """out = sqrt(a**2 + b**2) elementwise, without overflow (C's hypot). Saves a, b and out."""
+
+    node_name, array_forward = "HypotBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
+        dt = binary_dtype(a, b)
+        if dt.kind != "f":  # torch has no integer kernel (and no promotion to float here)
+            raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{scalar_type_name(dt)}'")
+        x, y = promote(a, b, dt)
+        try:
+            out = get_array_module(x).hypot(x, y)
+        except ValueError:  # NumPy's broadcast failure; torch's text
+            raise broadcast_error(a.shape, b.shape) from None
+        ctx.save_for_backward(a, b, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b, out = ctx.saved_tensors  # torch's grad * self / result and grad * other / result
+        ga = grad_for(grad * a / out, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad * b / out, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+class HypotInplace(Hypot):
+    """In-place hypot_: saves a copy of the old a (torch's original_self), b and the result (a itself now)."""
+
+    node_name, inplace = "HypotBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        inplace_shape(a.shape, b.shape)
+        out = Hypot.forward(ctx, a, b)
+        check_inplace_cast(out.dtype, a.dtype)
+        ctx.save_for_backward(OriginalSelf(a.copy()), b, a)
+        a[...] = out
+        return a
+
+
 # ---- functional API ---------------------------------------------------------------------------------
 
 def cat(tensors, dim: int = 0):
@@ -310,3 +353,12 @@ def maximum(a, b):
 
 def minimum(a, b):
     return Minimum.apply(operand(a, "minimum", 1, "input", False), operand(b, "minimum", 2, numbers=False))
+
+
+def hypot(input: Tensor, other: Tensor) -> Tensor:
+    """sqrt(input**2 + other**2) elementwise; both must be tensors, as torch's."""
+    return Hypot.apply(operand(input, "hypot", 1, "input", numbers=False), operand(other, "hypot", 2, numbers=False))
+
+
+def hypot_(input: Tensor, other: Tensor) -> Tensor:
+    return HypotInplace.apply(input, operand(other, "hypot_", 1, numbers=False))

@@ -68,3 +68,21 @@ class AddScalar(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         return g, None
+
+
+class SubScalar(Function):
+    """out = a - c for a Python number c (ATen's sub(Tensor, Scalar): SubBackward1). Saves nothing."""
+
+    node_name, array_forward = "SubBackward1", True
+
+    @staticmethod
+    def forward(ctx, a, c):
+        return (a - c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a - c
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return g, None

@@ -2,9 +2,9 @@
 from ..activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh  # noqa: F401
 from ..attention import MultiheadAttention  # noqa: F401
 
-from ..activation_more import (ELU, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, PReLU, ReLU6,  # noqa: F401
-                               SiLU, Softmin, Softplus, Softsign)
+from ..activation_more import (CELU, ELU, SELU, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish,  # noqa: F401
+                               PReLU, ReLU6, SiLU, Softmin, Softplus, Softsign, Tanhshrink)
 
-__all__ = ["ELU", "GELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax", "Mish",
-           "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "SiLU", "Sigmoid", "Softmax", "Softmin", "Softplus",
-           "Softsign", "Tanh"]
+__all__ = ["CELU", "ELU", "GELU", "Hardsigmoid", "Hardswish", "Hardtanh", "LeakyReLU", "LogSigmoid", "LogSoftmax",
+           "Mish", "MultiheadAttention", "PReLU", "ReLU", "ReLU6", "SELU", "SiLU", "Sigmoid", "Softmax", "Softmin",
+           "Softplus", "Softsign", "Tanh", "Tanhshrink"]
