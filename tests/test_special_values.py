@@ -117,6 +117,29 @@ XFAIL_GROUPS = {
     "remainder by a subnormal divisor: torch's a - b * floor(a / b) overflows to NaN, ours (fmod based) is exact": [
         "remainder_neg forward big float32", "remainder_neg forward big float64",
     ],
+    "max_pool over a window holding two NaNs: torch's (val > max || isnan(val)) sends the gradient to the last NaN, "
+    "our argmax to the first; picking the last needs a host read (a graph break under framework.compile, a sync "
+    "on a GPU) or a second argmax (twice the forward time), for a gradient that is NaN downstream anyway": [
+        f"{c} {w} big {d}" for c in ("max_pool1d", "max_pool1d_pad") for w in ("grad", "grad_special")
+        for d in ("float32", "float64")],
+    "linear maps (bilinear/linear interpolation, adaptive_avg_pool2d) and the backward of every map (pad, "
+    "nearest included) are matrix products: an inf or NaN anywhere along a row of the input or of the incoming "
+    "gradient spreads as 0 * inf = NaN, where torch's kernels sum only their own terms. A term-by-term sum is ~4x "
+    "slower, and choosing it only when inf/NaN are present needs a host read (a graph break under "
+    "framework.compile, a sync on a GPU). pad and nearest forwards are gathers, exact": [
+        f"{c} {w} {s} {d}" for c, w in (
+            ("adaptive_avg_pool2d", "grad_special"), ("adaptive_avg_pool2d_3d", "forward"),
+            ("adaptive_avg_pool2d_3d", "grad_special"), ("interpolate_bilinear", "forward"),
+            ("interpolate_bilinear", "grad_special"), ("interpolate_bilinear_corners", "grad_special"),
+            ("interpolate_bilinear_scale", "forward"), ("interpolate_linear", "forward"),
+            ("interpolate_linear", "grad_special"), ("interpolate_nearest", "grad_special"),
+            ("interpolate_nearest1d", "grad_special"), ("interpolate_nearest_size", "grad_special"),
+            ("pad_reflect1d", "grad_special"), ("pad_reflect2d", "grad_special"),
+            ("pad_replicate1d", "grad_special"), ("pad_replicate2d", "grad_special"))
+        for s in ("small", "big") for d in ("float32", "float64")
+    ] + [f"{c} forward small {d}" for c in ("adaptive_avg_pool2d", "interpolate_bilinear_corners")
+         for d in ("float32", "float64")]
+      + [f"interpolate_bilinear_scale grad_special big {d}" for d in ("float32", "float64")],
     "mode of a row holding NaN: torch reports NaN, ours a finite value": [
         "mode_last forward big float32", "mode_last forward big float64",
     ],

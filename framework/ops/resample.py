@@ -15,86 +15,27 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 
 
-def _apply_maps(xp, a, mats):
-    """Apply one (out, in) matrix to each of the last len(mats) dims of a."""
+def _apply_maps(xp, a, mats, picks=None):
+    """Apply one (out, in) matrix to each of the last len(mats) dims of a (a gather where ``picks`` gives one)."""
     k = len(mats)
     for i, m in enumerate(mats):
-        a = _apply_sparse(xp, a, m, a.ndim - k + i)
+        axis = a.ndim - k + i
+        if picks is not None and picks[i] is not None:
+            a = xp.take(a, xp.asarray(picks[i]), axis=axis)
+        else:
+            a = xp.moveaxis(xp.moveaxis(a, axis, -1) @ m.T, -1, axis)
     return a
 
 
-class SparseMap:
-    """A linear map given by its terms (row, col, weight), zero weights and repeated places kept: torch's
-    (bi)linear kernels multiply both neighbours by their weights even where one is 0 (0 * inf is NaN there), and
-    at the clamped edge both neighbours are one element."""
-
-    def __init__(self, rows: np.ndarray, cols: np.ndarray, vals: np.ndarray, shape: tuple):
-        self.rows, self.cols, self.vals, self.shape = rows, cols, vals, shape
-
-    @property
-    def T(self) -> "SparseMap":
-        return SparseMap(self.cols, self.rows, self.vals, self.shape[::-1])
-
-    def dense(self) -> np.ndarray:
-        """The (out, in) matrix, repeated places summed."""
-        m = np.zeros(self.shape)
-        np.add.at(m, (self.rows, self.cols), self.vals)
-        return m
-
-    def ell(self):
-        """(cols, vals), (out, width) each: row r's terms in order, padded with the column n_in and weight 0."""
-        n_out, n_in = self.shape
-        order = np.argsort(self.rows, kind="stable")
-        rows, cols, vals = self.rows[order], self.cols[order], self.vals[order]
-        counts = np.bincount(rows, minlength=n_out)
-        width = int(counts.max()) if len(rows) else 0
-        slot = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
-        ell_cols = np.full((n_out, width), n_in, dtype=np.int64)
-        ell_vals = np.zeros((n_out, width))
-        ell_cols[rows, slot], ell_vals[rows, slot] = cols, vals
-        return ell_cols, ell_vals
-
-
-def _apply_sparse(xp, a, m, axis: int):
-    """m applied along a's axis, summing only m's terms, in order, as torch's kernels do: a product with the
-    matrix's other zeros would turn an inf or NaN anywhere along the axis into NaN everywhere (0 * inf)."""
-    n_in = m.shape[1]
-    selection = not isinstance(m, SparseMap) and bool(((m == 0) | (m == 1)).all()) and bool((m.sum(1) == 1).all())
-    if not selection and bool(xp.isfinite(a).all()):
-        # all finite: no 0 * inf, so the matrix product (BLAS, ~4x faster than the term-by-term sum) is exact
-        # enough; its zero terms only touch signs of zero
-        dense = xp.asarray(m.dense(), dtype=a.dtype) if isinstance(m, SparseMap) else m
-        return xp.moveaxis(xp.moveaxis(a, axis, -1) @ dense.T, -1, axis)
-    if isinstance(m, SparseMap):
-        cols, vals = m.ell()
-        full = bool((cols < n_in).all())
-        cols, vals, width = xp.asarray(cols), xp.asarray(vals, dtype=a.dtype), cols.shape[1]
-    else:
-        nz = m != 0
-        counts = nz.sum(axis=1)
-        width = int(counts.max()) if m.shape[0] and m.shape[1] else 0
-        full = bool((counts == width).all())
-        # each row's nonzero columns first (a stable sort keeps their order); the rest point at an appended zero
-        cols = xp.argsort(xp.logical_not(nz), axis=1, kind="stable")[:, :width]
-        vals = xp.take_along_axis(m, cols, axis=1)
-        pad = xp.arange(width)[None, :] >= counts[:, None]
-        cols = xp.where(pad, n_in, cols)
-        vals = xp.where(pad, 0, vals).astype(a.dtype, copy=False)
-    if width == 0:
-        shape = list(a.shape)
-        shape[axis] = m.shape[0]
-        return xp.zeros(shape, dtype=a.dtype)
-    if width == 1 and bool((vals == 1).all()):  # a selection (padding, nearest): a gather, values untouched
-        return xp.take(a, cols[:, 0], axis=axis)
-    if not full:  # padded terms read an appended zero (times weight 0: no NaN)
-        zero_shape = list(a.shape)
-        zero_shape[axis] = 1
-        a = xp.concatenate([a, xp.zeros(zero_shape, dtype=a.dtype)], axis=axis)
-    along = (-1,) + (1,) * (a.ndim - axis - 1)  # a weight per position along the axis
-    out = xp.take(a, cols[:, 0], axis=axis) * vals[:, 0].reshape(along)
-    for j in range(1, width):
-        out = out + xp.take(a, cols[:, j], axis=axis) * vals[:, j].reshape(along)
-    return out
+def _picks(m):
+    """The column each row picks, when the host matrix ``m`` has one 1 per row and zeros elsewhere (padding,
+    nearest): applying it is then a gather, exact where the product would give 0 * inf = NaN. None otherwise.
+    Only plain host matrices are read (the constants the ops build), never an array of the step's data."""
+    if type(m) is not np.ndarray or m.ndim != 2 or not m.size:
+        return None
+    if not (((m == 0) | (m == 1)).all() and (m.sum(axis=1) == 1).all()):
+        return None
+    return m.argmax(axis=1)
 
 
 class SeparableMap(Function):
@@ -106,11 +47,12 @@ class SeparableMap(Function):
     @classmethod
     def forward(cls, ctx, a, mats):
         xp = get_array_module(a)
-        mats = [m if isinstance(m, SparseMap) else xp.asarray(m, dtype=a.dtype) for m in mats]
+        picks = [_picks(m) for m in mats]  # read on the host, before the matrices go to a's device
+        mats = [xp.asarray(m, dtype=a.dtype) for m in mats]
         ctx.mats = mats
         if cls.saves_input:
             ctx.save_for_backward(a)
-        return xp.ascontiguousarray(_apply_maps(xp, a, mats))
+        return xp.ascontiguousarray(_apply_maps(xp, a, mats, picks))
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -272,14 +214,15 @@ def _scale_src(n_out: int, n_in: int, scale: float | None, align_corners: bool, 
     return np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
 
 
-def _linear_matrix(src: np.ndarray, n_in: int) -> SparseMap:
-    """Each output's two terms, (1 - w1) x[i0] + w1 x[i1], kept apart even where w1 is 0 or i1 is i0 (torch's)."""
+def _linear_matrix(src: np.ndarray, n_in: int) -> np.ndarray:
     i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
     i1 = np.minimum(i0 + 1, n_in - 1)
     w1 = src - i0
+    m = np.zeros((len(src), n_in))
     rows = np.arange(len(src))
-    return SparseMap(np.concatenate([rows, rows]), np.concatenate([i0, i1]), np.concatenate([1.0 - w1, w1]),
-                     (len(src), n_in))
+    np.add.at(m, (rows, i0), 1.0 - w1)
+    np.add.at(m, (rows, i1), w1)
+    return m
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
