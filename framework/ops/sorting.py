@@ -63,11 +63,11 @@ def _argsort(arr, dim: int, descending: bool):
     if not descending:
         return xp.argsort(arr, axis=dim, **stable).astype(np.int64)  # NaN last, as torch
     idx = xp.argsort(-arr if arr.dtype.kind in "fi" else ~arr, axis=dim, **stable)  # ~: unsigned, no wrapping
-    if arr.dtype.kind == "f":
+    if arr.dtype.kind == "f":  # torch puts NaN first when descending (the negation left them last): a stable
+        # second pass on "is not NaN", always (checking for NaN first would read the data on the host)
         nan = xp.isnan(arr)
-        if nan.any():  # torch puts NaN first when descending (the negation left them last): a stable second pass
-            first = xp.argsort(xp.logical_not(xp.take_along_axis(nan, idx, axis=dim)), axis=dim, **stable)
-            idx = xp.take_along_axis(idx, first, axis=dim)
+        first = xp.argsort(xp.logical_not(xp.take_along_axis(nan, idx, axis=dim)), axis=dim, **stable)
+        idx = xp.take_along_axis(idx, first, axis=dim)
     return idx.astype(np.int64)
 
 
