@@ -102,6 +102,7 @@ def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: boo
         idx = idx.reshape(())
     return values_indices(*TopkValues.apply(input, dim, idx))
 
+
 def _running(fn, a, dim: int):
     """fn (cumsum or cumprod) of a float array as torch's CPU kernel: accumulated in double (its acc_type for
     float and half), each step rounded to a's dtype."""
@@ -123,7 +124,6 @@ class Cumsum(Function):
         out = _running(xp.cumsum, a, dim)
         out += 0  # torch's running sum starts from +0.0: a leading -0.0 gives +0.0, as there
         return out
-
 
     @staticmethod
     def backward(ctx, grad):

@@ -52,8 +52,8 @@ def adam_step(param: Tensor, grad: Tensor, state: dict, *, lr: float | Tensor, b
     param.add_(Tensor._make(exp_avg / denom), alpha=-step_size)  # torch: param.addcdiv_(exp_avg, denom, -step_size)
 
 
-def adam_foreach(bucket, *, lr: float | Tensor, beta1: float, beta2: float, eps: float, weight_decay: float, amsgrad: bool,
-                 maximize: bool, decoupled: bool, group: dict | None = None) -> None:
+def adam_foreach(bucket, *, lr: float | Tensor, beta1: float, beta2: float, eps: float, weight_decay: float,
+                 amsgrad: bool, maximize: bool, decoupled: bool, group: dict | None = None) -> None:
     """adam_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_adam).
 
     The per-step scalars (lr, the bias corrections) go through ``dynamic_scalar``: Python floats when eager, inputs
