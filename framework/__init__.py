@@ -100,7 +100,7 @@ def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
     if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
                 "accelerator", "backends", "onnx", "distributed",
-                "compile"):
+                "compile", "special"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)

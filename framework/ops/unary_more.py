@@ -340,8 +340,9 @@ def ceil(input: Tensor) -> Tensor:
     return Ceil.apply(input)
 
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:
-    if decimals:
+def round(input: Tensor, *, decimals: int | None = None) -> Tensor:
+    # torch: an explicit decimals (even 0) selects the round.decimals overload, RoundBackward1
+    if decimals is not None:
         return RoundDecimals.apply(input, int(decimals))
     return Round.apply(input)
 
@@ -416,8 +417,8 @@ def ceil_(input):
     return CeilInplace.apply(input)
 
 
-def round_(input, *, decimals: int = 0):
-    if decimals:
+def round_(input, *, decimals: int | None = None):
+    if decimals is not None:  # as round: an explicit decimals is the decimals overload
         return RoundDecimalsInplace.apply(input, int(decimals))
     return RoundInplace.apply(input)
 

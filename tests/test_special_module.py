@@ -1,0 +1,62 @@
+"""framework.special: torch.special's names for the functions framework has (the same objects), torch's values
+and node names; the functions it lacks are absent (AttributeError), not approximated."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import framework
+import framework.nn.functional as F
+from framework import special
+
+CALLS = {
+    "erf": lambda s, x: s.erf(x), "erfinv": lambda s, x: s.erfinv(x * 0.5), "exp2": lambda s, x: s.exp2(x),
+    "expit": lambda s, x: s.expit(x), "expm1": lambda s, x: s.expm1(x), "log1p": lambda s, x: s.log1p(x.abs()),
+    "logit": lambda s, x: s.logit(x.sigmoid(), eps=1e-6), "logsumexp": lambda s, x: s.logsumexp(x, 1),
+    "round": lambda s, x: s.round(x * 3), "round_1": lambda s, x: s.round(x * 3, decimals=1),
+    "softmax": lambda s, x: s.softmax(x, 1),
+    "log_softmax": lambda s, x: s.log_softmax(x, dim=0),
+}
+
+
+def test_names_are_the_framework_functions():
+    assert special.expit is framework.sigmoid and special.softmax is F.softmax
+    for name in ("erf", "erfinv", "exp2", "expm1", "log1p", "logit", "logsumexp"):
+        assert getattr(special, name) is getattr(framework, name)
+    assert framework.special is special and sorted(special.__all__) == sorted(set(CALLS) - {"round_1"})
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+def test_values_gradients_and_nodes_match_torch_special(name):
+    torch = pytest.importorskip("torch")
+    x = np.linspace(-1.7, 1.9, 12).reshape(3, 4)
+    out = []
+    for m in (framework, torch):
+        t = m.tensor(x, dtype=m.float64, requires_grad=True)
+        y = CALLS[name](m.special, t)
+        y.sum().backward() if not name.startswith("round") else None
+        out.append((type(y.grad_fn).__name__, y.detach().cpu().numpy(),
+                    None if t.grad is None else t.grad.cpu().numpy()))
+    (n1, y1, g1), (n2, y2, g2) = out
+    assert n1 == n2
+    np.testing.assert_allclose(y1, y2, rtol=1e-12, atol=1e-15)
+    if g2 is not None:
+        np.testing.assert_allclose(g1, g2, rtol=1e-12, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["erfc", "xlogy", "ndtr", "i0", "digamma", "gammaln", "zeta", "sinc"])
+def test_functions_it_lacks_are_absent_not_approximated(name):
+    with pytest.raises(AttributeError):
+        getattr(special, name)
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+def test_round_with_explicit_decimals_zero_is_the_decimals_overload_as_torch(inplace):
+    torch = pytest.importorskip("torch")
+    names = []
+    for m in (framework, torch):
+        x = m.tensor([1.26, -2.5, 0.5, 1.5], requires_grad=True)
+        plain = x.clone().round_() if inplace else m.round(x)
+        explicit = x.clone().round_(decimals=0) if inplace else m.round(x, decimals=0)
+        names.append((type(plain.grad_fn).__name__, type(explicit.grad_fn).__name__, explicit.tolist()))
+    assert names[0] == names[1]  # RoundBackward0, then RoundBackward1 for decimals=0
