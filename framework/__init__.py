@@ -35,7 +35,7 @@ from .ops import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, n
 from .ops import (argsort, baddbmm, cumprod, cumsum, einsum, gather, index_select, logsumexp, multinomial,
                   norm, scatter, scatter_add, sort, topk, tril, triu)
 from .ops import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil, ceil_,
-                  cosh, cosh_, erf, erf_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10, log10_, log1p,
+                  cosh, cosh_, erf, erf_, erfc, erfc_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10, log10_, log1p,
                   log1p_, log2, log2_, nan_to_num, nan_to_num_, round, round_, sinh, sinh_, square, square_, tan,
                   tan_, trunc, trunc_)
 from .ops import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, roll, swapaxes,

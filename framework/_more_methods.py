@@ -46,7 +46,8 @@ METHODS = {
     "log2_": ops.log2_, "log10": ops.log10, "log10_": ops.log10_, "tan": ops.tan, "tan_": ops.tan_,
     "sinh": ops.sinh, "sinh_": ops.sinh_, "cosh": ops.cosh, "cosh_": ops.cosh_, "asin": ops.asin, "asin_": ops.asin_,
     "arcsin": ops.asin, "acos": ops.acos, "acos_": ops.acos_, "arccos": ops.acos, "atan": ops.atan,
-    "atan_": ops.atan_, "arctan": ops.atan, "erf": ops.erf, "erf_": ops.erf_, "floor_": ops.floor_,
+    "atan_": ops.atan_, "arctan": ops.atan, "erf": ops.erf, "erf_": ops.erf_, "erfc": ops.erfc,
+    "erfc_": ops.erfc_, "floor_": ops.floor_,
     "ceil_": ops.ceil_, "round_": ops.round_, "trunc_": ops.trunc_, "fix": ops.trunc, "fix_": ops.trunc_,
     "frac": ops.frac, "frac_": ops.frac_, "nan_to_num": ops.nan_to_num, "nan_to_num_": ops.nan_to_num_,
     # more shape ops (ops/shape_more.py)

@@ -335,6 +335,14 @@ def erf(array: Array) -> Array:
     return _import_cupyx().scipy.special.erf(array)
 
 
+def erfc(array: Array) -> Array:
+    """erfc = 1 - erf elementwise, without the cancellation for large arguments: math.erfc per element on the
+    CPU, cupyx's kernel on the GPU."""
+    if not _on_gpu(array):
+        return _host_ufunc(_ERFC_UFUNC, array)
+    return _import_cupyx().scipy.special.erfc(array)
+
+
 # erfinv's starting point: Pavlis's rational approximation (the one torch's calc_erfinv began with), central part
 # for |y| <= 0.7, tail part above; Newton steps then bring it to full precision
 _ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)

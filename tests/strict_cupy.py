@@ -127,6 +127,11 @@ def _erf(x):
     return ndarray(np.vectorize(math.erf, otypes=[x.dtype])(x._a) if x.size else x._a.copy())
 
 
+def _erfc(x):
+    """cupyx.scipy.special.erfc (NumPy has none; math.erfc per element on the host)."""
+    return ndarray(np.vectorize(math.erfc, otypes=[x.dtype])(x._a) if x.size else x._a.copy())
+
+
 def _erfinv(x):
     """cupyx.scipy.special.erfinv (NumPy has none): the framework's host algorithm on the stored NumPy array."""
     from framework import backend  # here, not at the top: backend imports this module when it is selected
@@ -134,7 +139,8 @@ def _erfinv(x):
 
 
 cupyx = types.SimpleNamespace(scatter_add=_scatter_add,
-                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfinv=_erfinv)))
+                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfc=_erfc,
+                                                                                        erfinv=_erfinv)))
 random = types.SimpleNamespace(seed=_random_seed)
 
 

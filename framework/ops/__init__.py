@@ -34,7 +34,7 @@ from .gather import gather, index_select, one_hot, scatter, scatter_add, tril, t
 from .sorting import argsort, cumprod, cumsum, logsumexp, multinomial, sort, topk
 # more elementwise and shape ops (square, floor, log1p, flip, roll, repeat, diagonal, movedim...)
 from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil,
-                         ceil_, cosh, cosh_, erf, erf_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10,
+                         ceil_, cosh, cosh_, erf, erf_, erfc, erfc_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10,
                          log10_, log1p, log1p_, log2, log2_, nan_to_num, nan_to_num_, round, round_, sinh, sinh_,
                          square, square_, tan, tan_, trunc, trunc_)
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,

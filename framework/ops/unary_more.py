@@ -137,6 +137,15 @@ class Erf(_Elementwise):
     d = staticmethod(lambda grad, a: MulScalar.apply((-(a.pow(2))).exp(), 2.0 / math.sqrt(math.pi)) * grad)
 
 
+class Erfc(_Elementwise):
+    """out = erfc(a) = 1 - erf(a) (accurate where erf(a) is near 1). Saves a."""
+
+    node_name = "ErfcBackward0"
+    f = staticmethod(lambda xp, a: backend.erfc(a))
+    # torch's -2.0 / sqrt(M_PI) * exp(-(self.pow(2))) * grad
+    d = staticmethod(lambda grad, a: MulScalar.apply((-(a.pow(2))).exp(), -2.0 / math.sqrt(math.pi)) * grad)
+
+
 class _Rounding(Function):
     """out = a rounded (floor, ceil, round, trunc); integers are copied. Saves nothing: the gradient is zero."""
 
@@ -266,6 +275,7 @@ AsinInplace = _inplace_float(Asin, "AsinInplace", save_input_copy=True)
 AcosInplace = _inplace_float(Acos, "AcosInplace", save_input_copy=True)
 AtanInplace = _inplace_float(Atan, "AtanInplace", save_input_copy=True)
 ErfInplace = _inplace_float(Erf, "ErfInplace", save_input_copy=True)
+ErfcInplace = _inplace_float(Erfc, "ErfcInplace", save_input_copy=True)
 FloorInplace = _inplace(Floor, "FloorInplace")
 CeilInplace = _inplace(Ceil, "CeilInplace")
 RoundInplace = _inplace(Round, "RoundInplace")
@@ -330,6 +340,10 @@ def atan(input: Tensor) -> Tensor:
 
 def erf(input: Tensor) -> Tensor:
     return Erf.apply(input)
+
+
+def erfc(input: Tensor) -> Tensor:
+    return Erfc.apply(input)
 
 
 def floor(input: Tensor) -> Tensor:
@@ -407,6 +421,10 @@ def atan_(input):
 
 def erf_(input):
     return ErfInplace.apply(input)
+
+
+def erfc_(input):
+    return ErfcInplace.apply(input)
 
 
 def floor_(input):
