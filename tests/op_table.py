@@ -343,3 +343,23 @@ OPS += [
     OpCase("mode", lambda m, a: m.mode(m.round(a * 2) + a * 0.01, 0).values, [(4, 3)]),
     OpCase("mode_last", lambda m, a: a.mode().values, [(3, 4)]),
 ]
+
+# ops added after the fuzzer's first figures (order statistics; inverse hyperbolics, exp2, logit, hypot, erfinv,
+# erfc; selu/celu/tanhshrink): each row gets the torch comparison, the float64 gradcheck and the fuzzer's draws
+OPS += [
+    OpCase("kthvalue", lambda m, a: m.kthvalue(a, 2, 1).values, [(3, 4)]),
+    OpCase("cummax", lambda m, a: m.cummax(a, 1).values, [(3, 4)]),
+    OpCase("cummin", lambda m, a: a.cummin(0).values, [(3, 4)]),
+    OpCase("asinh", lambda m, a: m.asinh(a), [(3, 4)]),
+    OpCase("acosh", lambda m, a: m.acosh(a), [(3, 4)], domain=(1.2, 3.0)),
+    OpCase("atanh", lambda m, a: a.atanh(), [(3, 4)], domain=(-0.8, 0.8)),
+    OpCase("exp2", lambda m, a: m.exp2(a), [(3, 4)]),
+    OpCase("logit", lambda m, a: m.logit(a), [(3, 4)], domain=(0.1, 0.9)),
+    OpCase("logit_eps", lambda m, a: m.logit(a, eps=0.2), [(3, 4)], domain=(0.05, 0.95)),
+    OpCase("hypot", lambda m, a, b: m.hypot(a, b), [(3, 4), (4,)], domain=_pos()),
+    OpCase("erfinv", lambda m, a: m.erfinv(a), [(3, 4)], domain=(-0.8, 0.8)),
+    OpCase("erfc", lambda m, a: m.erfc(a), [(3, 4)]),
+    OpCase("selu", lambda m, a: m.nn.functional.selu(a), [(3, 4)]),
+    OpCase("celu", lambda m, a: m.nn.functional.celu(a, 0.7), [(3, 4)]),
+    OpCase("tanhshrink", lambda m, a: m.nn.functional.tanhshrink(a), [(3, 4)]),
+]

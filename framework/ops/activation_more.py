@@ -175,11 +175,31 @@ class Celu(Elu):
 
     node_name = "CeluBackward0"
 
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        g = EluBackward.apply(grad, a, ctx.alpha, False, ctx.scale, _celu_backward_scale(ctx.alpha))
+        return g, None, None, None
+
 
 class CeluInplace(EluInplace):
     """In-place celu_: saves its output (CeluBackward1); a negative alpha fails in backward, as torch's."""
 
     node_name, check_slope_in_forward = "CeluBackward1", False
+
+    @staticmethod
+    def backward(ctx, grad):
+        (out,) = ctx.saved_tensors
+        if ctx.alpha < 0:
+            raise RuntimeError(_NEGATIVE_SLOPE)
+        g = EluBackward.apply(grad, out, ctx.alpha, True, ctx.scale, _celu_backward_scale(ctx.alpha))
+        return g, None, None, None
+
+
+def _celu_backward_scale(alpha: float) -> float:
+    """torch's derivatives.yaml: celu's gradient is elu_backward(..., 1.0 / alpha.toFloat(), ...): alpha rounded to
+    a C float first (the forward uses 1 / alpha in double)."""
+    return 1.0 / float(np.float32(alpha))
 
 
 class EluBackward(Function):
