@@ -114,3 +114,21 @@ def test_running_extremes_on_long_rows_with_ties_match_torch(op, dim):
     v2, i2 = getattr(framework.tensor(a), op)(dim)
     np.testing.assert_array_equal(v2.cpu().numpy(), v1.numpy())
     np.testing.assert_array_equal(i2.cpu().numpy(), i1.numpy())
+
+
+@pytest.mark.parametrize("fn", ["cummax", "cummin"])
+def test_cummax_cummin_save_their_input_as_torch(fn):
+    """torch's cummaxmin_backward(grad, self, indices, dim) keeps self: changing it in place is a version error."""
+    torch = pytest.importorskip("torch")
+    outcomes = []
+    for m in (framework, torch):
+        a = m.tensor([[1.1, 0.2], [0.7, -2.0]], requires_grad=True)
+        v = getattr(m, fn)(a, 1).values
+        with m.no_grad():
+            a.mul_(2)
+        try:
+            v.sum().backward()
+            outcomes.append("ok")
+        except RuntimeError as e:
+            outcomes.append(str(e).split(";")[0].replace("torch.", "framework."))
+    assert outcomes[0] == outcomes[1] != "ok"

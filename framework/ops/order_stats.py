@@ -67,7 +67,8 @@ def _running(fn, a, axis: int):
 
 class _CumExtreme(Function):
     """(values, indices) = the running max (or min) along ``dim`` and where it was last reached; a NaN, once met,
-    stays the value (its latest position the index), as in torch. Saves the indices."""
+    stays the value (its latest position the index), as in torch. Saves a and the indices (torch's
+    cummaxmin_backward(grad, self, indices, dim))."""
 
     array_forward = True
     _ufunc = "maximum"
@@ -88,13 +89,13 @@ class _CumExtreme(Function):
             shape[dim] = a.shape[dim]
             positions = xp.arange(a.shape[dim]).reshape(shape)
             idx = _running(xp.maximum, xp.where(hit, positions, 0), dim).astype(dtypes.int64.np)
-        ctx.save_for_backward(idx)  # the returned indices, as torch's CummaxBackward0 saves them
+        ctx.save_for_backward(a, idx)  # the input and the returned indices, as torch's CummaxBackward0 saves them
         ctx.mark_non_differentiable(idx)
         return values, idx
 
     @staticmethod
     def backward(ctx, grad, grad_indices):
-        (indices,) = ctx.saved_arrays
+        _, indices = ctx.saved_arrays  # (unpacking a checks it was not modified in place, as torch's)
         if not ctx.shape or grad.numel() == 0:
             return grad, None
         base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
@@ -102,7 +103,7 @@ class _CumExtreme(Function):
 
 
 class Cummax(_CumExtreme):
-    """(values, indices) = running max along ``dim``. Saves the indices."""
+    """(values, indices) = running max along ``dim``. Saves a and the indices."""
 
     node_name = "CummaxBackward0"
 
@@ -112,7 +113,7 @@ class Cummax(_CumExtreme):
 
 
 class Cummin(_CumExtreme):
-    """(values, indices) = running min along ``dim``. Saves the indices."""
+    """(values, indices) = running min along ``dim``. Saves a and the indices."""
 
     node_name, _ufunc = "CumminBackward0", "minimum"
 
