@@ -180,6 +180,9 @@ class _FunctionMeta(type):
         cls._node_cls = type(short, (BackwardNode,), node_attrs)
         if cls._fast:  # Op.apply *is* the short path: one Python frame less on every op
             cls.apply = classmethod(_apply_fast)
+        elif "apply" not in attrs and getattr(cls, "array_forward", False) and getattr(cls, "is_view", False) \
+                and not getattr(cls, "inplace", False) and not getattr(cls, "multi_view", False):
+            cls.apply = classmethod(_apply_view)  # likewise for one-output views (t, view, transpose, expand)
         elif "apply" not in attrs:  # an in-place or view subclass of a fast op gets the general apply back
             cls.apply = Function.__dict__["apply"]
 
@@ -394,6 +397,37 @@ def _apply_fast(cls, *args):
                              _resolve_saved(s, args, (t,)))
             ctx._saved = tuple(saved)
             ctx._to_save = ()
+    return t
+
+
+def _apply_view(cls, src, *rest):
+    """Op.apply for array ops whose one output is a view of their first argument (t, view, transpose, ...).
+
+    The general apply's steps for this case only (no in-place checks, no user-Function branches): a Linear's
+    ``weight.t()`` runs on every call, so this saves about half of a view op's bookkeeping.
+    """
+    args = (src,) + rest
+    needs = tuple([isinstance(a, Tensor) and (a._rg or (a._base is not None and a.requires_grad)) for a in args])
+    ctx = _new(cls._node_cls)
+    ctx.needs_input_grad = needs
+    out = cls.forward(ctx, src._array, *[a._array if isinstance(a, Tensor) else a for a in rest])
+    if type(out) is tuple or ctx._non_diff or ctx._to_save:  # not a plain one-output view: the general steps
+        results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), True in needs)
+        if True in needs and _grad_state.grad:
+            _record(cls, ctx, args, results, (), 3)
+        return tuple(results) if type(out) is tuple else results[0]
+    if isinstance(out, np.generic):  # numpy returns scalars from 0-d indexing: a view must share an array
+        out = np.asarray(out)
+    t = Tensor._make_view(out, src, cls, rest)
+    if True in needs and _grad_state.grad and out.dtype.kind == "f":  # recorded (a view never writes: edges now)
+        ctx._seq = next(_sequence)
+        ctx._edge_args, ctx.next_functions = ((0,), (src._edge(),)) if not rest else \
+            _collect_edges(cls, args, needs)
+        ctx._site = user_site(2)  # frames to skip: user_site, _apply_view (which is Op.apply)
+        if _anomaly._state.enabled:
+            ctx._anomaly_stack = _anomaly.record_stack()
+        ctx._grad_dtypes = (out.dtype,)
+        t._set_history(ctx, 0)
     return t
 
 

@@ -117,6 +117,10 @@ class T(Function):
     def backward(ctx, grad):
         return grad.t()
 
+    @staticmethod
+    def backward_arrays(ctx, g):
+        return (g.T,)  # a view of the gradient, as grad.t() is (a Linear's weight gets its gradient through it)
+
 
 class Permute(Function):
     """out = a with dims reordered (a view). Saves nothing."""
