@@ -277,12 +277,14 @@ class Addmm(Function):
         if m1.shape[1] != m2.shape[0]:
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({m1.shape[0]}x{m1.shape[1]} and "
                                f"{m2.shape[0]}x{m2.shape[1]})")
-        _check_dtypes(m1, m2)
+        if m1.dtype != m2.dtype:
+            _check_dtypes(m1, m2)
         need_1, need_2 = ctx.needs_input_grad[1], ctx.needs_input_grad[2]
         ctx.save_for_backward(m1 if need_2 else None, m2 if need_1 else None)
         ctx.bias_shape = bias.shape
         # m2 is usually weight.t(): then the backward computes g2's transpose, so weight gets a C-ordered grad
-        ctx.m2_transposed = m2.flags.f_contiguous and not m2.flags.c_contiguous
+        flags = m2.flags  # (numpy builds a flags object on each read)
+        ctx.m2_transposed = flags.f_contiguous and not flags.c_contiguous
         out = _mm(m1, m2)
         out += bias
         return out
