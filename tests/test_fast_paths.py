@@ -1,4 +1,4 @@
-"""Fast paths give exactly what the plain formulas (and torch) give: relu through a zero buffer, relu's backward
+"""Fast paths give exactly what the plain formulas (and torch) give: views' own apply path, relu through a zero buffer, relu's backward
 as a bit mask, an outer product as a multiply, zeros and full buffers replayed as a fill, maximum's output passed
 by keyword; relu and clamp keep torch's sign of zero."""
 from __future__ import annotations
@@ -134,3 +134,71 @@ def test_clamp_matches_torch_bit_for_bit_sign_of_zero_and_nan(bounds, n):
     inplace = framework.from_numpy(x.copy())
     inplace.clamp_(**bounds)
     assert inplace.numpy().tobytes() == theirs.tobytes()
+
+
+# ---- views' own apply path (function.py's _apply_view) against the general Function.apply ----------------------
+
+def _general_apply(cls, *args):
+    """Function.apply as every op took it before the view fast path: the reference the fast path must equal."""
+    from framework.autograd.function import Function
+    return Function.__dict__["apply"].__func__(cls, *args)
+
+
+def _view_cases():
+    from framework.ops import views
+    return [("t", views.T, ()), ("transpose", views.Transpose, (0, 1)), ("view", views.View, ((6,),)),
+            ("unsqueeze", views.Unsqueeze, (1,)), ("expand", views.Expand, ((4, 2, 3),)), ("alias", views.Alias, ())]
+
+
+def _meta(t):
+    fn = t._grad_fn
+    return (t.shape, t.requires_grad, t.is_leaf, t._base is not None, t.is_inference(),
+            None if t.is_inference() else t._version, t._creation_meta,
+            None if fn is None else (fn.name(), len(fn.next_functions),
+                                     [type(n).__name__ if n is not None else None for n, _ in fn.next_functions]))
+
+
+@pytest.mark.parametrize("mode", ["grad", "no_grad", "inference", "no_requires_grad", "view_of_view"])
+@pytest.mark.parametrize("case", _view_cases(), ids=lambda c: c[0])
+def test_view_fast_path_equals_the_general_apply(case, mode):
+    name, cls, rest = case
+    results = []
+    data = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
+    for apply in (cls.apply, lambda *a: _general_apply(cls, *a)):
+        ctx = framework.inference_mode() if mode == "inference" else \
+            framework.no_grad() if mode == "no_grad" else framework.enable_grad()
+        with ctx:
+            leaf = framework.tensor(data, requires_grad=mode != "no_requires_grad")
+            src = leaf * 1 if mode != "view_of_view" else (leaf * 1)[:, :]
+            out = apply(src, *rest)
+        results.append((out, _meta(out)))
+        assert out._version_counter is src._version_counter or mode == "inference"
+        if out.requires_grad and out.grad_fn is not None:
+            out.sum().backward()
+            results[-1] += (leaf.grad.numpy().copy(),)
+    (a, meta_a, *grad_a), (b, meta_b, *grad_b) = results
+    assert meta_a == meta_b
+    np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
+    assert [g.tobytes() for g in grad_a] == [g.tobytes() for g in grad_b]
+
+
+def test_t_backward_gives_a_c_ordered_weight_grad_through_a_view_of_the_incoming_gradient():
+    lin = nn.Linear(3, 4)
+    x = framework.randn(5, 3)
+    seen = {}
+    t_node = None
+
+    out = lin(x)
+    t_node = out.grad_fn.next_functions[2][0]
+    assert t_node.name() == "TBackward0"
+    t_node.register_hook(lambda grad_inputs, grad_outputs: seen.update(g=grad_inputs[0]))
+    out.sum().backward()
+    assert seen["g"].shape == (4, 3) and seen["g"]._base is not None  # a view of the gradient, as grad.t() is
+    assert lin.weight.grad._array.flags.c_contiguous
+    torch = pytest.importorskip("torch")
+    tl = torch.nn.Linear(3, 4)
+    with torch.no_grad():
+        tl.weight.copy_(torch.from_numpy(lin.weight.detach().numpy()))
+        tl.bias.copy_(torch.from_numpy(lin.bias.detach().numpy()))
+    tl(torch.from_numpy(x.numpy())).sum().backward()
+    np.testing.assert_allclose(lin.weight.grad.numpy(), tl.weight.grad.numpy(), rtol=1e-6)
