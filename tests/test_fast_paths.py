@@ -1,6 +1,6 @@
-"""Fast paths give exactly what the plain formulas (and torch) give: views' own apply path, relu through a zero buffer, relu's backward
-as a bit mask, an outer product as a multiply, zeros and full buffers replayed as a fill, maximum's output passed
-by keyword; relu and clamp keep torch's sign of zero."""
+"""Fast paths give exactly what the plain formulas (and torch) give: views' own apply path, relu through a zero
+buffer, relu's backward as a bit mask, an outer product as a multiply, zeros and full buffers replayed as a fill,
+maximum's output passed by keyword; relu and clamp keep torch's sign of zero."""
 from __future__ import annotations
 
 import warnings
