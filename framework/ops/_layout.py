@@ -42,7 +42,7 @@ def copy_preserving_layout(a, np_dtype=None):
     A transposed input gives a transposed copy, as torch's; a non-dense one (a slice with steps, an expand) a dense
     copy with the same dim order.  Laid out by copying a transposed view in C order, then transposing back.
     """
-    order = preserve_format_order(a.shape, a.strides)
+    order = tuple(range(a.ndim)) if a.flags.c_contiguous else preserve_format_order(a.shape, a.strides)
     if order == tuple(range(a.ndim)):
         return a.copy() if np_dtype is None else a.astype(np_dtype, order="C")
     moved = a.transpose(order)
