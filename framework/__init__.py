@@ -23,6 +23,7 @@ from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTen
                        empty_like, eye, from_numpy, full, full_like, linspace, ones, ones_like, rand, rand_like,
                        randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
 from .dtypes import (bool_ as bool, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
+from .dtypes import contiguous_format, memory_format, preserve_format
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
                   concat, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, is_tensor, isfinite, isinf, isnan,
                   le, log, log_softmax, logical_not, lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm,

@@ -41,6 +41,29 @@ _BY_NAME = {d.name: d for d in ALL}
 default_float = float32
 
 
+class memory_format:
+    """A tensor memory layout: ``framework.contiguous_format`` mirrors ``torch.contiguous_format``."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"framework.{self.name}"
+
+    def __reduce__(self):
+        return (_memory_format_by_name, (self.name,))
+
+
+preserve_format = memory_format("preserve_format")  # a copy keeps its input's dim order (clone's default)
+contiguous_format = memory_format("contiguous_format")  # row-major (C) order
+
+
+def _memory_format_by_name(name: str) -> memory_format:
+    return {"preserve_format": preserve_format, "contiguous_format": contiguous_format}[name]
+
+
 def _by_name(name: str) -> dtype:
     return _BY_NAME[name]
 

@@ -7,6 +7,8 @@ back into the slice.  The view's own grad_fn becomes AsStridedBackward0 (as_stri
 """
 from __future__ import annotations
 
+from .. import diagnostics
+from ..dtypes import contiguous_format
 from .node import Node
 
 
@@ -25,9 +27,11 @@ class CopySlices(Node):
         grad = grads[0]
         if grad is None:
             return [None] * len(self.next_functions)
-        result = grad.clone()
+        if self._fn is None:  # torch's CopySlices drops its wrapped node on release: a second backward is refused
+            raise diagnostics.saved_tensor_freed(self)
+        result = grad.clone(memory_format=contiguous_format)
         grad_slice = self._view_fn(result)
-        res = self._fn.apply([grad_slice.clone()])
+        res = self._fn.apply([grad_slice.clone(memory_format=contiguous_format)])
         if res[0] is None:
             grad_slice.zero_()
         else:
@@ -35,4 +39,6 @@ class CopySlices(Node):
         return [result] + list(res[1:])
 
     def release(self) -> None:
-        self._fn.release()
+        if self._fn is not None:
+            self._fn.release()
+            self._fn = None

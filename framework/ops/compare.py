@@ -7,6 +7,7 @@ from __future__ import annotations
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from ._util import check_device, normalize_dims, promote
 
 
@@ -47,12 +48,14 @@ trunc = _pred("trunc")
 
 def any(a, dim=None, keepdim: bool = False):
     axes = None if dim is None else normalize_dims(dim, a.ndim)
-    return Tensor._make(get_array_module(a._array).asarray(a._array.any(axis=axes, keepdims=keepdim)))
+    out = get_array_module(a._array).asarray(a._array.any(axis=axes, keepdims=keepdim))
+    return Tensor._make(contiguous_result(out))
 
 
 def all(a, dim=None, keepdim: bool = False):
     axes = None if dim is None else normalize_dims(dim, a.ndim)
-    return Tensor._make(get_array_module(a._array).asarray(a._array.all(axis=axes, keepdims=keepdim)))
+    out = get_array_module(a._array).asarray(a._array.all(axis=axes, keepdims=keepdim))
+    return Tensor._make(contiguous_result(out))
 
 
 def equal(a, b) -> bool:

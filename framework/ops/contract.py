@@ -7,6 +7,7 @@ import string
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from ._util import c_type_name, grad_for, normalize_dims, scalar_type_name
 from .scalar_ops import maybe_multiply
 
@@ -33,7 +34,7 @@ class VectorNorm(Function):
             out = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
         else:
             out = (absa ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
-        out = xp.asarray(out)
+        out = contiguous_result(xp.asarray(out))
         ctx.save_for_backward(a, out)
         return out
 

@@ -4,20 +4,24 @@ from __future__ import annotations
 from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
+from ._layout import copy_preserving_layout
 
 
 class Clone(Function):
-    """out = a copy of a. Saves nothing."""
+    """out = a copy of a, laid out as ``memory_format`` says (torch's clone). Saves nothing."""
 
     node_name, array_forward = "CloneBackward0", True
 
     @staticmethod
-    def forward(ctx, a):
-        return a.copy()
+    def forward(ctx, a, memory_format=dtypes.preserve_format):
+        if memory_format is dtypes.contiguous_format:
+            return a.copy()
+        # torch's preserve_format: a transposed input gives a transposed copy (a later view() may then refuse it)
+        return copy_preserving_layout(a)
 
     @staticmethod
     def backward(ctx, grad):
-        return grad
+        return grad, None
 
 
 class ToCopy(Function):
@@ -32,9 +36,9 @@ class ToCopy(Function):
         if device is not None and device != ctx.src_device:
             out = backend.to_device(out, device)
         if np_dtype is not None and out.dtype != np_dtype:
-            out = out.astype(np_dtype)
+            out = copy_preserving_layout(out, np_dtype)  # torch's to() keeps the layout, as clone() does
         if out is a:
-            out = a.copy()
+            out = copy_preserving_layout(a)
         return out
 
     @staticmethod
@@ -56,9 +60,21 @@ def to(t, dtype=None, device=None, copy: bool = False):
     return ToCopy.apply(t, np_dtype, dev)
 
 
-def clone(a):
-    return Clone.apply(a)
+def clone(a, *, memory_format: dtypes.memory_format = dtypes.preserve_format):
+    """A copy with its own memory; by default in ``a``'s dim order (a transposed tensor's clone stays transposed)."""
+    _check_memory_format(memory_format, "clone")
+    return Clone.apply(a, memory_format)
 
 
-def contiguous(a):
-    return a if a._array.flags.c_contiguous else clone(a)
+def contiguous(a, memory_format: dtypes.memory_format = dtypes.contiguous_format):
+    """``a`` itself when it is C-contiguous, else a C-contiguous copy (CloneBackward0)."""
+    _check_memory_format(memory_format, "contiguous")
+    if memory_format is dtypes.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    return a if a._array.flags.c_contiguous else Clone.apply(a, dtypes.contiguous_format)
+
+
+def _check_memory_format(memory_format, fn: str) -> None:
+    if not isinstance(memory_format, dtypes.memory_format):
+        raise TypeError(f"{fn}(): argument 'memory_format' must be torch.memory_format, not "
+                        f"{type(memory_format).__name__}")

@@ -7,6 +7,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from ._util import normalize_dims, wrap_dim
 from .combine import maximum, minimum
 from .gather import Scatter
@@ -139,7 +140,7 @@ class Amax(Function):
     def _fwd(cls, ctx, a, dim, keepdim):
         ctx.dims = normalize_dims(dim if dim != () else None, a.ndim)
         ctx.keepdim = keepdim
-        out = get_array_module(a).asarray(getattr(a, cls._reduce)(axis=ctx.dims, keepdims=keepdim))
+        out = contiguous_result(get_array_module(a).asarray(getattr(a, cls._reduce)(axis=ctx.dims, keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         return out
 

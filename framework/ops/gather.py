@@ -77,6 +77,7 @@ class ScatterAdd(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
         gs = Gather.apply(grad, ctx.dim, ctx.index) if ctx.needs_input_grad[3] else None
         return grad, None, None, gs
 
@@ -98,6 +99,7 @@ class Scatter(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
         ga = ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None  # scatter.value
         gs = Gather.apply(grad, ctx.dim, ctx.index) if len(ctx.needs_input_grad) > 3 and \
             ctx.needs_input_grad[3] else None
@@ -111,6 +113,7 @@ class ScatterValue(Scatter):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
         return ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0), None, None, None
 
 
@@ -161,6 +164,7 @@ class IndexSelect(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
         return IndexAddGrad.apply(grad, ctx.shape, ctx.index, True), None, None
 
 

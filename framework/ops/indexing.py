@@ -149,7 +149,7 @@ class SplitWithSizes(Split):
 
 
 class Index(Function):
-    """out = a[advanced index] (a copy). Saves the index (not a tensor)."""
+    """out = a[advanced index] (a copy). Saves the index (as arrays; freed with the node's saved values)."""
 
     node_name, array_forward = "IndexBackward0", True
 
@@ -164,6 +164,7 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # torch saves the index tensors: once a backward has freed them, a second one is refused
         return IndexPutGrad.apply(grad, ctx.shape, ctx.index, True), None
 
 

@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from ._util import broadcast_shapes_checked, check_device, grad_for, normalize_dims, operand, scalar_type_name, sum_to
 from .linalg import Addmm
 from .scalar_ops import MulScalar, maybe_multiply
@@ -238,7 +239,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
     xp = get_array_module(input._array)
     axes = None if dim is None else normalize_dims(dim, input.ndim)
     counts = xp.count_nonzero(input._array, axis=axes)
-    return Tensor._make(xp.asarray(counts).astype(xp.int64, copy=False))
+    return Tensor._make(contiguous_result(xp.asarray(counts).astype(xp.int64, copy=False)))
 
 
 def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False) -> Tensor:

@@ -11,6 +11,7 @@ from ..autograd.grad_mode import is_grad_enabled
 from ..backend import errstate as _errstate
 from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from ._util import normalize_dims
 from .scalar_ops import DivScalar, MulScalar
 
@@ -65,7 +66,7 @@ class Sum(Function):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, normalize_dims(dim, a.ndim), keepdim
         if dtype is None and a.dtype.kind in "bui":
             dtype = dtypes.int64.np
-        return get_array_module(a).asarray(a.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype))
+        return contiguous_result(get_array_module(a).asarray(a.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -111,7 +112,7 @@ class Mean(Function):
         ctx.n = 1
         for d in ctx.dims:
             ctx.n *= a.shape[d]
-        return get_array_module(a).asarray(a.mean(axis=ctx.dims, keepdims=keepdim, dtype=a.dtype))
+        return contiguous_result(get_array_module(a).asarray(a.mean(axis=ctx.dims, keepdims=keepdim, dtype=a.dtype)))
 
     @staticmethod
     def backward(ctx, grad):
@@ -147,7 +148,7 @@ class Var(Function):
         ctx.save_for_backward(a)
         with _errstate(get_array_module(a), divide="ignore", invalid="ignore"):
             out = a.var(axis=ctx.dims, ddof=correction, keepdims=keepdim, dtype=_acc_dtype(a))
-        return get_array_module(a).asarray(out, dtype=a.dtype)
+        return contiguous_result(get_array_module(a).asarray(out, dtype=a.dtype))
 
     @staticmethod
     def backward(ctx, grad):
@@ -172,8 +173,8 @@ class Std(Function):
         _var_setup(ctx, a, dim, correction, keepdim)
         xp = get_array_module(a)
         with _errstate(xp, divide="ignore", invalid="ignore"):
-            out = xp.asarray(a.std(axis=ctx.dims, ddof=correction, keepdims=keepdim, dtype=_acc_dtype(a)),
-                             dtype=a.dtype)
+            out = contiguous_result(xp.asarray(a.std(axis=ctx.dims, ddof=correction, keepdims=keepdim,
+                                                     dtype=_acc_dtype(a)), dtype=a.dtype))
         ctx.save_for_backward(a, out)
         return out
 
@@ -255,7 +256,8 @@ class Prod(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         ctx.dims, ctx.keepdim = normalize_dims(dim, a.ndim), keepdim
-        out = get_array_module(a).asarray(a.prod(axis=ctx.dims, keepdims=keepdim, dtype=_prod_dtype(a, dtype)))
+        out = contiguous_result(get_array_module(a).asarray(a.prod(axis=ctx.dims, keepdims=keepdim,
+                                                               dtype=_prod_dtype(a, dtype))))
         ctx.save_for_backward(a, out)
         return out
 

@@ -44,7 +44,8 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_siz
         raise RuntimeError("Repeats must be non-negative")
     shape = list(x.shape)
     shape.insert(d + 1, repeats)
-    return x.unsqueeze(d + 1).expand(*shape).clone().flatten(d, d + 1)  # torch's graph: View <- Clone <- Expand
+    # torch's graph: View <- Clone <- Expand; its clone is contiguous, so the flatten is a view
+    return x.unsqueeze(d + 1).expand(*shape).clone(memory_format=dtypes.contiguous_format).flatten(d, d + 1)
 
 
 class Take(Function):

@@ -11,6 +11,7 @@ from ..backend import get_array_module
 from ..creation import zeros
 from ..random import _gen
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from ._util import normalize_dims, wrap_dim
 from .combine import Cat
 from .gather import Scatter
@@ -198,7 +199,7 @@ class Logsumexp(Function):
         m = a.max(axis=dims, keepdims=True) if a.size else xp.zeros((1,) * a.ndim, a.dtype)
         m = xp.where(xp.isfinite(m), m, 0)
         out = xp.log(xp.exp(a - m).sum(axis=dims, keepdims=True)) + m
-        out = out if keepdim else out.squeeze(axis=dims)
+        out = contiguous_result(out if keepdim else out.squeeze(axis=dims))
         ctx.save_for_backward(a, out)
         return out
 

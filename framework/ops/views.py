@@ -324,7 +324,7 @@ def reshape(a, *shape):
     if _no_copy_reshape(arr, _infer_shape(shape, arr.size)) is not None:
         return ReshapeAlias.apply(a, shape)
     # torch: _unsafe_view(clone(contiguous)): the copy is its own node, the reshape of it is not a view
-    return ReshapeCopy.apply(Clone.apply(a), shape)
+    return ReshapeCopy.apply(Clone.apply(a, dtypes.contiguous_format), shape)
 
 
 def view(a, *shape):

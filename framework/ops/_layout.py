@@ -1,0 +1,59 @@
+"""Memory layouts of new results, as torch chooses them: the strides a copy, a cast or a reduction writes.
+
+Observable through ``stride()``, ``is_contiguous()`` and whether a later ``view()`` is allowed.  NumPy's own
+choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order.
+"""
+from __future__ import annotations
+
+
+def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
+    """The dims from outermost to innermost in torch's preserve_format copy of an array with these strides.
+
+    torch's infer_dense_strides (c10/core/TensorImpl, the same stable insertion sort as TensorIterator): dims sorted
+    by stride, a tie put the smaller dim inner, and a stride-0 dim (an expand) keeps its place in the contiguous
+    order.  For a non-overlapping dense array this is its own dim order, so its strides are kept (size-1 dims
+    aside, whose strides nothing reads).
+    """
+    perm = list(range(len(shape) - 1, -1, -1))  # innermost first, as torch's loop
+
+    def after(d0: int, d1: int) -> bool | None:  # True: d0 goes inner of d1; None: no order between them
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return None
+        if s0 != s1:
+            return s0 > s1
+        return True if shape[d0] > shape[d1] else None
+
+    for i in range(1, len(perm)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            swap = after(perm[d0], perm[d1])
+            if swap:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif swap is False:
+                break
+    return tuple(reversed(perm))
+
+
+def copy_preserving_layout(a, np_dtype=None):
+    """A copy of ``a`` (cast to np_dtype if given) in torch's preserve_format layout: clone() and to(dtype).
+
+    A transposed input gives a transposed copy, as torch's; a non-dense one (a slice with steps, an expand) a dense
+    copy with the same dim order.  Laid out by copying a transposed view in C order, then transposing back.
+    """
+    order = tuple(range(a.ndim)) if a.flags.c_contiguous else preserve_format_order(a.shape, a.strides)
+    if order == tuple(range(a.ndim)):
+        return a.copy() if np_dtype is None else a.astype(np_dtype, order="C")
+    moved = a.transpose(order)
+    copied = moved.copy() if np_dtype is None else moved.astype(np_dtype, order="C")
+    inverse = [0] * a.ndim
+    for pos, d in enumerate(order):
+        inverse[d] = pos
+    return copied.transpose(inverse)
+
+
+def contiguous_result(out):
+    """``out`` C-contiguous: torch's reductions write a fresh contiguous tensor, while numpy's reduce in the input's
+    memory order (a reduction of a transposed array comes out transposed)."""
+    return out if out.flags.c_contiguous else out.copy()

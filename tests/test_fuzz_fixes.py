@@ -1,0 +1,204 @@
+"""The fuzzer's undeclared divergences (README "undeclared"), each as its program and as the rule behind it: the
+layout a copy, a cast or a reduction writes (which decides whether a later view() is allowed), and the nodes that
+refuse a second backward once the first one has freed them."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import framework
+from scenario import outcome
+
+torch = pytest.importorskip("torch")
+
+A34 = np.array([[0.07, -1.02, -1.68, 1.99], [0.5, -0.24, 0.58, 0.4], [0.71, -0.84, -1.98, -0.13]])
+
+
+def _same(fn):
+    """fn(m) under both libraries: the same value, or an error of the same class and first sentence."""
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours == theirs
+    return ours
+
+
+def _layout(t) -> tuple:
+    """What a user can observe of a layout: the strides of the dims of size > 1, and contiguity."""
+    return tuple(s for n, s in zip(t.shape, t.stride()) if n > 1), t.is_contiguous()
+
+
+# ---- 1. clone() keeps its input's layout (torch.preserve_format), so view() after it can be refused -------------
+
+def test_view_after_pow_clone_program():
+    def program(m):
+        t3 = m.tensor(A34, dtype=m.float64, requires_grad=True)
+        t4 = t3.T
+        t7 = (t4.abs() + 0.5) ** (t4.abs() + 0.5)
+        return t7.clone().view(12).tolist()
+
+    assert _same(program)[0] == "error"  # torch: "view size is not compatible with input tensor's size and stride"
+
+
+# inputs of every kind of layout: contiguous, transposed, permuted, sliced with steps (not dense), expanded
+LAYOUTS = {
+    "contiguous": lambda x: x,
+    "transposed": lambda x: x.transpose(0, 2),
+    "permuted": lambda x: x.permute(1, 2, 0),
+    "stepped": lambda x: x.transpose(0, 2)[::2],
+    "narrowed": lambda x: x.permute(2, 0, 1)[:, :, 1:],
+    "expanded": lambda x: x[:, :1].expand(2, 3, 4),
+    "expanded_transposed": lambda x: x[:1].expand(3, 3, 4).transpose(1, 2),
+}
+COPIES = {
+    "clone": lambda m, t: t.clone(),
+    "clone_contiguous": lambda m, t: t.clone(memory_format=m.contiguous_format),
+    "clone_preserve": lambda m, t: m.clone(t, memory_format=m.preserve_format),
+    "contiguous": lambda m, t: t.contiguous(),
+    "double": lambda m, t: t.double(),
+    "to_float16": lambda m, t: t.to(m.float16),
+}
+
+
+@pytest.mark.parametrize("copy", COPIES)
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_copy_layout_matches_torch(layout, copy):
+    def program(m):
+        x = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float32)
+        out = COPIES[copy](m, LAYOUTS[layout](x))
+        return _layout(out), out.tolist()
+
+    _same(program)
+
+
+def test_contiguous_refuses_preserve_format():
+    _same(lambda m: m.ones(2, 3).T.contiguous(memory_format=m.preserve_format))
+
+
+def test_clone_keeps_the_graph_of_torch():
+    """The copies the ops make themselves stay contiguous, as torch's: repeat_interleave's flatten is a view."""
+    def program(m):
+        x = m.tensor(np.arange(6.0).reshape(2, 3), requires_grad=True)
+        names, fn = [], x.T.repeat_interleave(2, dim=1).grad_fn
+        while fn is not None:
+            names.append(fn.name().replace("torch::autograd::", ""))
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        return names
+
+    _same(program)
+
+
+# ---- 2. a reduction over dims writes a contiguous result, whatever its input's layout ----------------------------
+
+def test_amin_double_view_program():
+    def program(m):
+        t3 = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float32, requires_grad=True)
+        t6 = m.swapaxes(t3, 0, 2).amin(1, keepdim=True).double()
+        return t6.view(-1).tolist()
+
+    assert _same(program)[0] == "ok"
+
+
+REDUCTIONS = {
+    "sum": lambda m, x, k: x.sum(1, keepdim=k),
+    "sum_dims": lambda m, x, k: x.sum((0, 2), keepdim=k),
+    "sum_int": lambda m, x, k: (x > 0).long().sum(1, keepdim=k),
+    "mean": lambda m, x, k: x.mean(1, keepdim=k),
+    "amax": lambda m, x, k: x.amax(1, keepdim=k),
+    "amin": lambda m, x, k: x.amin((0, 2), keepdim=k),
+    "prod": lambda m, x, k: x.prod(1, keepdim=k),
+    "var": lambda m, x, k: x.var(1, keepdim=k),
+    "std": lambda m, x, k: x.std(1, keepdim=k),
+    "logsumexp": lambda m, x, k: x.logsumexp(1, keepdim=k),
+    "norm": lambda m, x, k: x.norm(dim=1, keepdim=k),
+    "any": lambda m, x, k: (x > 0).any(1, keepdim=k),
+    "all": lambda m, x, k: (x > 0).all(1, keepdim=k),
+    "count_nonzero": lambda m, x, k: m.count_nonzero(x, 1),
+}
+
+
+@pytest.mark.parametrize("keepdim", [False, True])
+@pytest.mark.parametrize("op", REDUCTIONS)
+def test_reduction_of_transposed_input_is_contiguous(op, keepdim):
+    def program(m):
+        x = m.swapaxes(m.tensor(np.random.default_rng(0).standard_normal((2, 3, 4))), 0, 2)
+        out = REDUCTIONS[op](m, x, keepdim)
+        return _layout(out), np.round(out.tolist(), 12).tolist()
+
+    _same(program)
+
+
+# ---- 3. CopySlices drops its wrapped node when a backward frees the graph ----------------------------------------
+
+def test_lerp_reshape_backward_twice_program():
+    def program(m):
+        t0 = m.tensor(np.array([-1.06, 0.55, 1.26]), dtype=m.float64, requires_grad=True)
+        t5 = m.tensor(np.arange(12.0).reshape(3, 4) / 7, dtype=m.float32, requires_grad=True)
+        t6 = t5.lerp(t5, 0.8)
+        t7 = t6.reshape((4, 3))
+        t7.sub_(t0)
+        t8 = t6.reshape((3, 4))
+        t7.backward(m.ones(4, 3, dtype=t7.dtype))
+        (t8 * 1).sum().backward()
+
+    kind, cls, first, _ = _same(program)
+    assert (kind, cls) == ("error", "RuntimeError") and first.startswith("Trying to backward through the graph a "
+                                                                         "second time")
+
+
+def test_copy_slices_backward_twice():
+    """Here no node saves a tensor (AddBackward0 of a scalar, the add_ of a view): CopySlices itself refuses."""
+    def program(m):
+        a = m.arange(6.0, requires_grad=True)
+        b = a + 1
+        b[:3].add_(1)
+        b.sum().backward()
+        (b * 1).sum().backward()
+
+    assert _same(program)[0] == "error"
+
+
+def test_copy_slices_backward_twice_with_retain_graph():
+    def program(m):
+        a = m.arange(6.0, requires_grad=True)
+        b = a + 1
+        b[:3].add_(1)
+        b.sum().backward(retain_graph=True)
+        (b * 1).sum().backward()
+        return a.grad.tolist()
+
+    assert _same(program) == ("ok", [2.0] * 6)
+
+
+# ---- 4. nodes that save index tensors refuse a second backward ---------------------------------------------------
+
+def test_adv_index_backward_twice_program():
+    def program(m):
+        t4 = m.tensor(np.arange(12.0).reshape(3, 4), dtype=m.float32, requires_grad=True)
+        t5 = t4[[0, 1, 1], [2, 3, 3]]
+        t5.sum().backward()
+        t8 = t5[None, -3]
+        (t8 * t8).sum().backward()
+
+    assert _same(program)[0] == "error"
+
+
+INDEX_OPS = {
+    "index_list": lambda m, x, i, s: x[[0, 2]],
+    "index_mask": lambda m, x, i, s: x[x > 0],
+    "index_select": lambda m, x, i, s: x.index_select(0, i),
+    "scatter": lambda m, x, i, s: x.scatter(0, i.view(2, 1).expand(2, 4), s),
+    "scatter_value": lambda m, x, i, s: x.scatter(0, i.view(2, 1).expand(2, 4), 0.5),
+    "scatter_add": lambda m, x, i, s: x.scatter_add(0, i.view(2, 1).expand(2, 4), s),
+    "gather": lambda m, x, i, s: x.gather(0, i.view(2, 1).expand(2, 4)),
+}
+
+
+@pytest.mark.parametrize("op", INDEX_OPS)
+def test_index_saving_node_backward_twice(op):
+    def program(m):
+        x = m.tensor(np.random.default_rng(0).standard_normal((3, 4)), requires_grad=True)
+        src = m.tensor(np.ones((2, 4)), requires_grad=True)
+        y = INDEX_OPS[op](m, x, m.tensor([2, 0]), src)
+        y.sum().backward()
+        y.sum().backward()
+
+    assert _same(program)[0] == "error"
