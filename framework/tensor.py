@@ -308,7 +308,8 @@ class Tensor:
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
                 self._grad = g.clone(memory_format=dtypes.contiguous_format)  # torch's retain_grad hook
             elif not backend.is_non_overlapping_and_dense(self._array):  # torch's clone_obey_contract: a leaf
-                self._grad = g.clone(memory_format=dtypes.contiguous_format)  # with stride-0 dims (an expand's detach) gets CloneBackward0
+                # with stride-0 dims (an expand's detach) gets CloneBackward0
+                self._grad = g.clone(memory_format=dtypes.contiguous_format)
             else:
                 xp = backend.get_array_module(g._array)
                 self._grad = Tensor._make(xp.empty(g._array.shape, dtype=g._array.dtype)).copy_(g)
