@@ -44,6 +44,7 @@ from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, ler
                   logical_xor, nonzero, true_divide)
 from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, unique
 from .ops import cummax, cummin, kthvalue
+from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops.activation_more import celu, celu_, selu, selu_

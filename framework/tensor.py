@@ -431,11 +431,24 @@ class Tensor:
         return self.device != "cpu"
 
     @property
+    def is_cpu(self) -> bool:
+        return self.device == "cpu"
+
+    # devices framework never uses; scripts test them (dcgan: `input.is_cuda or input.is_xpu`)
+    is_xpu = is_mps = is_meta = property(lambda self: False)
+
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (torch's convention)."""
+        return -1 if self.device == "cpu" else int(str(self.device).partition(":")[2] or 0)
+
+    @property
     def ndim(self) -> int:
         return self._array.ndim
 
     def dim(self) -> int:
         return self._array.ndim
+
+    ndimension = dim
 
     def numel(self) -> int:
         return int(self._array.size)

@@ -4,7 +4,7 @@ Each submodule re-exports the same class objects, so ``isinstance`` checks, ``sa
 scripts that spell torch's module paths all see one class.
 """
 from . import (activation, batchnorm, container, conv, dropout, flatten, linear, loss, module,  # noqa: F401
-               normalization, padding, pooling, rnn, sparse, transformer, upsampling)
+               normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
@@ -16,6 +16,7 @@ from .loss import *  # noqa: F401,F403
 from .module import *  # noqa: F401,F403
 from .normalization import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403
+from .pixelshuffle import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .sparse import *  # noqa: F401,F403
