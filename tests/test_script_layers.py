@@ -1,0 +1,200 @@
+"""Layers, ops and optimizers that pytorch/examples' scripts (tests/scripts/) needed and framework lacked:
+F.instance_norm / InstanceNorm1d/2d, Reflection/ReplicationPad, PixelShuffle (its op rows are in op_table.py),
+nn.init.orthogonal_, optim.Adadelta's checks (its trajectories are in test_optim*.py), Tensor device predicates.
+Each is compared with torch (values, gradients, grad_fn names, reprs, errors) and gradchecked in float64."""
+import warnings
+
+import numpy as np
+import pytest
+
+import framework
+from framework.autograd import gradcheck
+from framework.testing import assert_close
+
+TOL = dict(rtol=1e-10, atol=1e-10)
+
+
+def _both(fn, *arrays, grad=True):
+    """fn(m, *tensors) run with framework and torch on the same float64 arrays: (outputs, input grads) of each."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (framework, torch):
+        xs = [m.tensor(a, dtype=m.float64, requires_grad=grad) for a in arrays]
+        out = fn(m, *xs)
+        if grad:
+            out.backward(m.tensor(np.random.default_rng(7).standard_normal(tuple(out.shape))))
+        results.append((out, [x.grad for x in xs]))
+    return results
+
+
+def _np(t):
+    return t.detach().cpu().numpy() if hasattr(t, "cpu") else t.detach().numpy()
+
+
+# ---- instance norm ---------------------------------------------------------------------------------------
+
+def test_instance_norm_values_grads_and_graph_match_torch():
+    rng = np.random.default_rng(0)
+    x, w, b = rng.standard_normal((3, 4, 5, 6)), rng.standard_normal(4), rng.standard_normal(4)
+    (out, grads), (t_out, t_grads) = _both(
+        lambda m, x, w, b: m.nn.functional.instance_norm(x, weight=w, bias=b, eps=1e-3), x, w, b)
+    assert_close(out.detach(), _np(t_out), **TOL)
+    for g, tg in zip(grads, t_grads):
+        assert_close(g, _np(tg), **TOL)
+    names = lambda o: (type(o.grad_fn).__name__, type(o.grad_fn.next_functions[0][0]).__name__)  # noqa: E731
+    assert out.grad_fn.name() == "ViewBackward0" == names(t_out)[0]
+    assert out.grad_fn.next_functions[0][0].name() == names(t_out)[1] == "NativeBatchNormBackward0"
+
+
+@pytest.mark.parametrize("affine,track", [(False, False), (True, False), (True, True), (False, True)])
+@pytest.mark.parametrize("cls,shape", [("InstanceNorm2d", (2, 3, 4, 5)), ("InstanceNorm2d", (3, 4, 5)),
+                                       ("InstanceNorm1d", (2, 3, 7)), ("InstanceNorm1d", (3, 7))])
+def test_instance_norm_modules_train_and_eval_match_torch(cls, shape, affine, track):
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(1)
+    ours, theirs = getattr(framework.nn, cls)(3, affine=affine, track_running_stats=track, momentum=0.3), \
+        getattr(torch.nn, cls)(3, affine=affine, track_running_stats=track, momentum=0.3)
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    if affine:
+        for p, tp in zip(ours.parameters(), theirs.parameters()):
+            a = rng.standard_normal(3).astype(np.float32)
+            p.data = framework.tensor(a)
+            tp.data = torch.tensor(a)
+    for mode in ("train", "train", "eval"):
+        getattr(ours, mode)(), getattr(theirs, mode)()
+        a = rng.standard_normal(shape).astype(np.float32)
+        x, tx = framework.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        y, ty = ours(x), theirs(tx)
+        assert_close(y.detach(), ty.detach().numpy(), rtol=1e-5, atol=1e-5)
+        (y * y).sum().backward()
+        (ty * ty).sum().backward()
+        assert_close(x.grad, tx.grad.numpy(), rtol=1e-4, atol=1e-4)
+        for k, v in theirs.state_dict().items():
+            assert_close(ours.state_dict()[k], v.numpy(), rtol=1e-5, atol=1e-6, check_dtype=False)
+
+
+def test_instance_norm_gradcheck_float64():
+    rng = np.random.default_rng(2)
+    x = framework.tensor(rng.standard_normal((2, 3, 2, 3)), requires_grad=True)
+    w = framework.tensor(rng.standard_normal(3), requires_grad=True)
+    b = framework.tensor(rng.standard_normal(3), requires_grad=True)
+    assert gradcheck(lambda x, w, b: framework.nn.functional.instance_norm(x, weight=w, bias=b), (x, w, b))
+
+
+def test_instance_norm_errors_and_warning_match_torch():
+    torch = pytest.importorskip("torch")
+    cases = [(lambda m: m.nn.InstanceNorm2d(3)(m.zeros(2, 3, 1, 1)), ValueError),
+             (lambda m: m.nn.InstanceNorm2d(3, affine=True)(m.zeros(2, 4, 2, 2)), ValueError),
+             (lambda m: m.nn.InstanceNorm2d(3)(m.zeros(3, 4)), ValueError),
+             (lambda m: m.nn.functional.instance_norm(m.zeros(2, 3, 2), use_input_stats=False), RuntimeError)]
+    for fn, cls in cases:
+        with pytest.raises(cls) as theirs:
+            fn(torch)
+        with pytest.raises(cls) as ours:
+            fn(framework)
+        # (framework.Size where torch says torch.Size)
+        assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0].replace("torch.", "framework.")
+    for m in (torch, framework):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m.nn.InstanceNorm2d(4)(m.ones(2, 3, 2, 2))
+        assert [str(w.message) for w in caught] == ["input's size at dim=1 does not match num_features. You can "
+                                                    "silence this warning by not passing in num_features, which is "
+                                                    "not used because affine=False"]
+
+
+def test_batch_norm_repr_says_bias_false_without_affine_as_torch():
+    torch = pytest.importorskip("torch")
+    assert repr(framework.nn.BatchNorm2d(3, affine=False)) == repr(torch.nn.BatchNorm2d(3, affine=False))
+
+
+# ---- padding layers ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("cls,padding,shape", [("ReflectionPad2d", 2, (2, 3, 4, 5)),
+                                               ("ReflectionPad2d", (1, 0, 2, 1), (3, 4, 5)),
+                                               ("ReplicationPad2d", (2, 1, 0, 3), (1, 2, 3, 3)),
+                                               ("ReflectionPad1d", 2, (2, 3, 4)),
+                                               ("ReplicationPad1d", (3, 1), (2, 3))])
+def test_padding_layers_match_torch(cls, padding, shape):
+    torch = pytest.importorskip("torch")
+    assert repr(getattr(framework.nn, cls)(padding)) == repr(getattr(torch.nn, cls)(padding))
+    a = np.random.default_rng(3).standard_normal(shape)
+    (out, (g,)), (t_out, (tg,)) = _both(lambda m, x: getattr(m.nn, cls)(padding)(x), a)
+    assert out.grad_fn.name() == type(t_out.grad_fn).__name__
+    assert_close(out.detach(), _np(t_out), **TOL)
+    assert_close(g, _np(tg), **TOL)
+    x = framework.tensor(a, requires_grad=True)
+    assert gradcheck(lambda x: getattr(framework.nn, cls)(padding)(x), (x,))
+
+
+# ---- pixel shuffle ---------------------------------------------------------------------------------------
+
+def test_pixel_shuffle_layers_reprs_and_round_trip():
+    torch = pytest.importorskip("torch")
+    assert repr(framework.nn.PixelShuffle(3)) == repr(torch.nn.PixelShuffle(3))
+    assert repr(framework.nn.PixelUnshuffle(2)) == repr(torch.nn.PixelUnshuffle(2))
+    a = np.arange(2 * 18 * 2 * 3, dtype=np.float32).reshape(2, 18, 2, 3)
+    y = framework.nn.PixelShuffle(3)(framework.tensor(a))
+    np.testing.assert_array_equal(y.numpy(), torch.nn.PixelShuffle(3)(torch.tensor(a)).numpy())
+    np.testing.assert_array_equal(framework.nn.PixelUnshuffle(3)(y).numpy(), a)
+
+
+@pytest.mark.parametrize("call", [lambda m: m.nn.functional.pixel_shuffle(m.zeros(1, 8, 2, 2), 3),
+                                  lambda m: m.nn.functional.pixel_shuffle(m.zeros(8, 2), 2),
+                                  lambda m: m.nn.functional.pixel_shuffle(m.zeros(1, 4, 2, 2), 0),
+                                  lambda m: m.nn.functional.pixel_unshuffle(m.zeros(1, 1, 5, 6), 3),
+                                  lambda m: m.nn.functional.pixel_unshuffle(m.zeros(1, 1, 6, 5), 3),
+                                  lambda m: m.nn.functional.pixel_unshuffle(m.zeros(4, 4), 2),
+                                  lambda m: m.nn.functional.pixel_unshuffle(m.zeros(1, 4, 4), -1)])
+def test_pixel_shuffle_errors_match_torch(call):
+    torch = pytest.importorskip("torch")
+    with pytest.raises(RuntimeError) as theirs:
+        call(torch)
+    with pytest.raises(RuntimeError) as ours:
+        call(framework)
+    assert str(ours.value) == str(theirs.value)
+
+
+# ---- nn.init.orthogonal_ ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("shape", [(6, 4), (4, 6), (8, 2, 3, 3), (5, 5)])
+def test_orthogonal_init_gives_orthonormal_rows_or_columns_times_gain(shape):
+    w = framework.empty(*shape)
+    out = framework.nn.init.orthogonal_(w, gain=2.0)
+    assert out is w and w._version > 0
+    q = w.numpy().reshape(shape[0], -1).astype(np.float64)
+    gram = q @ q.T if q.shape[0] <= q.shape[1] else q.T @ q
+    np.testing.assert_allclose(gram, 4.0 * np.eye(gram.shape[0]), atol=1e-5)
+
+
+def test_orthogonal_init_on_a_parameter_records_nothing_and_refuses_1d():
+    torch = pytest.importorskip("torch")
+    conv = framework.nn.Conv2d(2, 4, 3)
+    framework.nn.init.orthogonal_(conv.weight, framework.nn.init.calculate_gain("relu"))
+    assert conv.weight.is_leaf and conv.weight.grad_fn is None
+    for m in (torch, framework):
+        with pytest.raises(ValueError, match="^Only tensors with 2 or more dimensions are supported$"):
+            m.nn.init.orthogonal_(m.zeros(3))
+
+
+# ---- Adadelta and Tensor predicates ----------------------------------------------------------------------
+
+def test_adadelta_defaults_and_validation_match_torch():
+    torch = pytest.importorskip("torch")
+    assert framework.optim.Adadelta([framework.nn.Parameter(framework.ones(1))]).defaults == \
+        torch.optim.Adadelta([torch.nn.Parameter(torch.ones(1))]).defaults
+    for kwargs in (dict(lr=-1.0), dict(rho=1.5), dict(rho=-0.1), dict(eps=-1e-3), dict(weight_decay=-1)):
+        with pytest.raises(ValueError) as theirs:
+            torch.optim.Adadelta([torch.nn.Parameter(torch.ones(1))], **kwargs)
+        with pytest.raises(ValueError) as ours:
+            framework.optim.Adadelta([framework.nn.Parameter(framework.ones(1))], **kwargs)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_tensor_device_predicates_and_ndimension_match_torch():
+    torch = pytest.importorskip("torch")
+    for m in (framework, torch):
+        x = m.zeros(2, 3)
+        assert (x.ndimension(), x.is_cpu, x.is_xpu, x.is_mps, x.is_meta, x.get_device()) == (2, True, False, False,
+                                                                                            False, -1)
