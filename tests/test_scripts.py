@@ -1,0 +1,253 @@
+"""pytorch/examples training scripts (tests/scripts/, adapted copies) run with `import framework as torch`.
+
+Each script is run to completion through its own main() (its training loss must fall, or its agent improve),
+and its own train functions are run twice, from the same weights (framework's state_dict copied into torch's
+model) and the same data: once with the script as written, once with its text rebound to torch. Where a script
+draws random numbers during training (the VAE's eps, DCGAN's noise, the actor's samples) both runs are given
+the same draws. The losses of the first steps must agree to float32 precision.
+"""
+import argparse
+import contextlib
+import io
+import re
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import framework
+
+SCRIPTS = Path(__file__).parent / "scripts"
+F32 = dict(rtol=2e-4, atol=1e-5)
+
+
+def load(name: str, backend: str = "framework") -> types.ModuleType:
+    """The script as a fresh module; with backend="torch", every `framework` in its text reads `torch`."""
+    path = SCRIPTS / f"{name}.py"
+    source = path.read_text()
+    if backend == "torch":
+        source = re.sub(r"\bframework\b", "torch", source)
+    module = types.ModuleType(f"script_{name}_{backend}")
+    module.__file__ = str(path)
+    exec(compile(source, str(path), "exec"), module.__dict__)
+    return module
+
+
+def quietly(fn, *args, **kwargs):
+    """Run a script function with its progress prints captured."""
+    with contextlib.redirect_stdout(io.StringIO()):
+        return fn(*args, **kwargs)
+
+
+def same_start(model, saved: dict) -> None:
+    """The first run (framework) keeps copies of its model's initial state_dict in ``saved``; the second (torch)
+    loads them: torch.tensor(x.numpy()) for every entry."""
+    if not saved:
+        saved.update({k: v.detach().numpy().copy() for k, v in model.state_dict().items()})
+    else:
+        torch = pytest.importorskip("torch")
+        model.load_state_dict({k: torch.tensor(v) for k, v in saved.items()})
+
+
+class Proxy:
+    """A module with some attributes replaced (e.g. torch.randn_like drawing from a fixed list)."""
+
+    def __init__(self, module, **replaced):
+        self._module, self._replaced = module, replaced
+
+    def __getattr__(self, name):
+        return self._replaced[name] if name in self._replaced else getattr(self._module, name)
+
+
+def draws(m, arrays):
+    """A randn/randn_like stand-in for module ``m`` that returns the given arrays in turn."""
+    it = iter(arrays)
+    return lambda *args, **kwargs: m.tensor(next(it))
+
+
+def both(name):
+    torch = pytest.importorskip("torch")
+    return (load(name), framework), (load(name, "torch"), torch)
+
+
+def assert_losses_match(ours, theirs, n):
+    assert len(ours) == len(theirs) >= n
+    np.testing.assert_allclose(np.asarray(ours[:n], dtype=np.float64), np.asarray(theirs[:n], dtype=np.float64),
+                               **F32)
+
+
+def falls(losses, k=2):
+    """The mean of the last k losses is below the mean of the first k."""
+    losses = np.asarray(losses, dtype=np.float64)
+    assert np.isfinite(losses).all()
+    return losses[-k:].mean() < losses[:k].mean()
+
+
+# ---- each script, run to completion with framework -----------------------------------------------------------
+
+def test_mnist_runs_and_learns():
+    losses = quietly(load("mnist").main, ["--epochs", "3"])
+    assert len(losses) == 12 and falls(losses) and losses[-1] < 0.5
+
+
+def test_super_resolution_runs_and_learns():
+    losses = quietly(load("super_resolution").main, ["--nEpochs", "3"])
+    assert len(losses) == 6 and falls(losses)
+
+
+def test_vae_runs_and_learns():
+    losses = quietly(load("vae").main, ["--epochs", "2"])
+    assert len(losses) == 8 and falls(losses)
+
+
+def test_dcgan_runs_saves_and_resumes(tmp_path):
+    script = load("dcgan")
+    losses = quietly(script.main, ["--outf", str(tmp_path), "--niter", "3", "--manualSeed", "1"])
+    assert len(losses) == 9 and falls([d for d, g in losses], k=3)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [f"net{n}_epoch_{e}.pth" for n in "DG" for e in range(3)]
+    resumed = quietly(load("dcgan").main, ["--outf", str(tmp_path), "--dry-run", "--manualSeed", "1",
+                                           "--netG", str(tmp_path / "netG_epoch_2.pth"),
+                                           "--netD", str(tmp_path / "netD_epoch_2.pth")])
+    assert len(resumed) == 1 and np.isfinite(resumed).all()
+
+
+def test_actor_critic_runs_and_improves():
+    running_reward = quietly(load("actor_critic").main, ["--episodes", "30"])
+    assert running_reward > 20  # starts at 10; a random policy keeps it near 20
+
+
+def test_fast_neural_style_runs_and_learns(tmp_path):
+    losses = quietly(load("fast_neural_style").main, ["--save-model-dir", str(tmp_path), "--dataset-size", "8"])
+    assert len(losses) == 4 and falls([c + s for c, s in losses], k=1)
+    assert len(list(tmp_path.glob("epoch_1_*.model"))) == 1
+
+
+# ---- the same steps with torch, from the same weights and data -----------------------------------------------
+
+def test_mnist_matches_torch():
+    rng = np.random.default_rng(0)
+    images = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
+    labels = rng.integers(0, 10, 32)
+    saved, results = {}, []
+    for script, m in both("mnist"):
+        model = script.Net()
+        same_start(model, saved)
+        for layer in model.modules():  # dropout off: both runs must draw nothing
+            if isinstance(layer, m.nn.Dropout):
+                layer.p = 0.0
+        loader = m.utils.data.DataLoader(m.utils.data.TensorDataset(m.tensor(images), m.tensor(labels)),
+                                         batch_size=8)
+        optimizer = script.optim.Adadelta(model.parameters(), lr=1.0)
+        scheduler = script.StepLR(optimizer, step_size=1, gamma=0.7)
+        args = argparse.Namespace(log_interval=1, dry_run=False)
+        for epoch in (1, 2):
+            quietly(script.train, args, model, m.device("cpu"), loader, optimizer, epoch)
+            scheduler.step()
+        results.append((script.LOSSES, optimizer.param_groups[0]["lr"]))
+    (ours, lr), (theirs, t_lr) = results
+    assert_losses_match(ours, theirs, 8)
+    assert lr == pytest.approx(t_lr)
+
+
+def test_super_resolution_matches_torch():
+    rng = np.random.default_rng(1)
+    targets = rng.uniform(0, 1, (8, 1, 12, 12)).astype(np.float32)
+    inputs = targets.reshape(8, 1, 4, 3, 4, 3).mean(axis=(3, 5))
+    saved, results = {}, []
+    for script, m in both("super_resolution"):
+        script.device, script.model = "cpu", script.Net(upscale_factor=3)
+        same_start(script.model, saved)
+        script.criterion = m.nn.MSELoss()
+        script.optimizer = m.optim.Adam(script.model.parameters(), lr=0.01)
+        script.training_data_loader = m.utils.data.DataLoader(
+            m.utils.data.TensorDataset(m.tensor(inputs), m.tensor(targets)), batch_size=4)
+        for epoch in (1, 2):
+            quietly(script.train, epoch)
+        results.append(script.LOSSES)
+    assert_losses_match(*results, 4)
+
+
+def test_vae_matches_torch():
+    rng = np.random.default_rng(2)
+    images = (rng.uniform(0, 1, (32, 1, 28, 28)) < 0.2).astype(np.float32)
+    eps = [rng.standard_normal((8, 20)).astype(np.float32) for _ in range(4)]
+    saved, results = {}, []
+    for script, m in both("vae"):
+        script.torch = Proxy(m, randn_like=draws(m, eps))  # the same reparameterisation noise in both runs
+        script.args, script.device, script.model = argparse.Namespace(log_interval=1), "cpu", script.VAE()
+        same_start(script.model, saved)
+        script.optimizer = m.optim.Adam(script.model.parameters(), lr=1e-3)
+        script.train_loader = m.utils.data.DataLoader(
+            m.utils.data.TensorDataset(m.tensor(images), m.zeros(32)), batch_size=8)
+        quietly(script.train, 1)
+        results.append(script.LOSSES)
+    assert_losses_match(*results, 4)
+
+
+def test_dcgan_matches_torch(tmp_path):
+    rng = np.random.default_rng(3)
+    images = rng.uniform(-1, 1, (8, 3, 64, 64)).astype(np.float32)
+    noise = [rng.standard_normal((4, 8, 1, 1)).astype(np.float32) for _ in range(2)]
+    fixed = rng.standard_normal((4, 8, 1, 1)).astype(np.float32)
+    savedG, savedD, results = {}, {}, []
+    for script, m in both("dcgan"):
+        script.torch = Proxy(m, randn=draws(m, noise))  # the same latent draws in both runs
+        script.opt = argparse.Namespace(niter=1, dry_run=False, outf=str(tmp_path))
+        script.device, script.nc, script.nz, script.ngf, script.ndf = "cpu", 3, 8, 4, 4
+        script.fixed_noise = m.tensor(fixed)
+        netG, netD = script.Generator(1), script.Discriminator(1)
+        netG.apply(script.weights_init)
+        netD.apply(script.weights_init)
+        same_start(netG, savedG)
+        same_start(netD, savedD)
+        loader = m.utils.data.DataLoader(m.utils.data.TensorDataset(m.tensor(images), m.zeros(8)), batch_size=4)
+        optimizers = [m.optim.Adam(n.parameters(), lr=2e-4, betas=(0.5, 0.999)) for n in (netD, netG)]
+        quietly(script.train, loader, netD, netG, *optimizers, m.nn.BCELoss())
+        results.append(script.LOSSES)
+    assert_losses_match(*results, 2)
+
+
+def test_actor_critic_matches_torch():
+    actions = np.random.default_rng(4).integers(0, 2, 1000)
+    saved, results = {}, []
+    for script, m in both("actor_critic"):
+        taken = iter(actions)
+
+        class Replayed(script.Categorical):
+            def sample(self, sample_shape=()):  # the same actions in both runs
+                return m.tensor(int(next(taken)))
+
+        script.Categorical = Replayed
+        script.args, script.model = argparse.Namespace(gamma=0.99), script.Policy()
+        same_start(script.model, saved)
+        script.optimizer = m.optim.Adam(script.model.parameters(), lr=3e-2)
+        env = script.CartPole()
+        env.reset(seed=0)
+        for episode in range(3):  # main()'s loop
+            state, _ = env.reset()
+            for t in range(1, 10000):
+                state, reward, terminated, truncated, _ = env.step(script.select_action(state))
+                script.model.rewards.append(reward)
+                if terminated or truncated:
+                    break
+            script.finish_episode()
+        results.append(script.LOSSES)
+    assert_losses_match(*results, 3)
+
+
+def test_fast_neural_style_matches_torch(tmp_path):
+    rng = np.random.default_rng(5)
+    images = rng.uniform(0, 255, (4, 3, 16, 16)).astype(np.float32)
+    style = rng.uniform(0, 255, (3, 16, 16)).astype(np.float32)
+    args = argparse.Namespace(accel=False, seed=0, batch_size=2, lr=1e-3, epochs=1, content_weight=1e5,
+                              style_weight=1e10, log_interval=1, checkpoint_model_dir=None,
+                              save_model_dir=str(tmp_path), vgg_width_divisor=16)
+    saved_transformer, saved_vgg, results = {}, {}, []
+    for script, m in both("fast_neural_style"):
+        transformer, vgg = script.TransformerNet(), script.Vgg16(requires_grad=False, width_divisor=16)
+        same_start(transformer, saved_transformer)
+        same_start(vgg, saved_vgg)
+        dataset = m.utils.data.TensorDataset(m.tensor(images), m.zeros(4))
+        results.append(quietly(script.train, args, transformer, vgg, dataset, m.tensor(style)))
+    assert_losses_match(*results, 2)
