@@ -198,3 +198,28 @@ def test_tensor_device_predicates_and_ndimension_match_torch():
         x = m.zeros(2, 3)
         assert (x.ndimension(), x.is_cpu, x.is_xpu, x.is_mps, x.is_meta, x.get_device()) == (2, True, False, False,
                                                                                             False, -1)
+
+
+# ---- TransformerEncoder's construction warning (word_language_model's TransformerModel) ----------------------
+
+@pytest.mark.parametrize("layer_kwargs,encoder_kwargs", [
+    (dict(), dict()), (dict(batch_first=True), dict()), (dict(batch_first=True, norm_first=True), dict()),
+    (dict(batch_first=True, activation="gelu"), dict()), (dict(nhead=1, batch_first=True), dict()),
+    (dict(batch_first=True, bias=False), dict()), (dict(), dict(enable_nested_tensor=False))])
+def test_transformer_encoder_warns_as_torch_when_it_cannot_use_nested_tensors(layer_kwargs, encoder_kwargs):
+    torch = pytest.importorskip("torch")
+    messages = []
+    for m in (torch, framework):
+        kwargs = dict(dict(d_model=8, nhead=2, dim_feedforward=16), **layer_kwargs)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            encoder = m.nn.TransformerEncoder(m.nn.TransformerEncoderLayer(**kwargs), 2, **encoder_kwargs)
+        messages.append(([str(w.message) for w in caught], encoder.use_nested_tensor))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+def test_transformer_warns_from_its_encoder_as_torch():
+    with pytest.warns(UserWarning, match="^enable_nested_tensor is True, but self.use_nested_tensor is False because "
+                                         r"encoder_layer.self_attn.batch_first was not True\(use batch_first"):
+        framework.nn.Transformer(d_model=8, nhead=2, dim_feedforward=16, num_encoder_layers=1, num_decoder_layers=1)

@@ -9,7 +9,9 @@ the same draws. The losses of the first steps must agree to float32 precision.
 import argparse
 import contextlib
 import io
+import itertools
 import re
+import sys
 import types
 from pathlib import Path
 
@@ -20,6 +22,7 @@ import framework
 
 SCRIPTS = Path(__file__).parent / "scripts"
 F32 = dict(rtol=2e-4, atol=1e-5)
+_loads = itertools.count()
 
 
 def load(name: str, backend: str = "framework") -> types.ModuleType:
@@ -28,8 +31,9 @@ def load(name: str, backend: str = "framework") -> types.ModuleType:
     source = path.read_text()
     if backend == "torch":
         source = re.sub(r"\bframework\b", "torch", source)
-    module = types.ModuleType(f"script_{name}_{backend}")
+    module = types.ModuleType(f"script_{name}_{backend}_{next(_loads)}")
     module.__file__ = str(path)
+    sys.modules[module.__name__] = module  # so that pickle finds its classes (torch.save(model, f))
     exec(compile(source, str(path), "exec"), module.__dict__)
     return module
 
@@ -251,3 +255,44 @@ def test_fast_neural_style_matches_torch(tmp_path):
         dataset = m.utils.data.TensorDataset(m.tensor(images), m.zeros(4))
         results.append(quietly(script.train, args, transformer, vgg, dataset, m.tensor(style)))
     assert_losses_match(*results, 2)
+
+
+# ---- word_language_model: RNN and Transformer language models, plain SGD through p.data.add_ ----------------
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # TransformerModel's, in torch as in framework
+def test_word_language_model_runs_learns_saves_and_reloads(tmp_path):
+    losses = quietly(load("word_language_model").main, ["--data", str(tmp_path / "data"), "--model", "GRU", "--tied",
+                                                        "--epochs", "4", "--save", str(tmp_path / "model.pt")])
+    assert len(losses) > 100 and falls(losses, k=10)
+    for kind in ("Transformer", "RNN_RELU"):  # torch.save(model, f), then torch.load under safe_globals
+        losses = quietly(load("word_language_model").main, ["--data", str(tmp_path / "data"), "--model", kind,
+                                                            "--dry-run", "--save", str(tmp_path / f"{kind}.pt")])
+        assert len(losses) == 2 and np.isfinite(losses).all()
+
+
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")
+@pytest.mark.parametrize("kind", ["LSTM", "Transformer"])
+def test_word_language_model_matches_torch(kind, tmp_path):
+    data = tmp_path / "data"
+    quietly(load("word_language_model").random_corpus, str(data))
+    saved, results = {}, []
+    for script, m in both("word_language_model"):
+        script.args = argparse.Namespace(model=kind, bptt=8, batch_size=4, clip=0.25, use_optimizer=False,
+                                         log_interval=1000, dry_run=False)
+        script.device, script.lr, script.epoch = "cpu", 20.0, 1
+        script.corpus = script.Corpus(str(data))
+        script.train_data = script.batchify(script.corpus.train, 4)
+        ntokens = len(script.corpus.dictionary)
+        script.model = script.TransformerModel(ntokens, 16, 2, 16, 2, 0.0) if kind == "Transformer" else \
+            script.RNNModel(kind, ntokens, 16, 16, 2, 0.0)
+        if kind == "Transformer":  # nn.Transformer's own dropout (0.1 by default; the script never passes it)
+            for layer in script.model.modules():
+                if isinstance(layer, m.nn.Dropout):
+                    layer.p = 0.0
+                elif isinstance(layer, m.nn.MultiheadAttention):  # attention-weight dropout: a float attribute
+                    layer.dropout = 0.0
+        same_start(script.model, saved)
+        script.criterion = m.nn.NLLLoss()
+        quietly(script.train)
+        results.append(script.LOSSES)
+    assert_losses_match(*results, 6 if kind == "LSTM" else 3)
