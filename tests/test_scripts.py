@@ -25,6 +25,20 @@ F32 = dict(rtol=2e-4, atol=1e-5)
 _loads = itertools.count()
 
 
+@pytest.fixture(autouse=True)
+def one_torch_thread():
+    """torch on one thread while these run: on a small shared machine its thread pool mostly waits (10x slower)."""
+    try:
+        import torch
+    except ImportError:
+        yield
+        return
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(threads)
+
+
 def load(name: str, backend: str = "framework") -> types.ModuleType:
     """The script as a fresh module; with backend="torch", every `framework` in its text reads `torch`."""
     path = SCRIPTS / f"{name}.py"
@@ -131,8 +145,8 @@ def test_fast_neural_style_runs_and_learns(tmp_path):
 
 def test_mnist_matches_torch():
     rng = np.random.default_rng(0)
-    images = rng.standard_normal((32, 1, 28, 28)).astype(np.float32)
-    labels = rng.integers(0, 10, 32)
+    images = rng.standard_normal((16, 1, 28, 28)).astype(np.float32)
+    labels = rng.integers(0, 10, 16)
     saved, results = {}, []
     for script, m in both("mnist"):
         model = script.Net()
@@ -150,7 +164,7 @@ def test_mnist_matches_torch():
             scheduler.step()
         results.append((script.LOSSES, optimizer.param_groups[0]["lr"]))
     (ours, lr), (theirs, t_lr) = results
-    assert_losses_match(ours, theirs, 8)
+    assert_losses_match(ours, theirs, 4)
     assert lr == pytest.approx(t_lr)
 
 
@@ -281,7 +295,7 @@ def test_word_language_model_matches_torch(kind, tmp_path):
                                          log_interval=1000, dry_run=False)
         script.device, script.lr, script.epoch = "cpu", 20.0, 1
         script.corpus = script.Corpus(str(data))
-        script.train_data = script.batchify(script.corpus.train, 4)
+        script.train_data = script.batchify(script.corpus.train, 4)[:8 * 6 + 1]  # six batches of bptt=8
         ntokens = len(script.corpus.dictionary)
         script.model = script.TransformerModel(ntokens, 16, 2, 16, 2, 0.0) if kind == "Transformer" else \
             script.RNNModel(kind, ntokens, 16, 16, 2, 0.0)
@@ -296,3 +310,4 @@ def test_word_language_model_matches_torch(kind, tmp_path):
         quietly(script.train)
         results.append(script.LOSSES)
     assert_losses_match(*results, 6 if kind == "LSTM" else 3)
+    assert len(results[0]) == 6
