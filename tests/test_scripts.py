@@ -311,3 +311,28 @@ def test_word_language_model_matches_torch(kind, tmp_path):
         results.append(script.LOSSES)
     assert_losses_match(*results, 6 if kind == "LSTM" else 3)
     assert len(results[0]) == 6
+
+
+# ---- time_sequence_prediction: LSTMCells in float64, trained by LBFGS ----------------------------------------
+
+def test_time_sequence_prediction_runs_and_learns(tmp_path):
+    script = load("time_sequence_prediction")
+    script.generate_sine_wave(str(tmp_path / "traindata.pt"), L=50, N=8)  # main() would write N=12 waves of 100
+    losses = quietly(script.main, ["--data", str(tmp_path / "traindata.pt"), "--steps", "2", "--plot", str(tmp_path)])
+    assert len(losses) > 20 and falls(losses, k=3) and losses[-1] < 0.1 * losses[0]
+    assert sorted(p.name for p in tmp_path.glob("*.pdf")) == ["predict0.pdf", "predict1.pdf"]
+
+
+def test_time_sequence_prediction_matches_torch(tmp_path):
+    path = tmp_path / "traindata.pt"
+    load("time_sequence_prediction").generate_sine_wave(str(path), L=40, N=6)
+    data = framework.load(path).numpy()  # (framework.save writes safetensors, which torch.load does not read)
+    saved, results = {}, []
+    for script, m in both("time_sequence_prediction"):
+        seq = script.Sequence().double()
+        same_start(seq, saved)
+        tensors = [m.from_numpy(a) for a in (data[3:, :-1], data[3:, 1:], data[:3, :-1], data[:3, 1:])]
+        quietly(script.train, seq, *tensors, steps=1, future=5)
+        results.append(script.LOSSES)
+    assert len(results[0]) == len(results[1]) > 10
+    np.testing.assert_allclose(results[0], results[1], rtol=1e-9)  # float64 all the way
