@@ -223,3 +223,17 @@ def test_transformer_warns_from_its_encoder_as_torch():
     with pytest.warns(UserWarning, match="^enable_nested_tensor is True, but self.use_nested_tensor is False because "
                                          r"encoder_layer.self_attn.batch_first was not True\(use batch_first"):
         framework.nn.Transformer(d_model=8, nhead=2, dim_feedforward=16, num_encoder_layers=1, num_decoder_layers=1)
+
+
+def test_factories_take_size_as_a_keyword_as_torch():
+    torch = pytest.importorskip("torch")
+    for name in ("zeros", "ones", "empty", "rand", "randn"):
+        for m in (torch, framework):
+            assert tuple(getattr(m, name)(size=(2, 3)).shape) == (2, 3)
+            assert tuple(getattr(m, name)(size=[4]).shape) == (4,)
+        with pytest.raises(TypeError) as theirs:
+            getattr(torch, name)(2, size=(3,))
+        with pytest.raises(TypeError) as ours:
+            getattr(framework, name)(2, size=(3,))
+        if name in ("zeros", "ones", "empty"):  # rand/randn: torch lists its overloads instead
+            assert str(ours.value) == str(theirs.value)

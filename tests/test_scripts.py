@@ -336,3 +336,26 @@ def test_time_sequence_prediction_matches_torch(tmp_path):
         results.append(script.LOSSES)
     assert len(results[0]) == len(results[1]) > 10
     np.testing.assert_allclose(results[0], results[1], rtol=1e-9)  # float64 all the way
+
+
+# ---- gat: graph attention (matmul over heads, .mT, torch.where masking, Adam with weight decay) -----------------
+
+def test_gat_runs_and_learns():
+    losses = quietly(load("gat").main, ["--epochs", "30"])
+    assert len(losses) == 30 and falls(losses, k=5)
+
+
+def test_gat_matches_torch():
+    saved, results = {}, []
+    for script, m in both("gat"):
+        features, labels, adj_mat = script.load_random_graph()
+        net = script.GAT(in_features=features.shape[1], n_hidden=8, n_heads=4, num_classes=4, concat=True,
+                         dropout=0.0, leaky_relu_slope=0.2)
+        same_start(net, saved)
+        optimizer = script.Adam(net.parameters(), lr=0.005, weight_decay=5e-4)
+        idx = m.arange(len(labels))
+        for epoch in range(5):
+            quietly(script.train_iter, epoch + 1, net, optimizer, m.nn.NLLLoss(), (features, adj_mat), labels,
+                    idx[50:], idx[30:50], 1)
+        results.append(script.LOSSES)
+    assert_losses_match(*results, 5)
