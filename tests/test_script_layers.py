@@ -237,3 +237,20 @@ def test_factories_take_size_as_a_keyword_as_torch():
             getattr(framework, name)(2, size=(3,))
         if name in ("zeros", "ones", "empty"):  # rand/randn: torch lists its overloads instead
             assert str(ours.value) == str(theirs.value)
+
+
+# ---- Dropout2d on inputs that are not 3-D or 4-D (mnist_rnn's Dropout2d after an LSTM: (N, 64)) -----------
+
+@pytest.mark.parametrize("shape", [(4, 6), (2, 3, 2, 2, 2)])
+def test_dropout2d_warns_as_torch_on_other_ranks_and_drops_per_feature(shape):
+    torch = pytest.importorskip("torch")
+    messages = []
+    for m in (torch, framework):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = m.nn.Dropout2d(0.5)(m.ones(*shape, requires_grad=True))
+        messages.append([str(w.message) for w in caught])
+        assert type(y.grad_fn).__name__ == "MulBackward0" or y.grad_fn.name() == "MulBackward0"
+    assert messages[0] == messages[1] and len(messages[0]) == 1
+    y = y.detach().numpy().reshape(shape[0], shape[1], -1)
+    assert ((y == 0).all(-1) | (y == 2).all(-1)).all()  # one draw per (sample, feature)

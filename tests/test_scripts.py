@@ -359,3 +359,34 @@ def test_gat_matches_torch():
                     idx[50:], idx[30:50], 1)
         results.append(script.LOSSES)
     assert_losses_match(*results, 5)
+
+
+# ---- mnist_rnn: an LSTM (batch_first) read out through BatchNorm1d and Dropout2d on (N, 64) -------------------
+
+@pytest.mark.filterwarnings("ignore:dropout2d. Received a 2-D input")  # the script's Dropout2d on (N, C), as torch
+def test_mnist_rnn_runs_and_learns():
+    losses = quietly(load("mnist_rnn").main, ["--epochs", "6", "--lr", "1.0", "--gamma", "0.9"])
+    assert len(losses) == 24 and falls(losses, k=4)
+
+
+@pytest.mark.filterwarnings("ignore:dropout2d. Received a 2-D input")
+def test_mnist_rnn_matches_torch():
+    rng = np.random.default_rng(6)
+    images = rng.standard_normal((24, 1, 28, 28)).astype(np.float32)
+    labels = rng.integers(0, 10, 24)
+    saved, results = {}, []
+    for script, m in both("mnist_rnn"):
+        model = script.Net()
+        same_start(model, saved)
+        model.dropout1.p = model.dropout2.p = 0.0  # both runs must draw nothing
+        loader = m.utils.data.DataLoader(m.utils.data.TensorDataset(m.tensor(images), m.tensor(labels)),
+                                         batch_size=8)
+        optimizer = script.optim.Adadelta(model.parameters(), lr=1.0)
+        args = argparse.Namespace(log_interval=1, dry_run=False)
+        quietly(script.train, args, model, "cpu", loader, optimizer, 1)
+        quietly(script.test, args, model, "cpu", loader)
+        results.append((script.LOSSES, {k: v.detach().numpy() for k, v in model.state_dict().items()}))
+    (ours, state), (theirs, t_state) = results
+    assert_losses_match(ours, theirs, 3)
+    for k in ("batchnorm.running_mean", "batchnorm.running_var", "batchnorm.num_batches_tracked"):
+        np.testing.assert_allclose(state[k], t_state[k], **F32)
