@@ -136,8 +136,8 @@ def test_pixel_shuffle_layers_reprs_and_round_trip():
     assert repr(framework.nn.PixelUnshuffle(2)) == repr(torch.nn.PixelUnshuffle(2))
     a = np.arange(2 * 18 * 2 * 3, dtype=np.float32).reshape(2, 18, 2, 3)
     y = framework.nn.PixelShuffle(3)(framework.tensor(a))
-    np.testing.assert_array_equal(y.numpy(), torch.nn.PixelShuffle(3)(torch.tensor(a)).numpy())
-    np.testing.assert_array_equal(framework.nn.PixelUnshuffle(3)(y).numpy(), a)
+    np.testing.assert_array_equal(y.cpu().numpy(), torch.nn.PixelShuffle(3)(torch.tensor(a)).numpy())
+    np.testing.assert_array_equal(framework.nn.PixelUnshuffle(3)(y).cpu().numpy(), a)
 
 
 @pytest.mark.parametrize("call", [lambda m: m.nn.functional.pixel_shuffle(m.zeros(1, 8, 2, 2), 3),
@@ -163,7 +163,7 @@ def test_orthogonal_init_gives_orthonormal_rows_or_columns_times_gain(shape):
     w = framework.empty(*shape)
     out = framework.nn.init.orthogonal_(w, gain=2.0)
     assert out is w and w._version > 0
-    q = w.numpy().reshape(shape[0], -1).astype(np.float64)
+    q = w.cpu().numpy().reshape(shape[0], -1).astype(np.float64)
     gram = q @ q.T if q.shape[0] <= q.shape[1] else q.T @ q
     np.testing.assert_allclose(gram, 4.0 * np.eye(gram.shape[0]), atol=1e-5)
 
@@ -192,6 +192,7 @@ def test_adadelta_defaults_and_validation_match_torch():
         assert str(ours.value) == str(theirs.value)
 
 
+@pytest.mark.explicit_device  # CPU tensors, as both libraries make them by default
 def test_tensor_device_predicates_and_ndimension_match_torch():
     torch = pytest.importorskip("torch")
     for m in (framework, torch):
@@ -252,5 +253,5 @@ def test_dropout2d_warns_as_torch_on_other_ranks_and_drops_per_feature(shape):
         messages.append([str(w.message) for w in caught])
         assert type(y.grad_fn).__name__ == "MulBackward0" or y.grad_fn.name() == "MulBackward0"
     assert messages[0] == messages[1] and len(messages[0]) == 1
-    y = y.detach().numpy().reshape(shape[0], shape[1], -1)
+    y = y.detach().cpu().numpy().reshape(shape[0], shape[1], -1)
     assert ((y == 0).all(-1) | (y == 2).all(-1)).all()  # one draw per (sample, feature)

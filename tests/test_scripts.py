@@ -20,6 +20,9 @@ import pytest
 
 import framework
 
+# the scripts choose their devices themselves (the CPU, or torch.accelerator's when they ask for it), as they do
+# under torch: no default device is set for them
+pytestmark = pytest.mark.explicit_device
 SCRIPTS = Path(__file__).parent / "scripts"
 F32 = dict(rtol=2e-4, atol=1e-5)
 _loads = itertools.count()
