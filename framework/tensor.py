@@ -507,6 +507,15 @@ class Tensor:
     def _numpy_view(self) -> np.ndarray:
         return backend.to_numpy(self._array)
 
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """np.asarray(t) / np.array(t): numpy()'s array (so its refusals: requires grad, not on the CPU), as torch.
+
+        Without it NumPy would read the tensor as a sequence of 0-d tensors (an object array for np.array(t))."""
+        arr = self.numpy()
+        if dtype is not None:
+            return arr.astype(dtype, copy=bool(copy))
+        return arr.copy() if copy else arr
+
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The data as a numpy array sharing memory (CPU only; refuses tensors that require grad)."""
         if self.requires_grad and not force:

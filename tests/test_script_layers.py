@@ -255,3 +255,21 @@ def test_dropout2d_warns_as_torch_on_other_ranks_and_drops_per_feature(shape):
     assert messages[0] == messages[1] and len(messages[0]) == 1
     y = y.detach().cpu().numpy().reshape(shape[0], shape[1], -1)
     assert ((y == 0).all(-1) | (y == 2).all(-1)).all()  # one draw per (sample, feature)
+
+
+# ---- np.array(tensor) (siamese_network: np.array(targets.clone(), dtype=None, copy=None)) -----------------
+
+@pytest.mark.explicit_device  # numpy() of a CPU tensor
+def test_numpy_conversion_protocol_matches_torch():
+    torch = pytest.importorskip("torch")
+    for m in (torch, framework):
+        t = m.tensor([1, 2, 3])
+        a = np.array(t.clone(), dtype=None, copy=None)
+        assert type(a) is np.ndarray and a.dtype == np.int64 and a.tolist() == [1, 2, 3]
+        assert np.asarray(t, dtype=np.float32).dtype == np.float32
+        copied = np.array(t, copy=True)
+        copied[0] = 7
+        assert t.tolist() == [1, 2, 3]
+        assert np.asarray(t).tolist() == [1, 2, 3] and float(np.float32(m.tensor(2.5))) == 2.5
+        with pytest.raises(RuntimeError, match=r"^Can't call numpy\(\) on Tensor that requires grad"):
+            np.asarray(m.ones(2, requires_grad=True))
