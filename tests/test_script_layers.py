@@ -273,3 +273,32 @@ def test_numpy_conversion_protocol_matches_torch():
         assert np.asarray(t).tolist() == [1, 2, 3] and float(np.float32(m.tensor(2.5))) == 2.5
         with pytest.raises(RuntimeError, match=r"^Can't call numpy\(\) on Tensor that requires grad"):
             np.asarray(m.ones(2, requires_grad=True))
+
+
+# ---- the new layers inside framework.compile (fast_neural_style / super_resolution's training step) ---------
+
+@pytest.mark.explicit_device  # framework.compile replays NumPy steps (as tests/test_compile.py)
+def test_script_layers_train_under_compile_bit_for_bit():
+    def run(compiled):
+        framework.manual_seed(0)
+        nn = framework.nn
+        model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.InstanceNorm2d(4, affine=True, track_running_stats=True),
+                              nn.ReLU(), nn.ReflectionPad2d(1), nn.Conv2d(4, 4, 3), nn.PixelShuffle(2))
+        opt = framework.optim.Adadelta(model.parameters(), lr=1.0)
+        rng = np.random.default_rng(0)
+        xs = [framework.tensor(rng.standard_normal((4, 1, 6, 6)).astype(np.float32)) for _ in range(3)]
+
+        def step(x):
+            opt.zero_grad()
+            loss = model(x).pow(2).mean()
+            loss.backward()
+            opt.step()
+            return loss.detach()
+        fn = framework.compile(step) if compiled else step
+        losses = [fn(xs[i % 3]).cpu().numpy().copy() for i in range(6)]
+        return losses, [v.cpu().numpy().copy() for v in model.state_dict().values()], fn
+    eager, e_state, _ = run(False)
+    replayed, c_state, fn = run(True)
+    assert fn.replays >= 4
+    for a, b in zip(eager + e_state, replayed + c_state):
+        np.testing.assert_array_equal(a, b)

@@ -34,7 +34,7 @@ def adadelta_step(param: Tensor, grad: Tensor, state: dict, *, lr: float, rho: f
 def adadelta_foreach(bucket, *, lr: float, rho: float, eps: float, weight_decay: float, maximize: bool) -> None:
     """adadelta_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_adadelta)."""
     xp, p, st = bucket.xp, bucket.param, bucket.state
-    bucket.next_step()
+    bucket.count_step()  # the value is not needed: no host read, so framework.compile can replay the step
     t = bucket.scratch(0)  # temporaries in the bucket's scratch buffers, as in adam_foreach (same roundings)
     g = xp.negative(bucket.grad, out=bucket.scratch(1)) if maximize else bucket.grad
     if weight_decay != 0:
