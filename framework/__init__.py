@@ -83,9 +83,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.from_numpy_dtype(dtypes.promote_types(a.np, b.np))
 
 
-def device(spec: str = "cpu") -> str:
-    """A device name: 'cpu', 'cuda' (-> 'cuda:0') or 'cuda:N'."""
-    return backend.norm_device(spec)
+device = backend.device  # torch.device("cpu"), ("cuda:1"), ("cuda", 1): a str 'cpu'/'cuda:N' with .type, .index
 
 
 def set_default_device(device) -> None:

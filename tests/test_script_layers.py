@@ -302,3 +302,47 @@ def test_script_layers_train_under_compile_bit_for_bit():
     assert fn.replays >= 4
     for a, b in zip(eager + e_state, replayed + c_state):
         np.testing.assert_array_equal(a, b)
+
+
+# ---- torch.device objects and nn.DataParallel (imagenet: `device.type == 'cuda'`, DataParallel(model).cuda()) --
+
+def test_device_objects_have_torchs_type_and_index_and_stay_strings():
+    torch = pytest.importorskip("torch")
+    for spec, args in [("cpu", ("cpu",)), ("cuda:1", ("cuda:1",)), ("cuda:1", ("cuda", 1))]:
+        ours, theirs = framework.device(*args), torch.device(*args)
+        assert (ours.type, ours.index) == (theirs.type, theirs.index) and str(ours) == str(theirs) == spec
+        assert ours == spec and isinstance(ours, str)  # framework's devices are their names
+    assert framework.device("cuda").type == "cuda"
+    assert framework.ones(2).to(framework.device("cpu")).device == "cpu"
+    with pytest.raises(RuntimeError, match="^Expected one of cpu, cuda"):
+        framework.device("foo")
+    accel = framework.accelerator.current_accelerator()
+    assert accel is None if not framework.cuda.is_available() else accel.type == "cuda"
+
+
+@pytest.mark.explicit_device
+def test_data_parallel_without_a_gpu_calls_the_module_as_torch():
+    torch = pytest.importorskip("torch")
+    if framework.cuda.is_available():
+        pytest.skip("the CPU path: no GPU visible")
+    ours, theirs = framework.nn.DataParallel(framework.nn.Linear(2, 3)), torch.nn.DataParallel(torch.nn.Linear(2, 3))
+    assert repr(ours) == repr(theirs) and list(ours.state_dict()) == list(theirs.state_dict()) == [
+        "module.weight", "module.bias"]
+    assert ours.device_ids == theirs.device_ids == [] and hasattr(ours, "dim") == hasattr(theirs, "dim")
+    assert tuple(ours(framework.ones(4, 2)).shape) == (4, 3)
+    for m in (torch, framework):
+        with pytest.raises(RuntimeError, match="^device type could not be determined$"):
+            m.nn.parallel.data_parallel(m.nn.Linear(2, 2), m.ones(1, 2))
+
+
+def test_data_parallel_on_one_gpu_moves_module_and_inputs(device):
+    if device == "cpu":
+        pytest.skip("needs a GPU (or the strict stand-in)")
+    lin = framework.nn.Linear(2, 3, device="cpu")
+    dp = framework.nn.DataParallel(lin)
+    assert dp.device_ids == [0] and dp.output_device == 0 and lin.weight.device == "cuda:0"
+    out = dp(framework.ones(4, 2, device="cpu"))
+    assert out.device == "cuda:0" and tuple(out.shape) == (4, 3)
+    assert framework.nn.parallel.data_parallel(lin, framework.ones(1, 2, device="cpu"), [0]).device == "cuda:0"
+    with pytest.raises(NotImplementedError, match="DataParallel over 2 devices is not supported"):
+        framework.nn.DataParallel(lin, device_ids=[0, 1])

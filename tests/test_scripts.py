@@ -393,3 +393,40 @@ def test_mnist_rnn_matches_torch():
     assert_losses_match(ours, theirs, 3)
     for k in ("batchnorm.running_mean", "batchnorm.running_var", "batchnorm.num_batches_tracked"):
         np.testing.assert_allclose(state[k], t_state[k], **F32)
+
+
+# ---- imagenet: SGD with momentum, StepLR, top-k accuracy meters, checkpoints with optimizer/scheduler state ------
+
+@pytest.mark.filterwarnings("ignore:You have chosen to seed training")  # the script's own warning
+def test_imagenet_runs_saves_and_resumes(tmp_path):
+    args = ["--dummy", "--checkpoint-dir", str(tmp_path), "--seed", "0", "--no-accel"]
+    losses = quietly(load("imagenet").main, args + ["--epochs", "2"])
+    assert len(losses) == 8 and falls(losses, k=2)
+    checkpoint = framework.load(tmp_path / "checkpoint.pth.tar")
+    assert checkpoint["epoch"] == 2 and checkpoint["arch"] == "tinynet"
+    assert checkpoint["scheduler"]["last_epoch"] == 2 and len(checkpoint["optimizer"]["state"]) == 10
+    assert (tmp_path / "model_best.pth.tar").exists()
+    resumed = load("imagenet")
+    more = quietly(resumed.main, args + ["--epochs", "3", "--resume", str(tmp_path / "checkpoint.pth.tar")])
+    assert len(more) == 4 and framework.load(tmp_path / "checkpoint.pth.tar")["epoch"] == 3
+
+
+def test_imagenet_matches_torch():
+    rng = np.random.default_rng(8)
+    images = rng.uniform(0, 1, (16, 3, 16, 16)).astype(np.float32)
+    labels = rng.integers(0, 10, 16)
+    args = argparse.Namespace(no_accel=True, print_freq=100, gpu=None, distributed=False)
+    saved, results = {}, []
+    for script, m in both("imagenet"):
+        model = script.models["tinynet"]()
+        same_start(model, saved)
+        optimizer = m.optim.SGD(model.parameters(), 0.1, momentum=0.9, weight_decay=1e-4)
+        loader = m.utils.data.DataLoader(m.utils.data.TensorDataset(m.tensor(images), m.tensor(labels)),
+                                         batch_size=4)
+        for epoch in range(2):
+            quietly(script.train, loader, model, m.nn.CrossEntropyLoss(), optimizer, epoch, m.device("cpu"), args)
+        acc1 = quietly(script.validate, loader, model, m.nn.CrossEntropyLoss(), args)
+        results.append((script.LOSSES, float(acc1)))
+    (ours, acc), (theirs, t_acc) = results
+    assert_losses_match(ours, theirs, 8)
+    assert acc == pytest.approx(t_acc)
