@@ -282,8 +282,9 @@ def test_script_layers_train_under_compile_bit_for_bit():
     def run(compiled):
         framework.manual_seed(0)
         nn = framework.nn
-        model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1), nn.InstanceNorm2d(4, affine=True, track_running_stats=True),
-                              nn.ReLU(), nn.ReflectionPad2d(1), nn.Conv2d(4, 4, 3), nn.PixelShuffle(2))
+        model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1),
+                              nn.InstanceNorm2d(4, affine=True, track_running_stats=True), nn.ReLU(),
+                              nn.ReflectionPad2d(1), nn.Conv2d(4, 4, 3), nn.PixelShuffle(2))
         opt = framework.optim.Adadelta(model.parameters(), lr=1.0)
         rng = np.random.default_rng(0)
         xs = [framework.tensor(rng.standard_normal((4, 1, 6, 6)).astype(np.float32)) for _ in range(3)]
