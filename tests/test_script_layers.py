@@ -347,3 +347,14 @@ def test_data_parallel_on_one_gpu_moves_module_and_inputs(device):
     assert framework.nn.parallel.data_parallel(lin, framework.ones(1, 2, device="cpu"), [0]).device == "cuda:0"
     with pytest.raises(NotImplementedError, match="DataParallel over 2 devices is not supported"):
         framework.nn.DataParallel(lin, device_ids=[0, 1])
+
+
+def test_instance_norm_is_not_a_batch_norm_as_in_torch():
+    """Code that freezes batch norms with isinstance(m, _BatchNorm) must leave instance norms alone, as in torch."""
+    torch = pytest.importorskip("torch")
+    from torch.nn.modules.batchnorm import _BatchNorm as TorchBatchNorm
+
+    from framework.nn.layers import _BatchNorm
+    assert isinstance(torch.nn.InstanceNorm2d(3), TorchBatchNorm) is isinstance(framework.nn.InstanceNorm2d(3),
+                                                                                 _BatchNorm) is False
+    assert isinstance(framework.nn.BatchNorm2d(3), _BatchNorm)

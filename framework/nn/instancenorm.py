@@ -5,12 +5,13 @@ import warnings
 
 from ..tensor import Tensor
 from .functional_more import instance_norm
-from .layers import _BatchNorm
+from .layers import _NormBase
 
 
-class _InstanceNorm(_BatchNorm):
+class _InstanceNorm(_NormBase):
     """BatchNorm's parameters and buffers, with instance statistics (and no affine, no running stats, by default)."""
 
+    _expected_dims: tuple = ()
     _no_batch_dim: int = 2
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = False,
