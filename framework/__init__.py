@@ -45,6 +45,7 @@ from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, ler
                   logical_xor, nonzero, true_divide)
 from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, unique
 from .ops import cummax, cummin, kthvalue
+from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops.activation_more import celu, celu_, selu, selu_
@@ -83,9 +84,7 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     return dtypes.from_numpy_dtype(dtypes.promote_types(a.np, b.np))
 
 
-def device(spec: str = "cpu") -> str:
-    """A device name: 'cpu', 'cuda' (-> 'cuda:0') or 'cuda:N'."""
-    return backend.norm_device(spec)
+device = backend.device  # torch.device("cpu"), ("cuda:1"), ("cuda", 1): a str 'cpu'/'cuda:N' with .type, .index
 
 
 def set_default_device(device) -> None:

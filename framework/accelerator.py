@@ -2,7 +2,7 @@
 backed by the CuPy backend: the accelerator is CUDA when cupy sees a GPU, otherwise there is none."""
 from __future__ import annotations
 
-from . import cuda
+from . import backend, cuda
 
 
 def is_available() -> bool:
@@ -14,9 +14,9 @@ def device_count() -> int:
     return cuda.device_count()
 
 
-def current_accelerator(check_available: bool = False) -> str | None:
-    """``"cuda"`` when cupy sees a GPU, else None (torch returns None too); devices are strings in framework."""
-    return "cuda" if cuda.is_available() else None
+def current_accelerator(check_available: bool = False) -> backend.device | None:
+    """device('cuda') (a str, 'cuda:0', with .type 'cuda') when cupy sees a GPU, else None (as torch)."""
+    return backend.device("cuda") if cuda.is_available() else None
 
 
 def current_device_index() -> int:

@@ -295,6 +295,24 @@ def norm_device(device) -> str:
     raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {d}")
 
 
+class device(str):
+    """torch.device as a str subclass: it compares, hashes and prints as its name ('cpu', 'cuda:0'), so it goes
+    wherever framework takes a device string, and has torch's ``type`` and ``index`` (scripts test
+    ``device.type == 'cuda'``).  ``device('cuda')`` is 'cuda:0' here (framework names the GPU it uses)."""
+
+    def __new__(cls, type_or_spec="cpu", index: int | None = None):
+        spec = str(type_or_spec) if index is None else f"{type_or_spec}:{int(index)}"
+        return super().__new__(cls, norm_device(spec))
+
+    @property
+    def type(self) -> str:
+        return self.partition(":")[0]
+
+    @property
+    def index(self) -> int | None:
+        return int(self.partition(":")[2]) if ":" in self else None
+
+
 _kernels: dict = {}
 
 

@@ -100,20 +100,29 @@ def _shape(size) -> tuple:
     return tuple(int(s) for s in size)
 
 
+def _size(name: str, args: tuple, size) -> tuple:
+    """The shape of ``zeros(2, 3)``, ``zeros((2, 3))`` or torch's keyword form ``zeros(size=(2, 3))``."""
+    if size is not None:
+        if args:
+            raise TypeError(f"{name}() got multiple values for argument 'size'")
+        args = (size,)
+    return _shape(args)
+
+
 def _float_dt(dtype):
     return dtypes.to_numpy_dtype(dtype) if dtype is not None else dtypes.default_float.np
 
 
-def zeros(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(backend.host_array_module().zeros(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+def zeros(*args, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(backend.host_array_module().zeros(_size("zeros", args, size), _float_dt(dtype)), None, device, requires_grad)
 
 
-def ones(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(backend.host_array_module().ones(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+def ones(*args, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(backend.host_array_module().ones(_size("ones", args, size), _float_dt(dtype)), None, device, requires_grad)
 
 
-def empty(*size, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(backend.host_array_module().empty(_shape(size), _float_dt(dtype)), None, device, requires_grad)
+def empty(*args, size=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(backend.host_array_module().empty(_size("empty", args, size), _float_dt(dtype)), None, device, requires_grad)
 
 
 def full(size, fill_value, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -141,12 +150,12 @@ def linspace(start, end, steps: int, *, dtype=None, device=None, requires_grad: 
     return _finish(backend.host_array_module().linspace(start, end, steps).astype(_float_dt(dtype)), None, device, requires_grad)
 
 
-def rand(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_gen(generator).random(_shape(size)).astype(_float_dt(dtype)), None, device, requires_grad)
+def rand(*args, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(_gen(generator).random(_size("rand", args, size)).astype(_float_dt(dtype)), None, device, requires_grad)
 
 
-def randn(*size, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    return _finish(_gen(generator).standard_normal(_shape(size)).astype(_float_dt(dtype)), None, device,
+def randn(*args, size=None, generator=None, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    return _finish(_gen(generator).standard_normal(_size("randn", args, size)).astype(_float_dt(dtype)), None, device,
                    requires_grad)
 
 

@@ -432,11 +432,24 @@ class Tensor:
         return self.device != "cpu"
 
     @property
+    def is_cpu(self) -> bool:
+        return self.device == "cpu"
+
+    # devices framework never uses; scripts test them (dcgan: `input.is_cuda or input.is_xpu`)
+    is_xpu = is_mps = is_meta = property(lambda self: False)
+
+    def get_device(self) -> int:
+        """The CUDA device index, -1 on the CPU (torch's convention)."""
+        return -1 if self.device == "cpu" else int(str(self.device).partition(":")[2] or 0)
+
+    @property
     def ndim(self) -> int:
         return self._array.ndim
 
     def dim(self) -> int:
         return self._array.ndim
+
+    ndimension = dim
 
     def numel(self) -> int:
         return int(self._array.size)
@@ -494,6 +507,15 @@ class Tensor:
     # ---- conversion -----------------------------------------------------------------------------
     def _numpy_view(self) -> np.ndarray:
         return backend.to_numpy(self._array)
+
+    def __array__(self, dtype=None, copy=None) -> np.ndarray:
+        """np.asarray(t) / np.array(t): numpy()'s array (so its refusals: requires grad, not on the CPU), as torch.
+
+        Without it NumPy would read the tensor as a sequence of 0-d tensors (an object array for np.array(t))."""
+        arr = self.numpy()
+        if dtype is not None:
+            return arr.astype(dtype, copy=bool(copy))
+        return arr.copy() if copy else arr
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The data as a numpy array sharing memory (CPU only; refuses tensors that require grad)."""

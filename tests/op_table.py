@@ -363,3 +363,12 @@ OPS += [
     OpCase("celu", lambda m, a: m.nn.functional.celu(a, 0.7), [(3, 4)]),
     OpCase("tanhshrink", lambda m, a: m.nn.functional.tanhshrink(a), [(3, 4)]),
 ]
+
+# layers met in pytorch/examples scripts (tests/scripts/): super_resolution's PixelShuffle
+OPS += [
+    OpCase("pixel_shuffle", lambda m, a: m.nn.functional.pixel_shuffle(a, 2), [(2, 8, 3, 2)]),
+    OpCase("pixel_shuffle_batch_dims", lambda m, a: m.pixel_shuffle(a, 3), [(2, 1, 9, 2, 1)]),
+    OpCase("pixel_shuffle_3d", lambda m, a: m.nn.functional.pixel_shuffle(a, 2), [(4, 2, 3)]),
+    OpCase("pixel_unshuffle", lambda m, a: m.nn.functional.pixel_unshuffle(a, 2), [(2, 2, 4, 6)]),
+    OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
+]

@@ -161,5 +161,6 @@ class _OpenGrid:
 
 ogrid = _OpenGrid()
 take = _function("take")
-linalg = types.SimpleNamespace(norm=lambda x, *a, **k: _wrap(np.linalg.norm(_to_numpy_args(x), *a, **k)))
+linalg = types.SimpleNamespace(norm=lambda x, *a, **k: _wrap(np.linalg.norm(_to_numpy_args(x), *a, **k)),
+                                qr=lambda x, *a, **k: tuple(_wrap(r) for r in np.linalg.qr(_to_numpy_args(x), *a, **k)))
 _module = sys.modules[__name__]

@@ -100,7 +100,8 @@ def test_gan_300_steps_compiled_equals_eager_bit_for_bit(mode):
 
 
 @pytest.mark.parametrize("opt_cls,kw", [(optim.SGD, dict(lr=0.05, momentum=0.9)), (optim.Adam, dict(lr=1e-3)),
-                                        (optim.AdamW, dict(lr=1e-3))])
+                                        (optim.AdamW, dict(lr=1e-3)), (optim.RMSprop, dict(lr=1e-3)),
+                                        (optim.Adadelta, dict(lr=1.0))])
 def test_mlp_300_steps_compiled_equals_eager_bit_for_bit(opt_cls, kw):
     xs, ys = _batches(6, (16, 8), classes=4)
     mods_e, opts_e, step_e = _mlp(1, opt_cls, **kw)

@@ -24,6 +24,8 @@ OPTIMIZERS = [
     ("rmsprop_alpha_max", "RMSprop", dict(lr=0.01, alpha=0.9, maximize=True)),
     ("adagrad", "Adagrad", dict(lr=0.1)),
     ("adagrad_decay_wd_init", "Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
+    ("adadelta", "Adadelta", dict()),
+    ("adadelta_rho_wd_eps", "Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)),
 ]
 
 

@@ -20,6 +20,7 @@ MORE = [
     ("rmsprop_momentum", "RMSprop", dict(lr=0.01, momentum=0.5)),
     ("rmsprop_centered_max_wd", "RMSprop", dict(lr=0.01, centered=True, maximize=True, weight_decay=0.1)),
     ("adagrad_max", "Adagrad", dict(lr=0.1, maximize=True, eps=1e-6)),
+    ("adadelta_max_wd", "Adadelta", dict(lr=0.5, maximize=True, weight_decay=0.1)),
 ]
 ALL = OPTIMIZERS + MORE
 SHAPES = [(3, 4), (4,), (), (2, 3, 2), (5,)]

@@ -20,4 +20,8 @@ from .activation_more import (CELU, ELU, SELU, PReLU, ReLU6, SiLU, ConstantPad2d
                               ZeroPad2d)
 from .container_more import ParameterDict, ParameterList  # noqa: E402
 from .layers_more import (AdaptiveAvgPool2d, AvgPool1d, Conv1d, GroupNorm, MaxPool1d, Upsample)  # noqa: E402
+from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .parallel import DataParallel  # noqa: E402
+from .instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
+from .padding import ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d  # noqa: E402
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

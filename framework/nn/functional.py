@@ -320,8 +320,9 @@ nll_loss = _nll.nll_loss
 # exported here as torch's F -------------------------------------------------------------------------------
 from ..ops.gather import embedding, one_hot  # noqa: E402
 from ..ops.resample import interpolate, pad  # noqa: E402
+from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402
 from .functional_attention import multi_head_attention_forward  # noqa: E402
-from .functional_more import normalize, scaled_dot_product_attention  # noqa: E402
+from .functional_more import instance_norm, normalize, scaled_dot_product_attention  # noqa: E402
 from .losses_more import (cosine_embedding_loss, cosine_similarity, huber_loss, kl_div,  # noqa: E402
                           margin_ranking_loss, pairwise_distance, smooth_l1_loss, triplet_margin_loss)
 from ..ops.activation_more import (celu, celu_, elu, elu_, hardsigmoid, hardswish, hardtanh, hardtanh_,  # noqa: E402

@@ -1,4 +1,4 @@
-"""Functional pieces added for real PyTorch scripts: channel dropout and scaled dot-product attention."""
+"""Functional pieces added for real PyTorch scripts: scaled dot-product attention, normalize, instance_norm."""
 from __future__ import annotations
 
 import math
@@ -6,6 +6,8 @@ import math
 import numpy as np
 
 from .. import backend, ops
+from ..autograd.grad_mode import no_grad
+from ..ops import batch_norm as _bn
 from ..tensor import Tensor
 from ..ops.dropout import dropout
 
@@ -40,3 +42,33 @@ def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -
     """input / max(|input|_p along dim, eps), as torch's F.normalize."""
     denom = ops.norm(input, p=p, dim=dim, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
+
+
+def instance_norm(input: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None, use_input_stats: bool = True,
+                  momentum: float = 0.1, eps: float = 1e-5) -> Tensor:
+    """Normalise each (sample, channel) over its spatial dims.
+
+    As torch's aten::instance_norm: batch norm over the input viewed as (1, N*C, *spatial), with the
+    per-channel weight, bias and running stats repeated N times; the running stats then take the mean of
+    their N updated copies.  So the graph is ViewBackward0 <- NativeBatchNormBackward0 <- RepeatBackward0.
+    """
+    if use_input_stats:
+        spatial = 1
+        for s in input.shape[2:]:
+            spatial *= s
+        if spatial == 1:
+            raise ValueError(f"Expected more than 1 spatial element when training, got input size {input.size()}")
+    elif running_mean is None or running_var is None:
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    weight_, bias_, mean_, var_ = (t.repeat(b) if t is not None else None
+                                   for t in (weight, bias, running_mean, running_var))
+    out = _bn.batch_norm(input.contiguous().view(1, b * c, *input.shape[2:]), mean_, var_, weight_, bias_,
+                         use_input_stats, momentum, eps)
+    with no_grad():
+        if running_mean is not None:
+            running_mean.copy_(mean_.view(b, c).mean(0))
+        if running_var is not None:
+            running_var.copy_(var_.view(b, c).mean(0))
+    return out.view(input.shape)

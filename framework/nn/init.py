@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from ..autograd.grad_mode import no_grad
+from ..backend import get_array_module
 from ..creation import eye
 from ..tensor import Tensor
 
@@ -90,3 +91,29 @@ def kaiming_uniform_(t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlineari
 def kaiming_normal_(t: Tensor, a: float = 0.0, mode: str = "fan_in", nonlinearity: str = "leaky_relu",
                     generator=None) -> Tensor:
     return normal_(t, 0.0, calculate_gain(nonlinearity, a) / math.sqrt(_fan(t, mode)), generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
+    """Fill ``tensor`` (trailing dims flattened) with a (semi-)orthogonal matrix times ``gain`` (Saxe et al. 2013).
+
+    As torch: Q of the QR factorisation of a standard normal matrix (transposed when wider than tall), with
+    its columns' signs flipped where R's diagonal is negative, so Q is uniform over orthogonal matrices.
+    """
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)._array
+    if rows < cols:
+        flattened = flattened.T
+    xp = get_array_module(flattened)
+    q, r = xp.linalg.qr(flattened)
+    q = q * xp.sign(xp.diagonal(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        tensor.view(rows, cols).copy_(Tensor._make(xp.ascontiguousarray(q)))
+        tensor.mul_(gain)
+    return tensor

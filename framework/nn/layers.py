@@ -122,8 +122,8 @@ class ConvTranspose2d(_WeightBias):
                 + (f", padding={self.padding}" if self.padding != (0, 0) else ""))
 
 
-class _BatchNorm(Module):
-    _expected_dims: tuple = ()
+class _NormBase(Module):
+    """What batch and instance norm share (torch's _NormBase): weight/bias, running stats, the repr."""
 
     def __init__(self, num_features: int, eps: float = 1e-5, momentum: float = 0.1, affine: bool = True,
                  track_running_stats: bool = True, device=None, dtype=None, *, bias: bool = True) -> None:
@@ -146,6 +146,14 @@ class _BatchNorm(Module):
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
 
+    def extra_repr(self) -> str:
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class _BatchNorm(_NormBase):
+    _expected_dims: tuple = ()
+
     def forward(self, x):
         if x.dim() not in self._expected_dims:
             raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {x.dim()}D "
@@ -160,10 +168,6 @@ class _BatchNorm(Module):
         return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight, self.bias,
                             use_batch, momentum, self.eps)
-
-    def extra_repr(self) -> str:
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.use_bias}, track_running_stats={self.track_running_stats}")
 
 
 class BatchNorm1d(_BatchNorm):

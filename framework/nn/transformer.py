@@ -2,11 +2,13 @@
 
 Submodule names match torch's (self_attn, linear1, dropout, linear2, norm1, norm2, dropout1, dropout2...),
 so a torch state_dict loads as is. torch's fused "fast path" (nested tensors, eval mode) computes the same
-values, so it is not reproduced; ``enable_nested_tensor`` is accepted and ignored.
+values, so it is not reproduced; ``enable_nested_tensor`` only decides, as in torch, whether TransformerEncoder
+warns that the fast path could not be used (scripts that turn warnings into errors see the same warning).
 """
 from __future__ import annotations
 
 import copy
+import warnings
 
 from .. import creation
 from ..tensor import Tensor
@@ -37,6 +39,28 @@ def _generate_square_subsequent_mask(sz: int, device=None, dtype=None) -> Tensor
     return creation.full((sz, sz), float("-inf"), dtype=dtype, device=device).triu(1)
 
 
+def _why_not_sparsity_fast_path(layer) -> str:
+    """torch's reason (its words) why TransformerEncoder cannot use nested tensors with this layer; "" if it can."""
+    enc_layer = "encoder_layer"
+    if not isinstance(layer, TransformerEncoderLayer):
+        return f"{enc_layer} was not TransformerEncoderLayer"
+    if layer.norm_first:
+        return f"{enc_layer}.norm_first was True"
+    if not layer.self_attn.batch_first:
+        return f"{enc_layer}.self_attn.batch_first was not True(use batch_first for better inference performance)"
+    if not layer.self_attn._qkv_same_embed_dim:
+        return f"{enc_layer}.self_attn._qkv_same_embed_dim was not True"
+    if layer.self_attn.in_proj_bias is None:
+        return f"{enc_layer}.self_attn was passed bias=False"
+    if not layer.activation_relu_or_gelu:
+        return f"{enc_layer}.activation_relu_or_gelu was not True"
+    if layer.norm1.eps != layer.norm2.eps:
+        return f"{enc_layer}.norm1.eps was not equal to {enc_layer}.norm2.eps"
+    if layer.self_attn.num_heads % 2 == 1:
+        return f"{enc_layer}.self_attn.num_heads is odd"
+    return ""
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention then a feed-forward block, each with residual + LayerNorm (post- or pre-norm)."""
 
@@ -56,6 +80,10 @@ class TransformerEncoderLayer(Module):
         self.dropout1 = Dropout(dropout)
         self.dropout2 = Dropout(dropout)
         self.activation = _activation(activation)
+        # torch's fast-path flag: 1 for relu, 2 for gelu, 0 for any other activation
+        act = self.activation
+        self.activation_relu_or_gelu = 1 if act is F.relu or type(act).__name__ == "ReLU" else \
+            2 if act is F.gelu or type(act).__name__ == "GELU" else 0
 
     def _sa_block(self, x, attn_mask, key_padding_mask, is_causal=False):
         x = self.self_attn(x, x, x, attn_mask=attn_mask, key_padding_mask=key_padding_mask, need_weights=False,
@@ -86,6 +114,11 @@ class TransformerEncoder(Module):
         self.layers = _get_clones(encoder_layer, num_layers)
         self.num_layers, self.norm = num_layers, norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        why_not = _why_not_sparsity_fast_path(encoder_layer)
+        self.use_nested_tensor = enable_nested_tensor and not why_not
+        if enable_nested_tensor and why_not:
+            warnings.warn(f"enable_nested_tensor is True, but self.use_nested_tensor is False because {why_not}",
+                          stacklevel=2)
 
     def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:

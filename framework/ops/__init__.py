@@ -42,6 +42,7 @@ from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
 from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
+from .pixel_shuffle import pixel_shuffle, pixel_unshuffle
 from .order_stats import cummax, cummin, kthvalue
 # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py)
 from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_,

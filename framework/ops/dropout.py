@@ -29,7 +29,16 @@ def _channel_dropout(x: Tensor, p: float, training: bool, inplace: bool, spatial
     """Zero whole channels (all ``spatial`` trailing dims at once) with probability p, scale the rest."""
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if x.ndim not in (spatial + 1, spatial + 2):
+    if spatial == 2 and x.ndim not in (3, 4):  # torch only warns here, then drops features of whatever it got
+        warnings.warn(f"dropout2d: Received a {x.ndim}-D input to dropout2d, which is deprecated and will result in "
+                      "an error in a future release. To retain the behavior and silence this warning, please use "
+                      "dropout instead. Note that dropout2d exists to provide channel-wise dropout on inputs with 2 "
+                      "spatial dimensions, a channel dimension, and an optional batch dimension (i.e. 3D or 4D "
+                      "inputs).", stacklevel=3)
+        if x.ndim < 2:
+            raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+        spatial = x.ndim - 2  # (N, C, ...): one draw per (sample, feature); a 2-D input drops single elements
+    elif x.ndim not in (spatial + 1, spatial + 2):
         raise RuntimeError(f"{name}: Expected {spatial + 1}D or {spatial + 2}D input, but received a {x.ndim}D "
                            f"input. Note that {name} exists to provide channel-wise dropout on inputs with "
                            f"{spatial} spatial dimensions, a channel dimension, and an optional batch dimension "

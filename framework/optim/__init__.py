@@ -1,5 +1,6 @@
 """framework.optim: optimizers that update parameters in place under no_grad, and LR schedulers."""
 from . import lr_scheduler  # noqa: F401
+from .adadelta import Adadelta, adadelta_step
 from .adam import Adam, AdamW, adam_step
 from .lbfgs import LBFGS
 from .optimizer import Optimizer

@@ -45,7 +45,7 @@ def rmsprop_foreach(bucket, *, lr: float, alpha: float, eps: float, weight_decay
                     centered: bool, maximize: bool) -> None:
     """rmsprop_step's formulas, in the same order, on a FlatBucket's flat arrays (torch's _multi_tensor_rmsprop)."""
     xp, p, st = bucket.xp, bucket.param, bucket.state
-    bucket.next_step()
+    bucket.count_step()  # the value is not needed: no host read, so framework.compile can replay the step
     t = bucket.scratch(0)  # temporaries in the bucket's scratch buffers, as in adam_foreach (same roundings)
     g = xp.negative(bucket.grad, out=bucket.scratch(1)) if maximize else bucket.grad
     if weight_decay != 0:
