@@ -78,6 +78,9 @@ class Tensor:
     # torch: detaching an inference tensor outside inference_mode gives an inference tensor that has a version
     # counter of its own (it may be modified in place) but still never joins a graph
     _detached_inference = False
+    # numpy defers a binary operator to the operand of higher priority: ``np.float32(2) * t`` is then t.__rmul__
+    # (a Tensor with its graph, as torch's, which sets the same priority), not numpy converting t to an array
+    __array_priority__ = 1000
 
     # ---- construction ---------------------------------------------------------------------------
     def __init__(self, *args, dtype=None, device=None, requires_grad: bool = False) -> None:

@@ -77,3 +77,17 @@ def test_api_matches_torch(torch):
                 str(m.promote_types(m.int64, m.float32)).split(".")[-1], float(t[0, 1]), int(t[2, 3]))
 
     assert outcome(run, framework) == outcome(run, torch)
+
+
+@pytest.mark.parametrize("expr", ["np.float32(2.0) * t", "np.float64(2.0) + t", "np.int64(2) * t", "np.float32(2.0) - t",
+                                  "np.float64(3) / t", "np.float32(2) ** t", "np.float32(2) > t", "np.float16(1) + t"])
+def test_numpy_scalar_on_the_left_gives_a_tensor_with_its_graph_as_torch(expr):
+    """numpy defers to the Tensor (__array_priority__), so the result is t.__r*__'s: no silent numpy array."""
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (framework, torch):
+        t = m.tensor([0.5, 1.5, 2.5], requires_grad=True)
+        out = eval(expr, {"np": np, "t": t})
+        grad_fn = out.grad_fn.name() if out.grad_fn is not None else None
+        results.append((type(out).__name__, grad_fn, str(out.dtype).split(".")[-1], out.detach().cpu().numpy().tolist()))
+    assert results[0] == results[1]
