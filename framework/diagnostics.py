@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import sys
 
+from . import backend
 from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
 from .autograd.anomaly import is_anomaly_enabled
 from .autograd.view_meta import rebase_error
@@ -154,10 +155,19 @@ def saved_tensor_detached(saved, node) -> AutogradError:
         + _fixes("use `x = x.detach()` (a new tensor) instead of `x.detach_()` while a graph still needs x."))
 
 
+def _saved_type_name(saved) -> str:
+    """torch's type name in the in-place error: the legacy tensor type (framework.LongTensor), except for bool,
+    which torch's Python layer does not rename, so it keeps its C++ name (CPUBoolType)."""
+    if saved.dtype.legacy != "BoolTensor":
+        return f"framework.{saved.dtype.legacy}"
+    array = saved.array if saved.tensor is None else saved.tensor._array
+    return "CPUBoolType" if backend.device_of(array) == "cpu" else "CUDABoolType"
+
+
 def inplace_modified(saved, node) -> AutogradError:
     """A saved tensor's version changed between forward and backward."""
     dims = ", ".join(str(d) for d in saved.shape)
-    legacy = saved.dtype.legacy
+    type_name = _saved_type_name(saved)
     # like torch, name the tensor's *current* history (CopySlices after `b[0] = ...`)
     current_fn = node if saved.tensor is None else saved.tensor.grad_fn
     if saved.tensor is None and saved.grad_fn is not None:
@@ -170,7 +180,7 @@ def inplace_modified(saved, node) -> AutogradError:
         which = ""
     current = saved.counter.value
     first = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
-             f"[framework.{legacy} [{dims}]]{which} is at version {current}; expected version "
+             f"[{type_name} [{dims}]]{which} is at version {current}; expected version "
              f"{saved.version} instead. {_HINT_ANOMALY if is_anomaly_enabled() else _HINT}")
     counter = saved.counter
     label = _tensor_name(counter)
