@@ -6,6 +6,8 @@ tensors) is one Index op whose gradient scatter-adds, so repeated indices accumu
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import backend
@@ -22,17 +24,29 @@ def _is_advanced(i) -> bool:
     return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
 
 
-def _to_array_index(i, a):
-    """An index as an array on ``a``'s device (lists and host arrays are copied there, as torch allows)."""
+def _index_part(i):
+    """One part of an advanced index as Index/IndexPut take it: a Tensor as it is (checked; the op saves it), a
+    list as an array; slices, None, Ellipsis and numbers as they are."""
     if isinstance(i, Tensor):
         if i._array.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        i = i._array
+        return i
     if isinstance(i, list):
-        i = np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
-    if isinstance(i, np.ndarray) and get_array_module(a._array) is not np:
-        return backend.to_device(i, a.device)
+        return np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
     return i
+
+
+def _on_device(i, a):
+    """An index part as an array on ``a``'s device (host arrays are copied there, as torch allows)."""
+    if isinstance(i, np.ndarray) and get_array_module(a) is not np:
+        return backend.to_device(i, backend.device_of(a))
+    return i
+
+
+def _saved_parts(parts: tuple) -> tuple:
+    """The index parts torch's IndexBackward0 keeps as tensors: its 0-d ones (ints, a 0-d mask) it turns into
+    numbers or new tensors first, so changing those in place later is no error there."""
+    return tuple(p for p in parts if getattr(p, "ndim", 0))
 
 
 def _put(target, index, values, accumulate: bool) -> None:
@@ -149,12 +163,16 @@ class SplitWithSizes(Split):
 
 
 class Index(Function):
-    """out = a[advanced index] (a copy). Saves the index (as arrays; freed with the node's saved values)."""
+    """out = a[index] for an advanced index, given as its parts: ``Index.apply(a, *index)``. Saves the index
+    arrays (an index Tensor itself: changed in place before backward, it is refused, as torch's)."""
 
     node_name, array_forward = "IndexBackward0", True
+    index_args = range(1, sys.maxsize)  # every part of the index
 
     @staticmethod
-    def forward(ctx, a, index):
+    def forward(ctx, a, *parts):
+        ctx.save_for_backward(*_saved_parts(parts))
+        index = tuple(_on_device(p, a) for p in parts)
         ctx.shape, ctx.index = a.shape, index
         check_bounds(a.shape, index)
         try:
@@ -164,8 +182,8 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # torch saves the index tensors: once a backward has freed them, a second one is refused
-        return IndexPutGrad.apply(grad, ctx.shape, ctx.index, True), None
+        ctx.saved_tensors  # the index changed in place since forward, or freed by a backward: torch's error
+        return (IndexPutGrad.apply(grad, ctx.shape, ctx.index, True),) + (None,) * len(ctx.index)
 
 
 class IndexGrad(Function):
@@ -182,7 +200,7 @@ class IndexGrad(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return Index.apply(g, ctx.index), None, None, None
+        return Index.apply(g, *ctx.index), None, None, None
 
 
 # the same maths under torch's names for each op's create_graph gradient: select_backward, slice_backward,
@@ -203,8 +221,7 @@ def getitem(a, idx):
             return Slice.apply(a, 0, idx)
         idx = (idx,)
     if any(_is_advanced(i) for i in idx):
-        index = tuple(_to_array_index(i, a) for i in idx) if len(idx) > 1 else _to_array_index(idx[0], a)
-        return Index.apply(a, index)
+        return Index.apply(a, *[_index_part(i) for i in idx])
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
     if n_real and a.ndim == 0:
         if any(isinstance(i, slice) for i in idx):
@@ -240,13 +257,17 @@ def _is_int_scalar(i) -> bool:
 
 
 class IndexPut(Function):
-    """a[index] = values in place (advanced index). Saves nothing but the index."""
+    """a[index] = values in place (advanced index, given as its parts: ``IndexPut.apply(a, values, accumulate,
+    *index)``). Saves nothing but the index (an index Tensor itself, as Index)."""
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
     checks_internal_overlap = False  # torch only warns for an expand()ed target
+    index_args = range(3, sys.maxsize)  # every part of the index
 
     @staticmethod
-    def forward(ctx, a, index, values, accumulate=False):
+    def forward(ctx, a, values, accumulate, *parts):
+        ctx.save_for_backward(*_saved_parts(parts))
+        index = tuple(_on_device(p, a) for p in parts)
         ctx.index, ctx.accumulate = index, accumulate
         ctx.v_meta = (tuple(getattr(values, "shape", ())), getattr(values, "dtype", None))
         check_bounds(a.shape, index)
@@ -255,6 +276,7 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # the index changed in place since forward, or freed by a backward: torch's error
         ga = gv = None
         if ctx.needs_input_grad[0]:
             if ctx.accumulate:
@@ -263,9 +285,9 @@ class IndexPut(Function):
                 mask = get_array_module(grad._array).ones(grad.shape, dtype=bool)
                 mask[ctx.index] = False
                 ga = grad * Tensor._make(mask)
-        if ctx.needs_input_grad[2]:
-            gv = grad_for(Index.apply(grad, ctx.index), ctx.v_meta[0], ctx.v_meta[1])
-        return ga, None, gv, None
+        if ctx.needs_input_grad[1]:
+            gv = grad_for(Index.apply(grad, *ctx.index), ctx.v_meta[0], ctx.v_meta[1])
+        return (ga, gv, None) + (None,) * len(ctx.index)
 
 
 def _covers_all(key: tuple, shape: tuple) -> bool:
@@ -289,11 +311,11 @@ def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_advanced(i) for i in key):
-        index = tuple(_to_array_index(i, a) for i in key) if len(key) > 1 else _to_array_index(key[0], a)
+        parts = [_index_part(i) for i in key]
         if isinstance(value, Tensor):
-            IndexPut.apply(a, index, _strip_leading_ones(value, always=False))
+            IndexPut.apply(a, _strip_leading_ones(value, always=False), False, *parts)
         else:
-            IndexPut.apply(a, index, get_array_module(a._array).asarray(value, dtype=a._array.dtype))
+            IndexPut.apply(a, get_array_module(a._array).asarray(value, dtype=a._array.dtype), False, *parts)
         return
     # torch skips slices that cover their whole dim: `a[:] = 0` (or `a[:1] = 0` when dim 0 has size 1) writes
     # into `a` itself, not into a view of it

@@ -51,7 +51,7 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_siz
 class Take(Function):
     """out = a.flatten()[index] (index of any shape, negatives from the end). Saves a (as torch) and the index."""
 
-    node_name, array_forward = "TakeBackward0", True
+    node_name, array_forward, index_args = "TakeBackward0", True, (1,)
 
     @staticmethod
     def forward(ctx, a, index):
@@ -62,14 +62,14 @@ class Take(Function):
         if bad:
             first = index[(index < -n) | (index >= n)].reshape(-1)[0]
             raise IndexError(f"out of range: tried to access index {int(first)} on a tensor of {n} elements.")
+        ctx.save_for_backward(a, index)  # the index for the check only: ctx.index is computed from it
         index = xp.where(index < 0, index + n, index)
         ctx.index, ctx.shape = index, a.shape
-        ctx.save_for_backward(a)
         return a.reshape(-1)[index]
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # the version check on the saved input
+        ctx.saved_arrays  # a or the index changed in place since forward, or freed by a backward: torch's error
         return _TakeBackward.apply(grad, ctx.shape, ctx.index), None
 
 
@@ -102,7 +102,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._array.dtype.kind not in "iu":
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{scalar_type_name(index._array.dtype) if isinstance(index, Tensor) else type(index)}")
-    return Take.apply(input, index._array)
+    return Take.apply(input, index)
 
 
 class MedianAll(Function):
