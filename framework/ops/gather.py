@@ -169,7 +169,7 @@ class IndexSelect(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # the index changed in place since forward, or freed by a backward: torch's error
+        ctx.saved_arrays  # the index changed in place since forward, or freed by a backward: torch's error
         return IndexAddGrad.apply(grad, ctx.shape, ctx.index, True), None, None
 
 

@@ -36,17 +36,18 @@ def _index_part(i):
     return i
 
 
-def _on_device(i, a):
-    """An index part as an array on ``a``'s device (host arrays are copied there, as torch allows)."""
-    if isinstance(i, np.ndarray) and get_array_module(a) is not np:
-        return backend.to_device(i, backend.device_of(a))
-    return i
+def _on_device(parts: tuple, a) -> tuple:
+    """The index parts as arrays on ``a``'s device (host arrays are copied there, as torch allows)."""
+    if get_array_module(a) is np:
+        return parts
+    device = backend.device_of(a)
+    return tuple(backend.to_device(p, device) if isinstance(p, np.ndarray) else p for p in parts)
 
 
-def _saved_parts(parts: tuple) -> tuple:
+def _saved_parts(parts: tuple) -> list:
     """The index parts torch's IndexBackward0 keeps as tensors: its 0-d ones (ints, a 0-d mask) it turns into
     numbers or new tensors first, so changing those in place later is no error there."""
-    return tuple(p for p in parts if getattr(p, "ndim", 0))
+    return [p for p in parts if getattr(p, "ndim", 0)]
 
 
 def _put(target, index, values, accumulate: bool) -> None:
@@ -172,7 +173,7 @@ class Index(Function):
     @staticmethod
     def forward(ctx, a, *parts):
         ctx.save_for_backward(*_saved_parts(parts))
-        index = tuple(_on_device(p, a) for p in parts)
+        index = _on_device(parts, a)
         ctx.shape, ctx.index = a.shape, index
         check_bounds(a.shape, index)
         try:
@@ -182,7 +183,7 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # the index changed in place since forward, or freed by a backward: torch's error
+        ctx.saved_arrays  # the index changed in place since forward, or freed by a backward: torch's error
         return (IndexPutGrad.apply(grad, ctx.shape, ctx.index, True),) + (None,) * len(ctx.index)
 
 
@@ -267,7 +268,7 @@ class IndexPut(Function):
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):
         ctx.save_for_backward(*_saved_parts(parts))
-        index = tuple(_on_device(p, a) for p in parts)
+        index = _on_device(parts, a)
         ctx.index, ctx.accumulate = index, accumulate
         ctx.v_meta = (tuple(getattr(values, "shape", ())), getattr(values, "dtype", None))
         check_bounds(a.shape, index)
@@ -276,7 +277,7 @@ class IndexPut(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # the index changed in place since forward, or freed by a backward: torch's error
+        ctx.saved_arrays  # the index changed in place since forward, or freed by a backward: torch's error
         ga = gv = None
         if ctx.needs_input_grad[0]:
             if ctx.accumulate:
