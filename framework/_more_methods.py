@@ -32,7 +32,7 @@ def _inplace_from(fn):
 
 
 METHODS = {
-    "gather": ops.gather, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
+    "gather": ops.gather, "take_along_dim": ops.take_along_dim, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
     "scatter_": _inplace_from(ops.scatter), "scatter_add_": _inplace_from(ops.scatter_add),
     "index_select": ops.index_select, "tril": ops.tril, "triu": ops.triu,
     "tril_": _inplace_from(ops.tril), "triu_": _inplace_from(ops.triu),

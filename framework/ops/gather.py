@@ -1,4 +1,4 @@
-"""Index-driven ops: gather, scatter, scatter_add, index_select, tril/triu, embedding, one_hot.
+"""Index-driven ops: gather, take_along_dim, scatter, scatter_add, index_select, tril/triu, embedding, one_hot.
 
 Backwards are written with each other (gather <-> scatter_add), so gradients of gradients work too.
 """
@@ -11,15 +11,16 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..creation import zeros
 from ..tensor import Tensor
+from ._util import broadcast_shapes_checked, wrap_dim
 from .indexing import EmbeddingGrad, IndexAddGrad
 
 
-def _index_arg(index, name: str):
+def _index_arg(index, name: str, allowed: str = "int32/int64"):
     """The index as the op takes it: a Tensor itself (the op saves it, so backward refuses it once it was changed
     in place, as torch's), anything else as an array."""
     arr = index._array if isinstance(index, Tensor) else np.asarray(index)
     if arr.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+        raise RuntimeError(f"{name}(): Expected dtype {allowed} for index")
     return index if isinstance(index, Tensor) else arr
 
 
@@ -125,6 +126,32 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return Gather.apply(input, dim % max(input.ndim, 1), _index_arg(index, "gather"))
 
 
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """input.gather(dim, indices), input and indices broadcast against each other (but along dim), as torch's; with
+    dim None, the flattened input at the flattened indices."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type(indices).__name__}")
+    if dim is None:  # torch's self.view(-1).gather(0, indices.view(-1)): the indices are saved (a view of them)
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if indices.dtype.legacy != "LongTensor":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.legacy[:-len('Tensor')]}")
+    if input.ndim == 0 and dim in (0, -1):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, input.ndim)
+    in_shape, idx_shape = list(input.shape), list(indices.shape)
+    # each is broadcast to the other's shape, but keeps its own size along dim
+    idx_to = broadcast_shapes_checked(in_shape[:dim] + [idx_shape[dim]] + in_shape[dim + 1:], idx_shape)
+    in_to = broadcast_shapes_checked(idx_shape[:dim] + [in_shape[dim]] + idx_shape[dim + 1:], in_shape)
+    # torch's broadcast indices are a tensor of its own, not the caller's: changing those later is no error there
+    idx = get_array_module(indices._array).broadcast_to(indices._array, idx_to)
+    return Gather.apply(input.expand(*in_to), dim, idx)
+
+
 def _check_src_dtype(input, src) -> None:
     """input and src: Tensors, or the arrays a forward sees."""
     if hasattr(src, "dtype") and src.dtype != input.dtype:
@@ -143,7 +170,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_arg(index, "scatter_add"), src)
+    return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_arg(index, "scatter"), src)
 
 
 class IndexSelect(Function):
@@ -174,7 +201,7 @@ class IndexSelect(Function):
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return IndexSelect.apply(input, dim % max(input.ndim, 1), _index_arg(index, "index_select"))
+    return IndexSelect.apply(input, dim % max(input.ndim, 1), _index_arg(index, "index_select", "int32 or int64"))
 
 
 class Tril(Function):
