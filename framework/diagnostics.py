@@ -9,7 +9,6 @@ from __future__ import annotations
 import re
 import sys
 
-from . import backend
 from .autograd.callsite import _FRAMEWORK_DIR, format_site, user_site
 from .autograd.anomaly import is_anomaly_enabled
 from .autograd.view_meta import rebase_error
@@ -157,11 +156,10 @@ def saved_tensor_detached(saved, node) -> AutogradError:
 
 def _saved_type_name(saved) -> str:
     """torch's type name in the in-place error: the legacy tensor type (framework.LongTensor), except for bool,
-    which torch's Python layer does not rename, so it keeps its C++ name (CPUBoolType)."""
-    if saved.dtype.legacy != "BoolTensor":
-        return f"framework.{saved.dtype.legacy}"
-    array = saved.array if saved.tensor is None else saved.tensor._array
-    return "CPUBoolType" if backend.device_of(array) == "cpu" else "CUDABoolType"
+    which torch's Python layer does not rename, so it keeps its C++ name (CPUBoolType). Like the other names,
+    torch's CPU one on every device."""
+    legacy = saved.dtype.legacy
+    return "CPUBoolType" if legacy == "BoolTensor" else f"framework.{legacy}"
 
 
 def inplace_modified(saved, node) -> AutogradError:
