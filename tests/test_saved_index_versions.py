@@ -417,6 +417,34 @@ def binary_cross_entropy_broadcast_weight(m):  # torch saves weight.expand(size)
     _backward(y)
 
 
+def batch_norm_eval_running_mean(m):
+    x, rm, rv = m.randn(4, 3, requires_grad=True), m.zeros(3), m.ones(3)
+    y = _F(m).batch_norm(x, rm, rv, training=False)
+    rm.add_(1)
+    _backward(y * y)
+
+
+def batch_norm_train_running_var(m):  # saved too in training (the forward's own update bumps no version)
+    x, rm, rv = m.randn(4, 3, requires_grad=True), m.zeros(3), m.ones(3)
+    y = _F(m).batch_norm(x, rm, rv, training=True)
+    rv.mul_(2)
+    _backward(y * y)
+
+
+def batch_norm_module_eval(m):  # the module's buffers are at version 1 after __init__, as torch's
+    bn, x = m.nn.BatchNorm1d(3).eval(), m.randn(4, 3, requires_grad=True)
+    y = bn(x)
+    with m.no_grad():
+        bn.running_mean.add_(1)
+    _backward(y * y)
+
+
+def batch_norm_module_two_forwards(m):  # a second forward updates the running statistics: no error
+    bn, x = m.nn.BatchNorm1d(3), m.randn(4, 3, requires_grad=True)
+    y1, y2 = bn(x), bn(x)
+    _backward(y1 * y1 + y2)
+
+
 def repeat_interleave_tensor(m):  # torch builds its own index from the repeats
     x, r = m.randn(3, requires_grad=True), _long(m, 1, 2, 1)
     y = x.repeat_interleave(r)
@@ -454,8 +482,9 @@ CHANGED = [getitem, getitem_list, getitem_2d_with_int, getitem_second_of_two, ge
            masked_fill_inplace, where, where_other_only, take, take_negative_index, take_along_dim_flat,
            take_along_dim, nll_loss, nll_loss_none, nll_loss_weight, nll_loss_1d, nll_loss_2d, nll_loss_3d_input,
            nll_loss_all_ignored, cross_entropy, cross_entropy_label_smoothing, cross_entropy_weight_module,
-           binary_cross_entropy_weight, binary_cross_entropy_broadcast_weight, repeat_interleave_tensor,
-           second_order_embedding, second_order_gather, second_order_getitem]
+           binary_cross_entropy_weight, binary_cross_entropy_broadcast_weight, batch_norm_eval_running_mean,
+           batch_norm_train_running_var, batch_norm_module_eval, batch_norm_module_two_forwards,
+           repeat_interleave_tensor, second_order_embedding, second_order_gather, second_order_getitem]
 
 
 @pytest.mark.parametrize("scenario", CHANGED, ids=[s.__name__ for s in CHANGED])
@@ -472,6 +501,19 @@ def test_the_message_names_the_saved_index_and_its_versions():
     expected = ("RuntimeError", "one of the variables needed for gradient computation has been modified by an "
                 "inplace operation: [framework.LongTensor [2]] is at version 1; expected version 0 instead.")
     assert _outcome(getitem, framework) == _outcome(getitem, torch) == expected
+
+
+def test_batch_norm_module_versions_after_init_and_forward_match_torch():
+    import framework
+
+    def versions(m):
+        bn = m.nn.BatchNorm1d(3)
+        tensors = (bn.running_mean, bn.running_var, bn.num_batches_tracked, bn.weight, bn.bias)
+        after_init = [t._version for t in tensors]
+        bn(m.randn(4, 3))
+        return after_init, [t._version for t in tensors]
+
+    assert versions(framework) == versions(torch)
 
 
 def _twice(forward):
@@ -540,7 +582,8 @@ def test_saved_index_gets_no_edge_as_in_torch(k):
 
     def names(m):
         y = EDGES[k](m, m.randn(5, requires_grad=True))
-        return [None if fn is None else fn.name().replace("torch::autograd::", "") for fn, _ in y.grad_fn.next_functions]
+        edges = y.grad_fn.next_functions
+        return [None if fn is None else fn.name().replace("torch::autograd::", "") for fn, _ in edges]
 
     assert names(framework) == names(torch)
 
