@@ -34,7 +34,8 @@ def _inplace_from(fn):
 METHODS = {
     "gather": ops.gather, "take_along_dim": ops.take_along_dim, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
     "scatter_": _inplace_from(ops.scatter), "scatter_add_": _inplace_from(ops.scatter_add),
-    "index_select": ops.index_select, "tril": ops.tril, "triu": ops.triu,
+    "index_select": ops.index_select, "index_put": ops.index_put, "index_put_": ops.index_put_,
+    "tril": ops.tril, "triu": ops.triu,
     "tril_": _inplace_from(ops.tril), "triu_": _inplace_from(ops.triu),
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "cumsum": ops.cumsum, "cumprod": ops.cumprod,
     "logsumexp": ops.logsumexp, "norm": ops.norm, "baddbmm": ops.baddbmm, "multinomial": ops.multinomial,

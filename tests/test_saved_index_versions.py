@@ -162,6 +162,21 @@ def setitem_bool_mask(m):
     _backward(y)
 
 
+def index_put(m):
+    x, v, i = m.randn(5, requires_grad=True), m.randn(2, requires_grad=True), _long(m, 0, 2)
+    y = x.index_put((i,), v)
+    i.add_(1)
+    _backward(y)
+
+
+def index_put_inplace_accumulate_self_only(m):
+    x, v, i = m.randn(5, requires_grad=True), m.randn(2), _long(m, 0, 2)
+    y = x.clone()
+    y.index_put_((i,), v, accumulate=True)
+    i.add_(1)
+    _backward(y)
+
+
 def index_select(m):
     x, i = m.randn(5, requires_grad=True), _long(m, 0, 2)
     y = x.index_select(0, i)
@@ -476,7 +491,8 @@ def second_order_getitem(m):
 CHANGED = [getitem, getitem_list, getitem_2d_with_int, getitem_second_of_two, getitem_tensor_and_list,
            getitem_view_of_index, getitem_ellipsis, getitem_0d_index, getitem_int32, getitem_bool_mask,
            getitem_bool_mask_2d, getitem_0d_bool_mask, setitem_number, setitem_tensor, setitem_values_only,
-           setitem_bool_mask, index_select, gather, gather_view_of_index, scatter, scatter_self_only, scatter_value,
+           setitem_bool_mask, index_put, index_put_inplace_accumulate_self_only, index_select, gather,
+           gather_view_of_index, scatter, scatter_self_only, scatter_value,
            scatter_inplace, scatter_add, scatter_add_src_only, scatter_add_self_only, scatter_add_inplace, embedding,
            embedding_padding_idx, embedding_module, masked_fill, masked_fill_broadcast_mask, masked_fill_tensor_value,
            masked_fill_inplace, where, where_other_only, take, take_negative_index, take_along_dim_flat,
@@ -596,3 +612,52 @@ def test_take_along_dim_gradcheck():
     idx = framework.tensor([[[0], [2]], [[1], [1]]])
     assert gradcheck(lambda a: framework.take_along_dim(a, idx, dim=2), [x])
     assert gradcheck(lambda a: a.take_along_dim(framework.tensor([5, 0, 5])), [x])
+
+
+INDEX_PUT = [  # index_put(_) and x[i] = v: values, gradients, graph and errors as torch's
+    lambda m, x, v, i: x.index_put((i,), v),
+    lambda m, x, v, i: x.clone().index_put_([i], v),
+    lambda m, x, v, i: m.index_put(x, (m.tensor([1, 1]),), v, accumulate=True),
+    lambda m, x, v, i: m.index_put_(x.clone(), (m.tensor([True, False, True, False, False]),), v),
+    lambda m, x, v, i: x.clone().index_put_((i,), 1.0),
+    lambda m, x, v, i: x.clone().index_put_(i, v),
+    lambda m, x, v, i: x.clone().index_put_((i,), v.float()),
+    lambda m, x, v, i: x.clone().index_put_((i.double(),), v),
+    lambda m, x, v, i: x.clone().index_put_((i, i), v),
+    lambda m, x, v, i: x.clone().index_put_((None,), v),
+    lambda m, x, v, i: x.clone().index_put_((m.tensor([0, 7]),), v),
+    lambda m, x, v, i: x.clone().index_put_((i,), m.ones(3, dtype=m.float64)),
+    lambda m, x, v, i: x.clone().index_put_((), v),
+    lambda m, x, v, i: x.view(1, 5).index_put((i, i), v),
+    lambda m, x, v, i: x.view(1, 5)[i, 0, i],
+    lambda m, x, v, i: x.view(5, 1).clone().__setitem__((i,), m.ones(3, dtype=m.float64)),
+]
+
+
+@pytest.mark.parametrize("k", range(len(INDEX_PUT)))
+def test_index_put_matches_torch(k):
+    import framework
+
+    def run(m):
+        x = m.arange(5.0, dtype=m.float64).requires_grad_()
+        v = m.tensor([10.0, 20.0], dtype=m.float64, requires_grad=True)
+        try:
+            y = INDEX_PUT[k](m, x, v, m.tensor([0, 2]))
+        except Exception as e:  # noqa: BLE001 - we compare whatever was raised
+            return type(e).__name__, _first_sentence(e)
+        (y * m.arange(float(y.numel()), dtype=m.float64).reshape(y.shape)).sum().backward()
+        grads = [None if t.grad is None else t.grad.tolist() for t in (x, v)]
+        return y.tolist(), y.grad_fn.name(), grads
+
+    assert run(framework) == run(torch)
+
+
+def test_index_put_gradcheck():
+    import framework
+    from framework.testing import gradcheck
+
+    a = framework.randn(3, 4, dtype=framework.float64, requires_grad=True)
+    v = framework.randn(2, 4, dtype=framework.float64, requires_grad=True)
+    idx = framework.tensor([2, 0])
+    assert gradcheck(lambda a, v: framework.index_put(a, (idx,), v), [a, v])
+    assert gradcheck(lambda a, v: a.index_put((framework.tensor([1, 1]),), v, accumulate=True), [a, v])

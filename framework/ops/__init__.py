@@ -20,7 +20,7 @@ from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, 
 from .conversion import clone, contiguous
 from .floordiv import floor_divide, floor_divide_, fmod, fmod_, remainder, remainder_
 from .extrema import amax, amin, argmax, argmin, max, min, values_indices
-from .indexing import chunk, narrow, select, split, unbind
+from .indexing import chunk, index_put, index_put_, narrow, select, split, unbind
 from .linalg import bmm, dot, matmul, mm, mv
 from .reduction import mean, prod, std, sum, var
 from .unary import (Rsqrt, abs, clamp, clip, cos, exp, leaky_relu, log, relu, rsqrt, sigmoid, sign, sin, sqrt,

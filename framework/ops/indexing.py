@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import grad_for, wrap_dim
+from ._util import grad_for, scalar_type_name, wrap_dim
 from .combine import cat, stack
 from .inplace import FillTensor
 from .views import Alias, Unsqueeze
@@ -65,6 +65,8 @@ def check_bounds(shape: tuple, index) -> None:
     parts = index if isinstance(index, tuple) else (index,)
     consuming = sum(p.ndim if getattr(p, "dtype", None) is not None and p.dtype.kind == "b" else 1
                     for p in parts if p is not None and p is not Ellipsis)
+    if consuming > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     dim = ordinal = 0
     for p in parts:
         if p is Ellipsis:
@@ -259,7 +261,8 @@ def _is_int_scalar(i) -> bool:
 
 class IndexPut(Function):
     """a[index] = values in place (advanced index, given as its parts: ``IndexPut.apply(a, values, accumulate,
-    *index)``). Saves nothing but the index (an index Tensor itself, as Index)."""
+    *index)``); with accumulate, values at repeated indices add up. Saves nothing but the index (an index Tensor
+    itself, as Index)."""
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
     checks_internal_overlap = False  # torch only warns for an expand()ed target
@@ -272,7 +275,16 @@ class IndexPut(Function):
         ctx.index, ctx.accumulate = index, accumulate
         ctx.v_meta = (tuple(getattr(values, "shape", ())), getattr(values, "dtype", None))
         check_bounds(a.shape, index)
-        _put(a, index, values, accumulate)
+        if values.dtype != a.dtype:
+            _check_put_shape(a, index, values)  # torch checks the shapes first
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{scalar_type_name(a.dtype)} for the destination and {scalar_type_name(values.dtype)} "
+                               f"for the source.")
+        try:
+            _put(a, index, values, accumulate)
+        except ValueError:  # NumPy's broadcast failure: torch's text
+            _check_put_shape(a, index, values)
+            raise
         return a
 
     @staticmethod
@@ -282,13 +294,60 @@ class IndexPut(Function):
         if ctx.needs_input_grad[0]:
             if ctx.accumulate:
                 ga = grad
-            else:
-                mask = get_array_module(grad._array).ones(grad.shape, dtype=bool)
-                mask[ctx.index] = False
-                ga = grad * Tensor._make(mask)
+            else:  # torch's grad.index_put(indices, zeros_like(values)): +0 where the values went
+                zeros = get_array_module(grad._array).zeros(ctx.v_meta[0], dtype=grad._array.dtype)
+                ga = IndexPutCopy.apply(grad, Tensor._make(zeros), False, *ctx.index)
         if ctx.needs_input_grad[1]:
             gv = grad_for(Index.apply(grad, *ctx.index), ctx.v_meta[0], ctx.v_meta[1])
         return (ga, gv, None) + (None,) * len(ctx.index)
+
+
+def _check_put_shape(a, index, values) -> None:
+    """torch's error for values that do not broadcast to the indexed part's shape (an error path: reads a[index])."""
+    result = tuple(a[index].shape)
+    try:
+        fits = np.broadcast_shapes(values.shape, result) == result
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(result)}")
+
+
+class IndexPutCopy(IndexPut):
+    """out = a copy of a with out[index] = values (torch's out-of-place index_put, also IndexPutBackward0)."""
+
+    node_name, inplace = "IndexPutBackward0", False
+
+    @staticmethod
+    def forward(ctx, a, values, accumulate, *parts):
+        return IndexPut.forward(ctx, a.copy(), values, accumulate, *parts)
+
+
+def _index_put_parts(name: str, a, indices, values) -> list:
+    """torch's argument checks of index_put(_); the index parts as IndexPut takes them."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    for k, i in enumerate(indices):
+        if not isinstance(i, Tensor):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}")
+    if len(indices) > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim} (got {len(indices)})")
+    return [_index_part(i) for i in indices]
+
+
+def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """input[indices] = values in place (indices: a tuple of index tensors); with accumulate, repeated indices add
+    up. Saves the index tensors."""
+    return IndexPut.apply(input, values, bool(accumulate), *_index_put_parts("index_put_", input, indices, values))
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of input with input[indices] = values (see index_put_). Saves the index tensors."""
+    return IndexPutCopy.apply(input, values, bool(accumulate), *_index_put_parts("index_put", input, indices, values))
 
 
 def _covers_all(key: tuple, shape: tuple) -> bool:
