@@ -60,7 +60,7 @@ METHODS = {
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "lerp": ops.lerp, "addmm": ops.addmm, "nonzero": ops.nonzero,
     "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
     # selection (ops/select_more.py)
-    "repeat_interleave": ops.repeat_interleave, "take": ops.take, "median": ops.median, "unique": ops.unique,
+    "repeat_interleave": ops.repeat_interleave, "take": ops.take, "masked_select": ops.masked_select, "median": ops.median, "unique": ops.unique,
     "kthvalue": ops.kthvalue, "cummax": ops.cummax, "cummin": ops.cummin,
     "cross": ops.cross, "bernoulli": ops.bernoulli, "as_strided": ops.as_strided, "mode": ops.mode,
     # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py) and hypot (ops/combine.py)

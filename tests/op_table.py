@@ -145,6 +145,8 @@ OPS = [
                                                                accumulate=True), [(2, 3), (3,)]),
     OpCase("index_put_inplace", lambda m, a, b: (a * 1).index_put_((m.tensor([[True, False, True]]),), b),
            [(1, 3), (2,)]),
+    OpCase("masked_select", lambda m, a: a.masked_select(m.tensor([True, False, True])), [(2, 3)]),
+    OpCase("masked_select_broadcast", lambda m, a: m.masked_select(a, m.tensor([[True], [False]])), [(3,)]),
     OpCase("take_along_dim_flat", lambda m, a: m.take_along_dim(a, m.tensor([[5, 0], [1, 5]])), [(2, 3)]),
     OpCase("scatter", lambda m, a, b: a.scatter(1, m.tensor([[0, 2], [3, 1], [1, 0]]), b), [(3, 4), (3, 2)]),
     OpCase("scatter_value", lambda m, a: a.scatter(0, m.tensor([[0, 1, 2, 0]]), 1.5), [(3, 4)]),

@@ -306,6 +306,13 @@ def masked_fill_inplace(m):
     _backward(y)
 
 
+def masked_select(m):
+    x, mask = m.randn(2, 5, requires_grad=True), _mask(m)
+    y = x.masked_select(mask)
+    mask[0] = False
+    _backward(y)
+
+
 def where(m):
     x, mask = m.randn(5, requires_grad=True), _mask(m)
     y = m.where(mask, x, 0.0)
@@ -495,7 +502,7 @@ CHANGED = [getitem, getitem_list, getitem_2d_with_int, getitem_second_of_two, ge
            gather_view_of_index, scatter, scatter_self_only, scatter_value,
            scatter_inplace, scatter_add, scatter_add_src_only, scatter_add_self_only, scatter_add_inplace, embedding,
            embedding_padding_idx, embedding_module, masked_fill, masked_fill_broadcast_mask, masked_fill_tensor_value,
-           masked_fill_inplace, where, where_other_only, take, take_negative_index, take_along_dim_flat,
+           masked_fill_inplace, masked_select, where, where_other_only, take, take_negative_index, take_along_dim_flat,
            take_along_dim, nll_loss, nll_loss_none, nll_loss_weight, nll_loss_1d, nll_loss_2d, nll_loss_3d_input,
            nll_loss_all_ignored, cross_entropy, cross_entropy_label_smoothing, cross_entropy_weight_module,
            binary_cross_entropy_weight, binary_cross_entropy_broadcast_weight, batch_norm_eval_running_mean,
@@ -584,6 +591,7 @@ EDGES = [
     lambda m, x: x.scatter_add(0, _long(m, 0, 2), x[:2]),
     lambda m, x: x.take(_long(m, 0, 2)),
     lambda m, x: x.masked_fill(_mask(m), 1.0),
+    lambda m, x: x.masked_select(_mask(m)),
     lambda m, x: m.where(_mask(m), x, 0.0),
     lambda m, x: _F(m).nll_loss(x.view(1, 5), _long(m, 3)),
     lambda m, x: _F(m).binary_cross_entropy(x.sigmoid(), m.rand(5), weight=m.rand(5)),

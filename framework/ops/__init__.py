@@ -40,7 +40,7 @@ from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arcta
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
                          roll, swapdims, tile, trace, unflatten)
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
-from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
+from .select_more import bernoulli, cross, masked_select, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
 from .order_stats import cummax, cummin, kthvalue
 # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py)
