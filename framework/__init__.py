@@ -43,7 +43,8 @@ from .ops import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, movea
                   swapdims, tile, trace, unflatten)
 from .ops import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, logical_and, logical_or,
                   logical_xor, nonzero, true_divide)
-from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, unique
+from .ops import as_strided, bernoulli, cross, median, mode, repeat_interleave, take, take_along_dim, unique
+from .ops import index_put, index_put_, masked_select
 from .ops import cummax, cummin, kthvalue
 from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,

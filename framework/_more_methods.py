@@ -32,9 +32,10 @@ def _inplace_from(fn):
 
 
 METHODS = {
-    "gather": ops.gather, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
+    "gather": ops.gather, "take_along_dim": ops.take_along_dim, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
     "scatter_": _inplace_from(ops.scatter), "scatter_add_": _inplace_from(ops.scatter_add),
-    "index_select": ops.index_select, "tril": ops.tril, "triu": ops.triu,
+    "index_select": ops.index_select, "index_put": ops.index_put, "index_put_": ops.index_put_,
+    "tril": ops.tril, "triu": ops.triu,
     "tril_": _inplace_from(ops.tril), "triu_": _inplace_from(ops.triu),
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "cumsum": ops.cumsum, "cumprod": ops.cumprod,
     "logsumexp": ops.logsumexp, "norm": ops.norm, "baddbmm": ops.baddbmm, "multinomial": ops.multinomial,
@@ -59,7 +60,7 @@ METHODS = {
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "lerp": ops.lerp, "addmm": ops.addmm, "nonzero": ops.nonzero,
     "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
     # selection (ops/select_more.py)
-    "repeat_interleave": ops.repeat_interleave, "take": ops.take, "median": ops.median, "unique": ops.unique,
+    "repeat_interleave": ops.repeat_interleave, "take": ops.take, "masked_select": ops.masked_select, "median": ops.median, "unique": ops.unique,
     "kthvalue": ops.kthvalue, "cummax": ops.cummax, "cummin": ops.cummin,
     "cross": ops.cross, "bernoulli": ops.bernoulli, "as_strided": ops.as_strided, "mode": ops.mode,
     # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py) and hypot (ops/combine.py)

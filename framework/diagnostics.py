@@ -154,10 +154,18 @@ def saved_tensor_detached(saved, node) -> AutogradError:
         + _fixes("use `x = x.detach()` (a new tensor) instead of `x.detach_()` while a graph still needs x."))
 
 
+def _saved_type_name(saved) -> str:
+    """torch's type name in the in-place error: the legacy tensor type (framework.LongTensor), except for bool,
+    which torch's Python layer does not rename, so it keeps its C++ name (CPUBoolType). Like the other names,
+    torch's CPU one on every device."""
+    legacy = saved.dtype.legacy
+    return "CPUBoolType" if legacy == "BoolTensor" else f"framework.{legacy}"
+
+
 def inplace_modified(saved, node) -> AutogradError:
     """A saved tensor's version changed between forward and backward."""
     dims = ", ".join(str(d) for d in saved.shape)
-    legacy = saved.dtype.legacy
+    type_name = _saved_type_name(saved)
     # like torch, name the tensor's *current* history (CopySlices after `b[0] = ...`)
     current_fn = node if saved.tensor is None else saved.tensor.grad_fn
     if saved.tensor is None and saved.grad_fn is not None:
@@ -170,7 +178,7 @@ def inplace_modified(saved, node) -> AutogradError:
         which = ""
     current = saved.counter.value
     first = ("one of the variables needed for gradient computation has been modified by an inplace operation: "
-             f"[framework.{legacy} [{dims}]]{which} is at version {current}; expected version "
+             f"[{type_name} [{dims}]]{which} is at version {current}; expected version "
              f"{saved.version} instead. {_HINT_ANOMALY if is_anomaly_enabled() else _HINT}")
     counter = saved.counter
     label = _tensor_name(counter)

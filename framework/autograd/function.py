@@ -201,6 +201,10 @@ class Function(metaclass=_FunctionMeta):
     multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
     none_edges = False  # built-ins: a None arg (an optional tensor left out) gets a (None, 0) edge, as torch's
+    # built-ins: positions of args that are index or mask tensors (torch's non-differentiable inputs). forward gets
+    # their arrays as usual; saving one keeps the Tensor, so changing it in place before backward is refused, as
+    # torch's saved indices are; and they get no edge
+    index_args: tuple | range = ()
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
@@ -346,6 +350,7 @@ def _apply_fast(cls, *args):
     ctx = _new(cls._node_cls)  # no __init__ frame: the node takes its sequence number only if recorded
     arrays, needs, edges = [], [], []
     all_edged = True  # every arg has an edge (the usual case): backward then needs no index list
+    index_args = cls.index_args
     for a in args:  # one loop for forward's arrays, needs_input_grad and the edges
         if isinstance(a, Tensor):
             arrays.append(a._array)
@@ -356,7 +361,10 @@ def _apply_fast(cls, *args):
                     edges.append((fn, a._output_nr) if fn is not None and a._base is None else a._edge())
             else:
                 needs.append(False)
-                edges.append(_NO_EDGE)
+                if index_args and len(needs) - 1 in index_args:
+                    all_edged = False  # an index tensor: no edge
+                else:
+                    edges.append(_NO_EDGE)
         else:
             arrays.append(a)
             needs.append(False)
@@ -441,9 +449,9 @@ def _apply_view(cls, src, *rest):
 
 
 def _edge_positions(cls, args) -> tuple:
-    """Positions of the args that have an edge: tensors, and Python numbers when cls.scalar_edges."""
-    return tuple([i for i, a in enumerate(args) if isinstance(a, Tensor) or (cls.scalar_edges and isinstance(
-        a, _NUMBERS)) or (a is None and cls.none_edges)])
+    """Positions of the args that have an edge: tensors (but index_args), and Python numbers when cls.scalar_edges."""
+    return tuple([i for i, a in enumerate(args) if (isinstance(a, Tensor) and i not in cls.index_args) or (
+        cls.scalar_edges and isinstance(a, _NUMBERS)) or (a is None and cls.none_edges)])
 
 
 def _dirty_tensors(ctx, args, cls) -> tuple:
@@ -502,12 +510,12 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
 
 
 def _collect_edges(cls, args, needs) -> tuple:
-    """(positions of the args that have an edge, their edges): tensors, numbers under scalar_edges, None under
-    none_edges."""
+    """(positions of the args that have an edge, their edges): tensors (but index_args), numbers under scalar_edges,
+    None under none_edges."""
     edge_args, edges = [], []
     scalar_edges = cls.scalar_edges
     for i, a in enumerate(args):
-        if isinstance(a, Tensor):
+        if isinstance(a, Tensor) and i not in cls.index_args:
             edge_args.append(i)
             edges.append(a._edge() if needs[i] else _NO_EDGE)
         elif (scalar_edges and isinstance(a, (int, float))) or (a is None and cls.none_edges):

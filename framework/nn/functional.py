@@ -199,8 +199,11 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: b
         n = x.numel() // x.shape[1]
         if n <= 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
+        if (running_mean is None) != (running_var is None):
+            raise ValueError("running_mean and running_var must either both be None or neither be None")
     elif running_mean is None or running_var is None:
-        raise RuntimeError("running_mean must be defined in evaluation mode")
+        which = "running_mean" if running_mean is None else "running_var"
+        raise RuntimeError(f"{which} must be defined in evaluation mode")
     return _bn.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)
 
 

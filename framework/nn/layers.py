@@ -145,6 +145,23 @@ class _NormBase(Module):
             self.register_buffer("num_batches_tracked", creation.tensor(0, device=device))
         else:
             self.running_mean = self.running_var = self.num_batches_tracked = None
+        self.reset_parameters()
+
+    def reset_running_stats(self) -> None:
+        """running_mean = 0, running_var = 1, num_batches_tracked = 0, in place (so, as torch's, at version 1 after
+        __init__: a graph that saved them sees later changes)."""
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self) -> None:
+        """The running statistics reset, weight = 1 and bias = 0 (in place, as torch's)."""
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "

@@ -20,7 +20,7 @@ from .compare import (all, allclose, any, bitwise_and, bitwise_or, bitwise_xor, 
 from .conversion import clone, contiguous
 from .floordiv import floor_divide, floor_divide_, fmod, fmod_, remainder, remainder_
 from .extrema import amax, amin, argmax, argmin, max, min, values_indices
-from .indexing import chunk, narrow, select, split, unbind
+from .indexing import chunk, index_put, index_put_, narrow, select, split, unbind
 from .linalg import bmm, dot, matmul, mm, mv
 from .reduction import mean, prod, std, sum, var
 from .unary import (Rsqrt, abs, clamp, clip, cos, exp, leaky_relu, log, relu, rsqrt, sigmoid, sign, sin, sqrt,
@@ -30,7 +30,7 @@ from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log
 from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapaxes, t, transpose, unsqueeze, view
 # ops for real PyTorch scripts (issue 16): index, ordering, contraction, resampling
 from .contract import baddbmm, einsum, norm
-from .gather import gather, index_select, one_hot, scatter, scatter_add, tril, triu
+from .gather import gather, index_select, one_hot, scatter, scatter_add, take_along_dim, tril, triu
 from .sorting import argsort, cumprod, cumsum, logsumexp, multinomial, sort, topk
 # more elementwise and shape ops (square, floor, log1p, flip, roll, repeat, diagonal, movedim...)
 from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil,
@@ -40,7 +40,7 @@ from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arcta
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
                          roll, swapdims, tile, trace, unflatten)
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
-from .select_more import bernoulli, cross, median, repeat_interleave, take, unique
+from .select_more import bernoulli, cross, masked_select, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
 from .pixel_shuffle import pixel_shuffle, pixel_unshuffle
 from .order_stats import cummax, cummin, kthvalue

@@ -14,13 +14,15 @@ def _layout(x) -> tuple:
 
 class NativeBatchNorm(Function):
     """out = (x - mean) * invstd * weight + bias per channel, with the batch's statistics (training) or the running
-    ones. Saves x and weight; keeps mean and invstd (torch's result1/result2) for the backward."""
+    ones. Saves x, weight and the running statistics (as torch: changed in place before backward, they are refused
+    there); keeps mean and invstd (torch's result1/result2) for the backward."""
 
     node_name, array_forward, none_edges = "NativeBatchNormBackward0", True, True  # (x, weight, bias) always
+    index_args = (4, 5)  # the running statistics: saved, no edges
 
     @staticmethod
-    def forward(ctx, x, weight, bias, conf):
-        running_mean, running_var, training, momentum, eps = conf
+    def forward(ctx, x, weight, bias, conf, running_mean=None, running_var=None):
+        training, momentum, eps = conf
         xp = get_array_module(x)
         axes, shape = _layout(x)
         if training:
@@ -41,14 +43,14 @@ class NativeBatchNorm(Function):
         beta = -mean * alpha if bias is None else bias - mean * alpha
         out = x * alpha.reshape(shape)
         out += beta.reshape(shape)
-        ctx.save_for_backward(x, weight)
+        ctx.save_for_backward(x, weight, running_mean, running_var)
         ctx.mean, ctx.invstd, ctx.training, ctx.eps = mean, invstd, training, eps
         return out.astype(x.dtype, copy=False)
 
     @staticmethod
     def backward_arrays(ctx, g):
         """torch's batch_norm_backward_cpu: the batch statistics' share of the gradient is projected out."""
-        x, weight = ctx.saved_arrays
+        x, weight, _, _ = ctx.saved_arrays
         axes, shape = _layout(x)
         mean, invstd = ctx.mean.reshape(shape), ctx.invstd
         scale = invstd if weight is None else invstd * weight
@@ -68,13 +70,13 @@ class NativeBatchNorm(Function):
                 gx = g * scale.reshape(shape)
         gw = dotp * invstd if need_w else None
         gb = g_sum if need_b else None
-        return gx, gw, gb, None
+        return gx, gw, gb, None, None, None
 
     @staticmethod
     def backward(ctx, grad):
         """The same formulas on Tensors, with the batch statistics recomputed from x (so create_graph=True
         differentiates through them too: exact second derivatives)."""
-        x, weight = ctx.saved_tensors
+        x, weight, _, _ = ctx.saved_tensors
         axes, shape = _layout(x)
         if ctx.training:
             mean = x.mean(dim=axes, keepdim=True)
@@ -93,12 +95,12 @@ class NativeBatchNorm(Function):
                               - xhat * (grad * xhat).mean(dim=axes, keepdim=True))
             else:
                 gx = grad * scale
-        return gx, gw, gb, None
+        return gx, gw, gb, None, None, None
 
 
 def batch_norm(x: Tensor, running_mean, running_var, weight, bias, training: bool, momentum: float,
                eps: float) -> Tensor:
-    """NativeBatchNorm.apply; the running statistics and settings travel as one tuple: they are no edges."""
-    rm = running_mean._array if running_mean is not None else None
-    rv = running_var._array if running_var is not None else None
-    return NativeBatchNorm.apply(x, weight, bias, (rm, rv, training, momentum, eps))
+    """NativeBatchNorm.apply; the settings travel as one tuple, the running statistics (both or neither) last: none
+    of them are edges."""
+    stats = () if running_mean is None else (running_mean, running_var)
+    return NativeBatchNorm.apply(x, weight, bias, (training, momentum, eps), *stats)

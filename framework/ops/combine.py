@@ -78,19 +78,19 @@ class Stack(Function):
 
 
 class Where(Function):
-    """out = a where cond else b. Saves cond (a mask, not a differentiable input: a raw array, no edge).
+    """out = a where cond else b. Saves cond (a mask, not a differentiable input: no edge).
 
-    Call it through ``where_op``: torch's WhereBackward0 has edges to a and b only, a Python number's a (None, 0).
+    torch's WhereBackward0 has edges to a and b only, a Python number's a (None, 0).
     """
 
-    node_name, array_forward, scalar_edges = "WhereBackward0", True, True
+    node_name, array_forward, scalar_edges, index_args = "WhereBackward0", True, True, (0,)
 
     @staticmethod
     def forward(ctx, cond, a, b):
         if cond.dtype.kind != "b":
             raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                                f"{scalar_type_name(cond.dtype)}")
-        ctx.save_for_backward(cond)  # saved as torch does: a second backward after it is freed raises
+        ctx.save_for_backward(cond)  # as torch's: changed in place before backward, or freed, it raises there
         ctx.a_meta = (shape_of(a), getattr(a, "dtype", None))
         ctx.b_meta = (shape_of(b), getattr(b, "dtype", None))
         a, b = promote(a, b)
@@ -113,7 +113,7 @@ class Where(Function):
 
 def where_op(cond, a, b):
     """torch's where(cond, a, b) on a bool tensor (or array) cond: the condition gets no edge, as in torch."""
-    return Where.apply(cond._array if isinstance(cond, Tensor) else cond, a, b)
+    return Where.apply(cond, a, b)
 
 
 def _where_broadcast_error(cond, a, b):
@@ -129,11 +129,11 @@ def _where_broadcast_error(cond, a, b):
 class MaskedFill(Function):
     """out = a with ``value`` where mask is True. Saves the mask."""
 
-    node_name, array_forward = "MaskedFillBackward0", True
+    node_name, array_forward, index_args = "MaskedFillBackward0", True, (1,)
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        ctx.save_for_backward(mask)  # saved as torch does: a second backward after it is freed raises
+        ctx.save_for_backward(mask)  # as torch's: changed in place before backward, or freed, it raises there
         out = a.copy()
         out[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return out
@@ -160,19 +160,18 @@ class MaskedFillInplace(MaskedFill):
 class MaskedFillTensor(Function):
     """out = a with the 0-d tensor ``value`` where mask is True (torch's MaskedFillBackward1). Saves the mask."""
 
-    node_name, array_forward = "MaskedFillBackward1", True
+    node_name, array_forward, index_args = "MaskedFillBackward1", True, (1,)
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        mask = get_array_module(a).broadcast_to(mask, a.shape)
-        ctx.save_for_backward(mask)
+        ctx.save_for_backward(mask)  # as torch's: changed in place before backward, or freed, it raises there
         out = a.copy()
-        out[mask] = value
+        out[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        (mask_array,) = ctx.saved_arrays
+        (mask_array,) = ctx.saved_arrays  # broadcasts against grad, which has a's shape
         mask = Tensor._make(mask_array)
         ga = grad * Tensor._make(~mask_array) if ctx.needs_input_grad[0] else None
         gv = (grad * mask).sum() if ctx.needs_input_grad[2] else None
@@ -187,9 +186,8 @@ class MaskedFillTensorInplace(MaskedFillTensor):
 
     @staticmethod
     def forward(ctx, a, mask, value):
-        mask = get_array_module(a).broadcast_to(mask, a.shape)
         ctx.save_for_backward(mask)
-        a[mask] = value
+        a[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return a
 
 
@@ -329,15 +327,15 @@ def where(cond, a=None, b=None):
 def masked_fill(a, mask, value):
     if isinstance(value, Tensor):  # torch's masked_fill.Tensor: an edge to the value
         _check_fill_value(value)
-        return MaskedFillTensor.apply(a, mask._array, value)
-    return MaskedFill.apply(a, mask._array, value.item() if hasattr(value, "item") else value)
+        return MaskedFillTensor.apply(a, mask, value)
+    return MaskedFill.apply(a, mask, value.item() if hasattr(value, "item") else value)
 
 
 def masked_fill_(a, mask, value):
     if isinstance(value, Tensor):
         _check_fill_value(value)
-        return MaskedFillTensorInplace.apply(a, mask._array, value)
-    return MaskedFillInplace.apply(a, mask._array, value)
+        return MaskedFillTensorInplace.apply(a, mask, value)
+    return MaskedFillInplace.apply(a, mask, value)
 
 
 def atan2(input, other):

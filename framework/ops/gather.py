@@ -1,4 +1,4 @@
-"""Index-driven ops: gather, scatter, scatter_add, index_select, tril/triu, embedding, one_hot.
+"""Index-driven ops: gather, take_along_dim, scatter, scatter_add, index_select, tril/triu, embedding, one_hot.
 
 Backwards are written with each other (gather <-> scatter_add), so gradients of gradients work too.
 """
@@ -11,14 +11,17 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..creation import zeros
 from ..tensor import Tensor
+from ._util import broadcast_shapes_checked, wrap_dim
 from .indexing import EmbeddingGrad, IndexAddGrad
 
 
-def _index_array(index, name: str):
+def _index_arg(index, name: str, allowed: str = "int32/int64"):
+    """The index as the op takes it: a Tensor itself (the op saves it, so backward refuses it once it was changed
+    in place, as torch's), anything else as an array."""
     arr = index._array if isinstance(index, Tensor) else np.asarray(index)
     if arr.dtype.kind not in "iu":
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
-    return arr
+        raise RuntimeError(f"{name}(): Expected dtype {allowed} for index")
+    return index if isinstance(index, Tensor) else arr
 
 
 def _check_range(index, size: int, dim: int) -> None:
@@ -42,34 +45,36 @@ def _along(index, dim: int):
 class Gather(Function):
     """out[i][j] = a[i][index[i][j]] (dim=1). Saves a (as torch, which reads its shape) and the index."""
 
-    node_name, array_forward = "GatherBackward0", True
+    node_name, array_forward, index_args = "GatherBackward0", True, (2,)
 
     @staticmethod
     def forward(ctx, a, dim, index):
         if index.ndim != a.ndim:
             raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
         _check_range(index, a.shape[dim] if a.ndim else 1, dim)
-        ctx.shape, ctx.dim, ctx.index = a.shape, dim, index
-        ctx.save_for_backward(a)
+        ctx.shape, ctx.dim = a.shape, dim
+        ctx.save_for_backward(a, index)
         return a[_along(index, dim)]
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # unpacked for torch's check: a modified in place since forward is an error
+        _, index = ctx.saved_tensors  # a or the index changed in place since forward: torch's error
         base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
-        return ScatterAdd.apply(base, ctx.dim, ctx.index, grad), None, None
+        return ScatterAdd.apply(base, ctx.dim, index, grad), None, None
 
 
 class ScatterAdd(Function):
-    """out = a with src[i][j] added at a[i][index[i][j]] (dim=1). Saves the index."""
+    """out = a with src[i][j] added at a[i][index[i][j]] (dim=1). Saves the index when src needs a gradient."""
 
-    node_name, array_forward = "ScatterAddBackward0", True
+    node_name, array_forward, index_args = "ScatterAddBackward0", True, (2,)
 
     @staticmethod
     def forward(ctx, a, dim, index, src):
         _check_src_dtype(a, src)  # in forward, as torch's kernel: after the inputs' histories were read
         _check_range(index, a.shape[dim] if a.ndim else 1, dim)
-        ctx.dim, ctx.index = dim, index
+        ctx.dim = dim
+        if ctx.needs_input_grad[3]:  # as torch's: only src's gradient reads the index
+            ctx.save_for_backward(index)
         out = a.copy()
         src = src[tuple(slice(0, s) for s in index.shape)]
         backend.scatter_add(out, _along(index, dim), src)
@@ -77,20 +82,20 @@ class ScatterAdd(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
-        gs = Gather.apply(grad, ctx.dim, ctx.index) if ctx.needs_input_grad[3] else None
+        gs = Gather.apply(grad, ctx.dim, ctx.saved_tensors[0]) if ctx.needs_input_grad[3] else None
         return grad, None, None, gs
 
 
 class Scatter(Function):
     """out = a with a[i][index[i][j]] = src[i][j] (dim=1); ``src`` a tensor or a number. Saves the index."""
 
-    node_name, array_forward = "ScatterBackward0", True
+    node_name, array_forward, index_args = "ScatterBackward0", True, (2,)
 
     @staticmethod
     def forward(ctx, a, dim, index, src):
         _check_range(index, a.shape[dim] if a.ndim else 1, dim)
-        ctx.dim, ctx.index = dim, index
+        ctx.dim = dim
+        ctx.save_for_backward(index)
         out = a.copy()
         if hasattr(src, "shape"):
             src = src[tuple(slice(0, s) for s in index.shape)]
@@ -99,9 +104,9 @@ class Scatter(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
-        ga = ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0) if ctx.needs_input_grad[0] else None  # scatter.value
-        gs = Gather.apply(grad, ctx.dim, ctx.index) if len(ctx.needs_input_grad) > 3 and \
+        (index,) = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+        ga = ScatterValue.apply(grad, ctx.dim, index, 0.0) if ctx.needs_input_grad[0] else None  # scatter.value
+        gs = Gather.apply(grad, ctx.dim, index) if len(ctx.needs_input_grad) > 3 and \
             ctx.needs_input_grad[3] else None
         return ga, None, None, gs
 
@@ -113,12 +118,38 @@ class ScatterValue(Scatter):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
-        return ScatterValue.apply(grad, ctx.dim, ctx.index, 0.0), None, None, None
+        (index,) = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+        return ScatterValue.apply(grad, ctx.dim, index, 0.0), None, None, None
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return Gather.apply(input, dim % max(input.ndim, 1), _index_array(index, "gather"))
+    return Gather.apply(input, dim % max(input.ndim, 1), _index_arg(index, "gather"))
+
+
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """input.gather(dim, indices), input and indices broadcast against each other (but along dim), as torch's; with
+    dim None, the flattened input at the flattened indices."""
+    if not isinstance(indices, Tensor):
+        raise TypeError(f"take_along_dim(): argument 'indices' (position 2) must be Tensor, not "
+                        f"{type(indices).__name__}")
+    if dim is None:  # torch's self.view(-1).gather(0, indices.view(-1)): the indices are saved (a view of them)
+        return gather(input.view(-1), 0, indices.view(-1))
+    if input.ndim != indices.ndim:
+        raise RuntimeError(f"torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if indices.dtype.legacy != "LongTensor":
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.legacy[:-len('Tensor')]}")
+    if input.ndim == 0 and dim in (0, -1):
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, input.ndim)
+    in_shape, idx_shape = list(input.shape), list(indices.shape)
+    # each is broadcast to the other's shape, but keeps its own size along dim
+    idx_to = broadcast_shapes_checked(in_shape[:dim] + [idx_shape[dim]] + in_shape[dim + 1:], idx_shape)
+    in_to = broadcast_shapes_checked(idx_shape[:dim] + [in_shape[dim]] + idx_shape[dim + 1:], in_shape)
+    # torch's broadcast indices are a tensor of its own, not the caller's: changing those later is no error there
+    idx = get_array_module(indices._array).broadcast_to(indices._array, idx_to)
+    return Gather.apply(input.expand(*in_to), dim, idx)
 
 
 def _check_src_dtype(input, src) -> None:
@@ -131,7 +162,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
     _check_src_dtype(input, src)
     if reduce is not None:
         raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add or scatter_reduce")
-    dim, index = dim % max(input.ndim, 1), _index_array(index, "scatter")
+    dim, index = dim % max(input.ndim, 1), _index_arg(index, "scatter")
     src = value if src is None else src
     if isinstance(src, Tensor):
         return Scatter.apply(input, dim, index, src)
@@ -139,13 +170,13 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
-    return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_array(index, "scatter_add"), src)
+    return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_arg(index, "scatter"), src)
 
 
 class IndexSelect(Function):
     """out = a.index_select(dim, index). Saves the index."""
 
-    node_name, array_forward = "IndexSelectBackward0", True
+    node_name, array_forward, index_args = "IndexSelectBackward0", True, (2,)
 
     @staticmethod
     def forward(ctx, a, dim, index):
@@ -160,16 +191,17 @@ class IndexSelect(Function):
                 raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(index[bad][0])} axis_dim={size}")
             raise IndexError("index out of range in self")
         ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (index.reshape(-1),)
+        ctx.save_for_backward(index)  # for the check only: ctx.index holds the same values while it passes
         return a[ctx.index]
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # torch saves the index tensor: once a backward has freed it, a second one is refused
+        ctx.saved_arrays  # the index changed in place since forward, or freed by a backward: torch's error
         return IndexAddGrad.apply(grad, ctx.shape, ctx.index, True), None, None
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return IndexSelect.apply(input, dim % max(input.ndim, 1), _index_array(index, "index_select"))
+    return IndexSelect.apply(input, dim % max(input.ndim, 1), _index_arg(index, "index_select", "int32 or int64"))
 
 
 class Tril(Function):
@@ -215,7 +247,7 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
 class Embedding(Function):
     """out = weight[idx]; the row ``padding_idx`` gets no gradient. Saves the indices."""
 
-    node_name, array_forward = "EmbeddingBackward0", True
+    node_name, array_forward, index_args = "EmbeddingBackward0", True, (1,)
 
     @staticmethod
     def forward(ctx, weight, idx, padding_idx):
@@ -223,28 +255,30 @@ class Embedding(Function):
             out_of_range = idx.size and bool(((idx < 0) | (idx >= weight.shape[0])).any())
         if out_of_range:
             raise IndexError("index out of range in self")
-        ctx.shape, ctx.idx, ctx.padding_idx = weight.shape, idx, padding_idx
+        ctx.shape, ctx.padding_idx = weight.shape, padding_idx
+        ctx.save_for_backward(idx)
         return weight[idx]
 
     @staticmethod
     def backward(ctx, grad):
+        (idx,) = ctx.saved_arrays  # changed in place since forward, or freed by a backward: torch's error
         if ctx.padding_idx is not None:  # torch drops the padding row's gradient, whatever the weight holds
-            keep = Tensor._make(ctx.idx != ctx.padding_idx).unsqueeze(-1)
+            keep = Tensor._make(idx != ctx.padding_idx).unsqueeze(-1)
             grad = grad * keep
-        return EmbeddingGrad.apply(grad, ctx.shape, (ctx.idx,), True), None, None
+        return EmbeddingGrad.apply(grad, ctx.shape, (idx,), True), None, None
 
 
 def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm=None, norm_type=2.0,
               scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
-    idx = input._array if isinstance(input, Tensor) else np.asarray(input)
-    if idx.dtype.kind not in "iu":
+    arr = input._array if isinstance(input, Tensor) else np.asarray(input)
+    if arr.dtype.kind not in "iu":
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
                            f"Long, Int; but got {input.type()} instead (while checking arguments for embedding)")
     if max_norm is not None or scale_grad_by_freq or sparse:
         raise NotImplementedError("embedding: max_norm, scale_grad_by_freq and sparse are not supported")
     if padding_idx is not None and padding_idx < 0:
         padding_idx += weight.shape[0]
-    return Embedding.apply(weight, idx, padding_idx)
+    return Embedding.apply(weight, input if isinstance(input, Tensor) else arr, padding_idx)  # a Tensor is saved
 
 
 def one_hot(tensor: Tensor, num_classes: int = -1) -> Tensor:

@@ -6,12 +6,14 @@ tensors) is one Index op whose gradient scatter-adds, so repeated indices accumu
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
-from ._util import grad_for, wrap_dim
+from ._util import grad_for, scalar_type_name, wrap_dim
 from .combine import cat, stack
 from .inplace import FillTensor
 from .views import Alias, Unsqueeze
@@ -22,17 +24,30 @@ def _is_advanced(i) -> bool:
     return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
 
 
-def _to_array_index(i, a):
-    """An index as an array on ``a``'s device (lists and host arrays are copied there, as torch allows)."""
+def _index_part(i):
+    """One part of an advanced index as Index/IndexPut take it: a Tensor as it is (checked; the op saves it), a
+    list as an array; slices, None, Ellipsis and numbers as they are."""
     if isinstance(i, Tensor):
         if i._array.dtype.kind not in "biu":
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-        i = i._array
+        return i
     if isinstance(i, list):
-        i = np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
-    if isinstance(i, np.ndarray) and get_array_module(a._array) is not np:
-        return backend.to_device(i, a.device)
+        return np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
     return i
+
+
+def _on_device(parts: tuple, a) -> tuple:
+    """The index parts as arrays on ``a``'s device (host arrays are copied there, as torch allows)."""
+    if get_array_module(a) is np:
+        return parts
+    device = backend.device_of(a)
+    return tuple(backend.to_device(p, device) if isinstance(p, np.ndarray) else p for p in parts)
+
+
+def _saved_parts(parts: tuple) -> list:
+    """The index parts torch's IndexBackward0 keeps as tensors: its 0-d ones (ints, a 0-d mask) it turns into
+    numbers or new tensors first, so changing those in place later is no error there."""
+    return [p for p in parts if getattr(p, "ndim", 0)]
 
 
 def _put(target, index, values, accumulate: bool) -> None:
@@ -50,6 +65,8 @@ def check_bounds(shape: tuple, index) -> None:
     parts = index if isinstance(index, tuple) else (index,)
     consuming = sum(p.ndim if getattr(p, "dtype", None) is not None and p.dtype.kind == "b" else 1
                     for p in parts if p is not None and p is not Ellipsis)
+    if consuming > len(shape):
+        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
     dim = ordinal = 0
     for p in parts:
         if p is Ellipsis:
@@ -149,12 +166,16 @@ class SplitWithSizes(Split):
 
 
 class Index(Function):
-    """out = a[advanced index] (a copy). Saves the index (as arrays; freed with the node's saved values)."""
+    """out = a[index] for an advanced index, given as its parts: ``Index.apply(a, *index)``. Saves the index
+    arrays (an index Tensor itself: changed in place before backward, it is refused, as torch's)."""
 
     node_name, array_forward = "IndexBackward0", True
+    index_args = range(1, sys.maxsize)  # every part of the index
 
     @staticmethod
-    def forward(ctx, a, index):
+    def forward(ctx, a, *parts):
+        ctx.save_for_backward(*_saved_parts(parts))
+        index = _on_device(parts, a)
         ctx.shape, ctx.index = a.shape, index
         check_bounds(a.shape, index)
         try:
@@ -164,8 +185,8 @@ class Index(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # torch saves the index tensors: once a backward has freed them, a second one is refused
-        return IndexPutGrad.apply(grad, ctx.shape, ctx.index, True), None
+        ctx.saved_arrays  # the index changed in place since forward, or freed by a backward: torch's error
+        return (IndexPutGrad.apply(grad, ctx.shape, ctx.index, True),) + (None,) * len(ctx.index)
 
 
 class IndexGrad(Function):
@@ -182,7 +203,7 @@ class IndexGrad(Function):
 
     @staticmethod
     def backward(ctx, g):
-        return Index.apply(g, ctx.index), None, None, None
+        return Index.apply(g, *ctx.index), None, None, None
 
 
 # the same maths under torch's names for each op's create_graph gradient: select_backward, slice_backward,
@@ -203,8 +224,7 @@ def getitem(a, idx):
             return Slice.apply(a, 0, idx)
         idx = (idx,)
     if any(_is_advanced(i) for i in idx):
-        index = tuple(_to_array_index(i, a) for i in idx) if len(idx) > 1 else _to_array_index(idx[0], a)
-        return Index.apply(a, index)
+        return Index.apply(a, *[_index_part(i) for i in idx])
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
     if n_real and a.ndim == 0:
         if any(isinstance(i, slice) for i in idx):
@@ -240,32 +260,94 @@ def _is_int_scalar(i) -> bool:
 
 
 class IndexPut(Function):
-    """a[index] = values in place (advanced index). Saves nothing but the index."""
+    """a[index] = values in place (advanced index, given as its parts: ``IndexPut.apply(a, values, accumulate,
+    *index)``); with accumulate, values at repeated indices add up. Saves nothing but the index (an index Tensor
+    itself, as Index)."""
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
     checks_internal_overlap = False  # torch only warns for an expand()ed target
+    index_args = range(3, sys.maxsize)  # every part of the index
 
     @staticmethod
-    def forward(ctx, a, index, values, accumulate=False):
+    def forward(ctx, a, values, accumulate, *parts):
+        ctx.save_for_backward(*_saved_parts(parts))
+        index = _on_device(parts, a)
         ctx.index, ctx.accumulate = index, accumulate
         ctx.v_meta = (tuple(getattr(values, "shape", ())), getattr(values, "dtype", None))
         check_bounds(a.shape, index)
-        _put(a, index, values, accumulate)
+        if values.dtype != a.dtype:
+            _check_put_shape(a, index, values)  # torch checks the shapes first
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{scalar_type_name(a.dtype)} for the destination and {scalar_type_name(values.dtype)} "
+                               f"for the source.")
+        try:
+            _put(a, index, values, accumulate)
+        except ValueError:  # NumPy's broadcast failure: torch's text
+            _check_put_shape(a, index, values)
+            raise
         return a
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_arrays  # the index changed in place since forward, or freed by a backward: torch's error
         ga = gv = None
         if ctx.needs_input_grad[0]:
             if ctx.accumulate:
                 ga = grad
-            else:
-                mask = get_array_module(grad._array).ones(grad.shape, dtype=bool)
-                mask[ctx.index] = False
-                ga = grad * Tensor._make(mask)
-        if ctx.needs_input_grad[2]:
-            gv = grad_for(Index.apply(grad, ctx.index), ctx.v_meta[0], ctx.v_meta[1])
-        return ga, None, gv, None
+            else:  # torch's grad.index_put(indices, zeros_like(values)): +0 where the values went
+                zeros = get_array_module(grad._array).zeros(ctx.v_meta[0], dtype=grad._array.dtype)
+                ga = IndexPutCopy.apply(grad, Tensor._make(zeros), False, *ctx.index)
+        if ctx.needs_input_grad[1]:
+            gv = grad_for(Index.apply(grad, *ctx.index), ctx.v_meta[0], ctx.v_meta[1])
+        return (ga, gv, None) + (None,) * len(ctx.index)
+
+
+def _check_put_shape(a, index, values) -> None:
+    """torch's error for values that do not broadcast to the indexed part's shape (an error path: reads a[index])."""
+    result = tuple(a[index].shape)
+    try:
+        fits = np.broadcast_shapes(values.shape, result) == result
+    except ValueError:
+        fits = False
+    if not fits:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(result)}")
+
+
+class IndexPutCopy(IndexPut):
+    """out = a copy of a with out[index] = values (torch's out-of-place index_put, also IndexPutBackward0)."""
+
+    node_name, inplace = "IndexPutBackward0", False
+
+    @staticmethod
+    def forward(ctx, a, values, accumulate, *parts):
+        return IndexPut.forward(ctx, a.copy(), values, accumulate, *parts)
+
+
+def _index_put_parts(name: str, a, indices, values) -> list:
+    """torch's argument checks of index_put(_); the index parts as IndexPut takes them."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(f"{name}(): argument 'indices' (position 1) must be tuple of Tensors, not "
+                        f"{type(indices).__name__}")
+    if not isinstance(values, Tensor):
+        raise TypeError(f"{name}(): argument 'values' (position 2) must be Tensor, not {type(values).__name__}")
+    for k, i in enumerate(indices):
+        if not isinstance(i, Tensor):
+            raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}")
+    if len(indices) > a.ndim:
+        raise IndexError(f"too many indices for tensor of dimension {a.ndim} (got {len(indices)})")
+    return [_index_part(i) for i in indices]
+
+
+def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """input[indices] = values in place (indices: a tuple of index tensors); with accumulate, repeated indices add
+    up. Saves the index tensors."""
+    return IndexPut.apply(input, values, bool(accumulate), *_index_put_parts("index_put_", input, indices, values))
+
+
+def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of input with input[indices] = values (see index_put_). Saves the index tensors."""
+    return IndexPutCopy.apply(input, values, bool(accumulate), *_index_put_parts("index_put", input, indices, values))
 
 
 def _covers_all(key: tuple, shape: tuple) -> bool:
@@ -289,11 +371,11 @@ def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_advanced(i) for i in key):
-        index = tuple(_to_array_index(i, a) for i in key) if len(key) > 1 else _to_array_index(key[0], a)
+        parts = [_index_part(i) for i in key]
         if isinstance(value, Tensor):
-            IndexPut.apply(a, index, _strip_leading_ones(value, always=False))
+            IndexPut.apply(a, _strip_leading_ones(value, always=False), False, *parts)
         else:
-            IndexPut.apply(a, index, get_array_module(a._array).asarray(value, dtype=a._array.dtype))
+            IndexPut.apply(a, get_array_module(a._array).asarray(value, dtype=a._array.dtype), False, *parts)
         return
     # torch skips slices that cover their whole dim: `a[:] = 0` (or `a[:1] = 0` when dim 0 has size 1) writes
     # into `a` itself, not into a view of it

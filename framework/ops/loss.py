@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name
@@ -142,12 +143,12 @@ _BCE_EPS = float(np.float32(1e-12))  # torch's EPSILON in binary_cross_entropy_b
 
 
 class BinaryCrossEntropy(Function):
-    """loss = -w (t log p + (1 - t) log(1 - p)), each log clamped at -100, reduced. Saves p and t (and w).
+    """loss = -w (t log p + (1 - t) log(1 - p)), each log clamped at -100, reduced. Saves p, t and w.
 
-    The weight is a raw array, not an input with an edge: torch's node has edges to p and t only.
+    The weight is an input without an edge: torch's node has edges to p and t only.
     """
 
-    node_name, array_forward = "BinaryCrossEntropyBackward0", True
+    node_name, array_forward, index_args = "BinaryCrossEntropyBackward0", True, (2,)
 
     @staticmethod
     def forward(ctx, p, t, weight, reduction):
@@ -158,24 +159,24 @@ class BinaryCrossEntropy(Function):
         # torch's kernel, op for op: (t - 1) log1p(-p) - t log p (-(t log p + ...) gave -0.0 for a zero loss)
         loss = (t - 1) * log_1mp - t * log_p
         if weight is not None:
-            loss = loss * weight
-        ctx.save_for_backward(p, t)
-        ctx.weight, ctx.reduction = weight, reduction
+            loss = loss * weight.astype(p.dtype, copy=False)
+        ctx.save_for_backward(p, t, weight)  # the weight for its version, as torch's
+        ctx.reduction = reduction
         return _reduced(xp, loss.astype(p.dtype, copy=False), reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        p, t = ctx.saved_tensors
-        w = ctx.weight
+        p, t, w = ctx.saved_tensors
+        w = None if w is None else Tensor._make(w._array.astype(p._array.dtype, copy=False))
         gp = gt = None
         # torch's order: the kernel's value times the weight, then divided by n for the mean
         if ctx.needs_input_grad[0]:  # grad (p - t) / max(p (1 - p), eps), as torch
             gp = grad * (p - t) / ((1 - p) * p).clamp(min=_BCE_EPS)
-            gp = gp * Tensor._make(w) if w is not None else gp
+            gp = gp * w if w is not None else gp
             gp = gp / p.numel() if ctx.reduction == 1 else gp
         if ctx.needs_input_grad[1]:  # -logit(p), unclamped, as torch's target backward
             gt = grad * ((1 - p).log() - p.log())
-            gt = gt * Tensor._make(w) if w is not None else gt
+            gt = gt * w if w is not None else gt
             gt = gt / p.numel() if ctx.reduction == 1 else gt
         return gp, gt, None, None
 
@@ -183,11 +184,11 @@ class BinaryCrossEntropy(Function):
     def backward_arrays(ctx, g):
         if ctx.needs_input_grad[1]:  # rare: the target needs a gradient; use the Tensor formulas
             return tuple(None if r is None else r._array for r in BinaryCrossEntropy.backward(ctx, Tensor._make(g)))
-        p, t = ctx.saved_arrays
+        p, t, w = ctx.saved_arrays
         xp = get_array_module(p)
         gp = g * (p - t) / xp.maximum((1 - p) * p, _BCE_EPS)
-        if ctx.weight is not None:
-            gp = gp * ctx.weight
+        if w is not None:
+            gp = gp * w.astype(p.dtype, copy=False)
         if ctx.reduction == 1:
             gp = gp / p.size
         return gp.astype(p.dtype, copy=False), None, None, None
@@ -200,8 +201,11 @@ def binary_cross_entropy(p: Tensor, t: Tensor, weight: Tensor | None = None, red
     if t.dtype != p.dtype:
         raise RuntimeError(f"Found dtype {scalar_type_name(t._array.dtype)} but expected "
                            f"{scalar_type_name(p._array.dtype)}")
-    w = None
     if weight is not None:
-        xp = get_array_module(p._array)
-        w = xp.broadcast_to(weight._array, p._array.shape).astype(p._array.dtype, copy=False)
-    return BinaryCrossEntropy.apply(p, t, w, _REDUCTIONS[reduction])
+        if weight.requires_grad and is_grad_enabled():
+            raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument "
+                               "'weight'. This input cannot have requires_grad True.\n\nThe weights are constants "
+                               "of the loss: pass weight.detach().")
+        if tuple(weight.shape) != tuple(p.shape):  # torch's weight.expand(size): a view, saved with that shape
+            weight = weight.expand(*p.shape)
+    return BinaryCrossEntropy.apply(p, t, weight, _REDUCTIONS[reduction])

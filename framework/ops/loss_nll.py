@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .. import backend
 from ..autograd.function import Function
+from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
 
@@ -19,10 +20,10 @@ def _class_mask(xp, safe_t, valid, n_classes: int, ndim: int):
 
 class _NllLoss(Function):
     """loss[n] = -w[t[n]] x[n, t[n]] (0 where t[n] is ignore_index), summed, or divided by the sum of
-    those weights for 'mean'. Target and weight are raw arrays: torch's node has one edge, to x.
-    Saves x (for its version) and the per-position weights."""
+    those weights for 'mean'. Target and weight get no edge: torch's node has one, to x.
+    Saves x, the target and the weight (for their versions: torch saves all three) and the per-position weights."""
 
-    array_forward = True
+    array_forward, index_args = True, (1, 2)
 
     @staticmethod
     def forward(ctx, x, t, weight, ignore_index, reduction):
@@ -35,7 +36,7 @@ class _NllLoss(Function):
         else:
             picked = xp.take_along_axis(x, xp.expand_dims(safe_t, 1), axis=1).squeeze(1)
         loss = -(picked * w_t)
-        ctx.save_for_backward(x)
+        ctx.save_for_backward(x, t, weight)
         ctx.safe_t, ctx.valid, ctx.w_t, ctx.reduction = safe_t, valid, w_t, reduction
         ctx.args = (t, weight, ignore_index, reduction)
         if reduction == 0:
@@ -59,14 +60,14 @@ class _NllLoss(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _, _ = ctx.saved_tensors
         # one node under create_graph (torch's NllLossBackwardBackward0), differentiable again
         return cls.backward_op.apply(grad, x, ctx), None, None, None, None
 
     @classmethod
     def backward_arrays(cls, ctx, g, x=None):
         if x is None:
-            (x,) = ctx.saved_arrays
+            x, _, _ = ctx.saved_arrays
         xp = get_array_module(x)
         mask, coef = cls._coefficients(ctx, xp, x)
         if ctx.reduction == 0 and x.ndim > 1:
@@ -132,20 +133,22 @@ def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore
     _check_target(input, target)
     t = target._array
     n_classes = input.shape[1] if input.ndim > 1 else input.shape[0]
-    xp = get_array_module(t)
     valid = t != ignore_index
     with backend.input_check():
         bad = valid & ((t < 0) | (t >= n_classes))
         if bool(bad.any()):
             raise IndexError(f"Target {int(t[bad].reshape(-1)[0])} is out of bounds.")
-    w = None if weight is None else weight._array
+    if weight is not None and weight.requires_grad and is_grad_enabled():
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. "
+                           "This input cannot have requires_grad True.\n\nThe class weights are constants of the "
+                           "loss: pass weight.detach().")
     red = _REDUCTIONS[reduction]
     if input.ndim <= 2:
-        return NllLoss.apply(input, t, w, ignore_index, red)
+        return NllLoss.apply(input, target, weight, ignore_index, red)
     if input.ndim == 4:
-        return NllLoss2d.apply(input, t, w, ignore_index, red)
+        return NllLoss2d.apply(input, target, weight, ignore_index, red)
     # 3-D or > 4-D: torch views input as (N, C, 1, -1) and target as (N, 1, -1) and uses the 2-D loss
     n, c = input.shape[0], input.shape[1]
     x4 = input.contiguous().view(n, c, 1, -1)
-    out = NllLoss2d.apply(x4, xp.ascontiguousarray(t).reshape(n, 1, -1), w, ignore_index, red)
+    out = NllLoss2d.apply(x4, target.contiguous().view(n, 1, -1), weight, ignore_index, red)
     return out.view((n,) + tuple(input.shape[2:])) if red == 0 else out

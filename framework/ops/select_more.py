@@ -1,4 +1,4 @@
-"""Selection ops: repeat_interleave, take, median, unique, cross, bernoulli.
+"""Selection ops: repeat_interleave, take, masked_select, median, unique, cross, bernoulli.
 
 repeat_interleave is torch's own composition (unsqueeze, expand, clone, flatten; index_select for a tensor of
 repeats); take, median, cross and bernoulli are one node each with torch's name and saves; unique has no graph.
@@ -13,7 +13,7 @@ from ..autograd.grad_mode import no_grad
 from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
 from ..tensor import Tensor
-from ._util import normalize_dims, scalar_type_name, wrap_dim
+from ._util import broadcast_shapes_checked, grad_for, normalize_dims, scalar_type_name, wrap_dim
 from .extrema import _scatter_to_indices, evenly_distribute, values_and_indices, values_indices
 from .gather import index_select
 
@@ -51,7 +51,7 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_siz
 class Take(Function):
     """out = a.flatten()[index] (index of any shape, negatives from the end). Saves a (as torch) and the index."""
 
-    node_name, array_forward = "TakeBackward0", True
+    node_name, array_forward, index_args = "TakeBackward0", True, (1,)
 
     @staticmethod
     def forward(ctx, a, index):
@@ -62,14 +62,14 @@ class Take(Function):
         if bad:
             first = index[(index < -n) | (index >= n)].reshape(-1)[0]
             raise IndexError(f"out of range: tried to access index {int(first)} on a tensor of {n} elements.")
+        ctx.save_for_backward(a, index)  # the index for the check only: ctx.index is computed from it
         index = xp.where(index < 0, index + n, index)
         ctx.index, ctx.shape = index, a.shape
-        ctx.save_for_backward(a)
         return a.reshape(-1)[index]
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # the version check on the saved input
+        ctx.saved_arrays  # a or the index changed in place since forward, or freed by a backward: torch's error
         return _TakeBackward.apply(grad, ctx.shape, ctx.index), None
 
 
@@ -91,6 +91,54 @@ class _TakeBackward(Function):
         return Take.apply(grad, ctx.index), None, None  # torch's put_ backward: grad.take(index)
 
 
+class MaskedSelect(Function):
+    """out = the elements of a where mask is True (a and mask broadcast together), in order, as a 1-D tensor.
+    Saves a (as torch, whose backward reads it) and the mask."""
+
+    node_name, array_forward, index_args = "MaskedSelectBackward0", True, (1,)
+
+    @staticmethod
+    def forward(ctx, a, mask):
+        shape = broadcast_shapes_checked(mask.shape, a.shape)  # in torch's order, for its message
+        xp = get_array_module(a)
+        ctx.save_for_backward(a, mask)
+        ctx.shape, ctx.a_meta = shape, (a.shape, a.dtype)
+        return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]  # a data-dependent shape: a host read
+
+    @staticmethod
+    def backward(ctx, grad):
+        _, mask = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+        zeros = Tensor._make(get_array_module(grad._array).zeros(ctx.shape, dtype=grad._array.dtype))
+        # torch's masked_select_backward: zeros.masked_scatter_(mask, grad), summed back to a's shape
+        return grad_for(_MaskedScatterGrad.apply(zeros, grad, mask), *ctx.a_meta), None
+
+
+class _MaskedScatterGrad(Function):
+    """out = zeros with the elements of g written where mask is True, in order (masked_select's gradient:
+    MaskedScatterBackward0 under create_graph, whose gradient is masked_select again). Saves the mask."""
+
+    node_name, array_forward, index_args = "MaskedScatterBackward0", True, (2,)
+
+    @staticmethod
+    def forward(ctx, zeros, g, mask):
+        ctx.save_for_backward(mask)
+        out = zeros.copy()
+        out[get_array_module(out).broadcast_to(mask, out.shape)] = g
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        (mask,) = ctx.saved_tensors
+        return None, MaskedSelect.apply(grad, mask), None
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """A 1-D tensor of input's elements where mask (a bool tensor, broadcast with input) is True."""
+    if mask._array.dtype.kind != "b":
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    return MaskedSelect.apply(input, mask)
+
+
 def _prod(shape) -> int:
     n = 1
     for s in shape:
@@ -102,7 +150,7 @@ def take(input: Tensor, index: Tensor) -> Tensor:
     if not isinstance(index, Tensor) or index._array.dtype.kind not in "iu":
         raise RuntimeError(f"take(): Expected a long tensor for index, but got "
                            f"{scalar_type_name(index._array.dtype) if isinstance(index, Tensor) else type(index)}")
-    return Take.apply(input, index._array)
+    return Take.apply(input, index)
 
 
 class MedianAll(Function):
