@@ -251,6 +251,13 @@ def broadcast_view(a: Array, shape: tuple) -> Array:
     return out
 
 
+def same_data(a: Array, b: Array) -> bool:
+    """Whether b is a's very memory (same start, strides, shape and dtype): torch's copy_ then returns at once,
+    before its overlap checks, as copying would change nothing."""
+    return a is b or (a.shape == b.shape and a.strides == b.strides and a.dtype == b.dtype and
+                      memory_owner(a) is memory_owner(b) and data_ptr(a) == data_ptr(b))
+
+
 def repeats_memory(a: Array) -> bool:
     """torch's has_internal_overlap == YES: a dim of size > 1 with stride 0 (several elements, one memory)."""
     return a.size > 0 and any(st == 0 and n > 1 for n, st in zip(a.shape, a.strides))  # empty: nothing repeats

@@ -202,3 +202,35 @@ def test_index_saving_node_backward_twice(op):
         y.sum().backward()
 
     assert _same(program)[0] == "error"
+
+
+# ---- copy_ of a tensor's own memory: torch returns before its overlap checks (found by the fuzzer) ----------------
+
+_SAME_DATA_PROGRAMS = [
+    # an expanded gradient (stride 0) copied onto itself: torch's copy_ sees the same data and does nothing
+    "t0 = m.tensor([1.52, -0.84], requires_grad=True)\n"
+    "g, = m.autograd.grad(t0.sum(), [t0], create_graph=True)\ng.copy_(g)\nr = (g.tolist(), g._version)",
+    # setitem: t[0] = t views the value without its leading 1-dims: the very memory of t[0]
+    "t1 = m.tensor([[1.09, 0.57, 1.47]], requires_grad=True)\n"
+    "g, = m.autograd.grad(t1.sum(), [t1])\ng[0] = g\nr = (g.tolist(), g._version)",
+    # same memory, other strides: the overlap check still refuses the write
+    "a = m.ones(3).expand(2, 3)\na.copy_(m.ones(2, 3))\nr = a.tolist()",
+    "a = m.zeros(3)\na.expand(2, 3).copy_(a.expand(2, 3))\nr = a._version",
+    # an ordinary tensor copied onto itself: a no-op that still bumps the version and records CopyBackwards
+    "x = m.tensor([1.0, 2.0], requires_grad=True)\ny = x * 1\ny.copy_(y)\nr = (y.tolist(), y._version, "
+    "type(y.grad_fn).__name__)",
+]
+
+
+@pytest.mark.parametrize("program", _SAME_DATA_PROGRAMS)
+def test_copy_onto_its_own_memory_skips_the_overlap_check_as_torch(program):
+    torch = pytest.importorskip("torch")
+    results = []
+    for m in (framework, torch):
+        ns = {"m": m}
+        try:
+            exec(program, ns)
+            results.append(("ok", ns["r"]))
+        except RuntimeError as e:
+            results.append(("error", str(e).split("\n")[0].replace("torch.", "framework.")))
+    assert results[0] == results[1]

@@ -209,6 +209,7 @@ class Function(metaclass=_FunctionMeta):
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
     checks_internal_overlap = True
+    copy_skips_same_data = False  # copy_: a source that is the target's very memory skips the overlap checks
     # Optional fast path: backward_arrays(ctx, grad_array) -> tuple of arrays, the same maths as backward()
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
     # what create_graph=True differentiates).
@@ -262,7 +263,10 @@ class Function(metaclass=_FunctionMeta):
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
             target = args[0]._array
-            if cls.checks_internal_overlap and backend.repeats_memory(target):
+            # torch's copy_ of a tensor's own memory (same start, strides, shape) returns before any overlap check
+            same = cls.copy_skips_same_data and isinstance(args[1], Tensor) and \
+                backend.same_data(target, args[1]._array)
+            if cls.checks_internal_overlap and not same and backend.repeats_memory(target):
                 raise diagnostics.overlapping_write()
             if len(args) > 1 and cls.checks_overlap:
                 _check_partial_overlap(target, args)

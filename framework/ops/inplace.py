@@ -65,6 +65,7 @@ class Copy(Function):
     """a[...] = src (broadcast, cast) in place. Saves nothing; src gets the summed gradient."""
 
     node_name, array_forward, inplace = "CopyBackwards", True, True
+    copy_skips_same_data = True
 
     @staticmethod
     def forward(ctx, a, src):
