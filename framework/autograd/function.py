@@ -432,15 +432,16 @@ def _apply_view(cls, src, *rest):
     ctx = _new(cls._node_cls)
     ctx.needs_input_grad = needs
     out = cls.forward(ctx, src._array, *[a._array if isinstance(a, Tensor) else a for a in rest])
+    record = True in needs and _grad_state.grad
     if type(out) is tuple or ctx._non_diff or ctx._to_save:  # not a plain one-output view: the general steps
-        results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), True in needs)
-        if True in needs and _grad_state.grad:
+        results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
+        if record:
             _record(cls, ctx, args, results, (), 3)
         return tuple(results) if type(out) is tuple else results[0]
     if isinstance(out, np.generic):  # numpy returns scalars from 0-d indexing: a view must share an array
         out = np.asarray(out)
     t = Tensor._make_view(out, src, cls, rest)
-    if True in needs and _grad_state.grad and out.dtype.kind == "f":  # recorded (a view never writes: edges now)
+    if record and out.dtype.kind == "f":  # recorded (a view never writes: its edges can be taken now)
         ctx._seq = next(_sequence)
         ctx._edge_args, ctx.next_functions = ((0,), (src._edge(),)) if not rest else \
             _collect_edges(cls, args, needs)
