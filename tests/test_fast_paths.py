@@ -145,9 +145,12 @@ def _general_apply(cls, *args):
 
 
 def _view_cases():
-    from framework.ops import views
+    from framework.ops import indexing, shape_more, views
     return [("t", views.T, ()), ("transpose", views.Transpose, (0, 1)), ("view", views.View, ((6,),)),
-            ("unsqueeze", views.Unsqueeze, (1,)), ("expand", views.Expand, ((4, 2, 3),)), ("alias", views.Alias, ())]
+            ("unsqueeze", views.Unsqueeze, (1,)), ("expand", views.Expand, ((4, 2, 3),)), ("alias", views.Alias, ()),
+            ("permute", views.Permute, ((1, 0),)), ("reshape_alias", views.ReshapeAlias, ((3, 2),)),
+            ("select", indexing.Select, (1, 2)), ("slice", indexing.Slice, (1, slice(0, 2))),
+            ("diagonal", shape_more.Diagonal, (0, 0, 1))]
 
 
 def _meta(t):
