@@ -404,18 +404,9 @@ def _apply_fast(cls, *args):
         t._rg = True
         if ctx._to_save:
             saved = []
-            for s in ctx._to_save:  # None, the output and an input's array are resolved here, without a call
-                if s is None:
-                    saved.append(None)
-                elif s is out or s is raw:
-                    saved.append(SavedTensor.of_output(t))
-                else:
-                    for a in args:
-                        if isinstance(a, Tensor) and a._array is s:
-                            saved.append(SavedTensor.of_input(a))
-                            break
-                    else:
-                        saved.append(_resolve_saved(s, args, (t,)))
+            for s in ctx._to_save:  # the output and None are resolved here, without a call
+                saved.append(None if s is None else SavedTensor.of_output(t) if (s is out or s is raw) else
+                             _resolve_saved(s, args, (t,)))
             ctx._saved = tuple(saved)
             ctx._to_save = ()
     return t
