@@ -12,6 +12,7 @@ from . import backend, dtypes
 from . import autograd
 from . import _tensor_methods  # noqa: F401  (floor 4: installs Tensor methods and operators)
 from . import _more_methods  # noqa: F401  (floor 4: gather, topk, cumsum, new_zeros... methods)
+from . import _math_methods  # noqa: F401  (floor 4: lgamma, bitwise ops, clamp bounds, eq_... methods)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd import functional as _autograd_functional  # noqa: F401  (sets framework.autograd.functional)
@@ -50,6 +51,12 @@ from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops.activation_more import celu, celu_, selu, selu_
+from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
+                  clamp_max, clamp_max_, clamp_min, clamp_min_, deg2rad, deg2rad_, digamma, float_power, fmax, fmin,
+                  gcd, i0, i0_, isneginf, isposinf, isreal, lcm, lgamma, mvlgamma, polygamma, positive, rad2deg,
+                  rad2deg_, sgn, signbit, sinc, sinc_, xlogy, xlogy_)
+from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as less, ne as not_equal
+from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
