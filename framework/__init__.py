@@ -57,6 +57,7 @@ from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_o
                   rad2deg_, sgn, signbit, sinc, sinc_, xlogy, xlogy_)
 from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as less, ne as not_equal
 from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
+from .ops import corrcoef, cov, ravel, vdot
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -75,6 +76,49 @@ def detach(input: Tensor) -> Tensor:
 
 def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    """False: framework has no complex dtypes."""
+    return input.is_complex()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    return input.is_nonzero()
+
+
+def conj(input: Tensor) -> Tensor:
+    """input itself (real tensors: the conjugate is the tensor, as torch returns it)."""
+    return input.conj()
+
+
+resolve_conj = resolve_neg = conj
+
+
+def real(input: Tensor) -> Tensor:
+    return input.real
+
+
+def imag(input: Tensor) -> Tensor:
+    return input.imag
+
+
+def adjoint(input: Tensor) -> Tensor:
+    return input.adjoint()
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
+    return input.split_with_sizes(split_sizes, dim)
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized lower incomplete gamma function (torch.special.gammainc)."""
+    return input.igamma(other)
+
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function (torch.special.gammaincc)."""
+    return input.igammac(other)
 
 
 def get_default_dtype() -> dtype:

@@ -1,9 +1,12 @@
 """Tensor methods and operators for the gamma family, clamp bounds, bitwise ops, in-place comparisons and the
-other elementwise functions of ops/unary_gamma.py, clamp_more.py and pointwise_extra.py."""
+other elementwise functions of ops/unary_gamma.py, clamp_more.py and pointwise_extra.py; and the rest of
+torch.Tensor's everyday surface from ops/tensor_more.py, random_fill.py and stats_more.py (unfold, random fills,
+storage_offset, H/mH, the complex-number queries a real tensor answers, ...)."""
 from __future__ import annotations
 
 from . import ops
 from .ops import pointwise_extra as _px
+from .ops import tensor_more as _tm
 from .ops._util import refused
 from .tensor import Tensor
 
@@ -84,6 +87,43 @@ METHODS = {
     "logical_not_": _px.logical_inplace(ops.logical_not, "logical_not_"),
     "logical_xor": ops.logical_xor,
 }
+
+METHODS.update({
+    # sliding windows, sums, copies (ops/tensor_more.py)
+    "unfold": _tm.unfold, "sum_to_size": _tm.sum_to_size, "ravel": _tm.ravel, "fill_diagonal_": _tm.fill_diagonal_,
+    "split_with_sizes": lambda self, split_sizes, dim=0: ops.split(self, list(split_sizes), dim),
+    "new_empty_strided": _tm.new_empty_strided, "cumsum_": _tm.cumsum_, "cumprod_": _tm.cumprod_,
+    "sign_": lambda self: _tm.SignInplace.apply(self), "reciprocal_": lambda self: _tm.ReciprocalInplace.apply(self),
+    "rsqrt_": lambda self: _tm.RsqrtInplace.apply(self),
+    "adjoint": _tm._matrix_view("adjoint()", batched=True),
+    # random fills (ops/random_fill.py)
+    "exponential_": ops.exponential_, "cauchy_": ops.cauchy_, "log_normal_": ops.log_normal_,
+    "geometric_": ops.geometric_, "random_": ops.random_, "bernoulli_": ops.bernoulli_,
+    # statistics (ops/stats_more.py)
+    "cov": ops.cov, "corrcoef": ops.corrcoef, "vdot": ops.vdot, "igamma": lambda self, other: _special_fn(
+        "gammainc")(self, other), "igammac": lambda self, other: _special_fn("gammaincc")(self, other),
+    # queries: storage, dtype, and the complex-number ones a real tensor answers trivially
+    "storage_offset": _tm.storage_offset, "is_signed": _tm.is_signed, "is_nonzero": _tm.is_nonzero,
+    "is_same_size": lambda self, other: self.shape == other.shape, "is_complex": lambda self: False,
+    "is_conj": lambda self: False, "is_neg": lambda self: False, "conj": lambda self: self,
+    "resolve_conj": lambda self: self, "resolve_neg": lambda self: self,
+    "byte": lambda self: self.to(_tm.CONVERSIONS["byte"]), "char": lambda self: self.to(_tm.CONVERSIONS["char"]),
+    "short": lambda self: self.to(_tm.CONVERSIONS["short"]),
+})
+PROPERTIES = {
+    "itemsize": lambda self: self._array.itemsize, "nbytes": lambda self: self._array.itemsize * self._array.size,
+    "real": lambda self: self, "imag": _tm.imag, "H": _tm._matrix_view("H", batched=False),
+    "mH": _tm._matrix_view("mH", batched=True),
+}
+
+
+def _special_fn(name: str):
+    from . import special  # (a floor above: imported when first called)
+    return getattr(special, name)
+
+
+for _name, _fn in PROPERTIES.items():
+    setattr(Tensor, _name, property(_fn))
 
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)  # these replace the first wave's clamp/operators (tensor bounds, integer ~)

@@ -430,3 +430,23 @@ OPS += [
     OpCase("sgn", lambda m, a: m.sgn(a) * a, [(3, 4)]),
     OpCase("angle", lambda m, a: m.angle(a) + a, [(3, 4)]),
 ]
+
+# more of torch.Tensor's surface (ops/tensor_more.py, stats_more.py): sliding windows, sums to a size, ravel,
+# in-place cumsum_/cumprod_/reciprocal_/rsqrt_, cov/corrcoef/vdot
+OPS += [
+    OpCase("unfold", lambda m, a: a.unfold(1, 2, 1), [(3, 4)]),
+    OpCase("unfold_step", lambda m, a: a.unfold(0, 2, 3) * 2, [(7, 2)]),
+    OpCase("unfold_twice", lambda m, a: a.unfold(1, 3, 1).unfold(0, 2, 1), [(3, 5)]),
+    OpCase("sum_to_size", lambda m, a: a.sum_to_size(1, 4), [(3, 4)]),
+    OpCase("sum_to_size_lead", lambda m, a: a.sum_to_size(4), [(2, 3, 4)]),
+    OpCase("ravel_transposed", lambda m, a: m.ravel(a.t()), [(3, 4)]),
+    OpCase("cumsum_inplace", lambda m, a: (a * 1).cumsum_(1), [(3, 4)]),
+    OpCase("cumprod_inplace", lambda m, a: (a * 1).cumprod_(0), [(3, 4)]),
+    OpCase("reciprocal_inplace", lambda m, a: (a * 1).reciprocal_(), [(3, 4)], domain=_pos()),
+    OpCase("rsqrt_inplace", lambda m, a: (a * 1).rsqrt_(), [(3, 4)], domain=_pos()),
+    OpCase("cov", lambda m, a: m.cov(a), [(3, 5)]),
+    OpCase("cov_1d_correction0", lambda m, a: m.cov(a, correction=0), [(6,)]),
+    OpCase("cov_aweights", lambda m, a, w: m.cov(a, aweights=w), [(2, 5), (5,)], domain=_pos()),
+    OpCase("corrcoef", lambda m, a: m.corrcoef(a), [(3, 6)]),
+    OpCase("vdot", lambda m, a, b: m.vdot(a, b), [(5,), (5,)]),
+]

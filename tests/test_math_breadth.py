@@ -142,7 +142,8 @@ def test_in_place_comparisons_keep_the_dtype_and_record_torchs_node(op, tensor_o
         other = m.tensor([1.0, -2.0, 4.0, 1.0]) if tensor_other else 1.0
         r = getattr(y, op)(other)
         (r * m.tensor([1.0, 2.0, 3.0, 4.0])).sum().backward()
-        outs.append((r is y, y._version - v, str(y.dtype).split(".")[-1], y.grad_fn.name(), y.tolist(), x.grad.tolist()))
+        outs.append((r is y, y._version - v, str(y.dtype).split(".")[-1], y.grad_fn.name(), y.tolist(),
+                     x.grad.tolist()))
     assert outs[0] == outs[1]
     assert outs[0][4] != (a * 2).tolist()  # (the comparison did write)
 

@@ -105,7 +105,8 @@ XFAIL_GROUPS = {
         "conv1d grad_special small float32", "conv1d_dilated forward big float32",
     ],
     "cumprod's backward divides by the input (0 and inf give NaN); torch's cumprod_backward handles zeros without "
-    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero") for w in ("grad", "grad_special")
+    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero", "cumprod_inplace")
+                 for w in ("grad", "grad_special")
                  for s in ("small", "big") for d in ("float32", "float64")],
     "group_norm with inf/1e30 inputs: our mean/var/normalize order gives other signed zeros and inf where torch "
     "gives NaN": [
@@ -126,6 +127,8 @@ XFAIL_GROUPS = {
         "adaptive_avg_pool2d forward big float32", "adaptive_avg_pool2d forward big float64",
         "adaptive_avg_pool2d_global forward big float32", "adaptive_avg_pool2d_global forward big float64",
     ],
+    "cov over +-1e30 observations: what is left of the cancellation in the centred product depends on the "
+    "matrix product's summation order (ours NumPy's BLAS, torch's its own)": ["cov forward big float64"],
     "remainder by a subnormal divisor: torch's a - b * floor(a / b) overflows to NaN, ours (fmod based) is exact": [
         "remainder_neg forward big float32", "remainder_neg forward big float64",
     ],

@@ -56,3 +56,7 @@ from .pointwise_extra import (angle, bitwise_and, bitwise_left_shift, bitwise_no
                               bitwise_xor, deg2rad, deg2rad_, float_power, float_power_, fmax, fmin, gcd, isneginf,
                               isposinf, isreal, lcm, positive, rad2deg, rad2deg_, sgn, signbit)
 clip, clip_ = clamp, clamp_
+# more of torch.Tensor's surface (ops/tensor_more.py), random fills (ops/random_fill.py), cov/corrcoef/vdot
+from .tensor_more import cumprod_, cumsum_, fill_diagonal_, ravel, sum_to_size, unfold
+from .stats_more import corrcoef, cov, vdot
+from .random_fill import bernoulli_, cauchy_, exponential_, geometric_, log_normal_, random_
