@@ -58,6 +58,9 @@ from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_o
 from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as less, ne as not_equal
 from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
 from .ops import corrcoef, cov, ravel, vdot
+from .ops.unary_inplace import _method as _inplace_function
+
+gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
