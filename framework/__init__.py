@@ -59,6 +59,14 @@ from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as les
 from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
 from .ops import corrcoef, cov, ravel, vdot
 from .ops.unary_inplace import _method as _inplace_function
+from ._tensor_str import get_printoptions, set_printoptions
+from .utilities import (are_deterministic_algorithms_enabled, asarray, bartlett_window, blackman_window,
+                        broadcast_shapes, can_cast, empty_strided, finfo, get_float32_matmul_precision,
+                        get_num_threads, hamming_window, hann_window, iinfo, is_anomaly_check_nan_enabled,
+                        is_anomaly_enabled, is_deterministic_algorithms_warn_only_enabled, is_inference,
+                        kaiser_window, logspace, normal, poisson, randint_like, range, result_type, rsub,
+                        scalar_tensor, set_anomaly_enabled, set_float32_matmul_precision, set_num_threads, typename,
+                        unravel_index, use_deterministic_algorithms)
 
 gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state

@@ -7,6 +7,7 @@ from __future__ import annotations
 from . import ops
 from .ops import pointwise_extra as _px
 from .ops import tensor_more as _tm
+from .ops import unary_gamma as _ug
 from .ops._util import refused
 from .tensor import Tensor
 
@@ -100,8 +101,9 @@ METHODS.update({
     "exponential_": ops.exponential_, "cauchy_": ops.cauchy_, "log_normal_": ops.log_normal_,
     "geometric_": ops.geometric_, "random_": ops.random_, "bernoulli_": ops.bernoulli_,
     # statistics (ops/stats_more.py)
-    "cov": ops.cov, "corrcoef": ops.corrcoef, "vdot": ops.vdot, "igamma": lambda self, other: _special_fn(
-        "gammainc")(self, other), "igammac": lambda self, other: _special_fn("gammaincc")(self, other),
+    "cov": ops.cov, "corrcoef": ops.corrcoef, "vdot": ops.vdot,
+    "igamma": lambda self, other: _ug.Igamma.apply(self, other),
+    "igammac": lambda self, other: _ug.Igammac.apply(self, other),
     # queries: storage, dtype, and the complex-number ones a real tensor answers trivially
     "storage_offset": _tm.storage_offset, "is_signed": _tm.is_signed, "is_nonzero": _tm.is_nonzero,
     "is_same_size": lambda self, other: self.shape == other.shape, "is_complex": lambda self: False,
@@ -115,11 +117,6 @@ PROPERTIES = {
     "real": lambda self: self, "imag": _tm.imag, "H": _tm._matrix_view("H", batched=False),
     "mH": _tm._matrix_view("mH", batched=True),
 }
-
-
-def _special_fn(name: str):
-    from . import special  # (a floor above: imported when first called)
-    return getattr(special, name)
 
 
 for _name, _fn in PROPERTIES.items():

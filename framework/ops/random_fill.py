@@ -3,6 +3,8 @@ bernoulli_. Each draws from the framework generator (host-side, seeded) and writ
 the tensor is zero, as torch's (its nodes: ExponentialBackward0, ...)."""
 from __future__ import annotations
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..backend import device_of, get_array_module, to_device
 from ..random import _gen
@@ -113,7 +115,6 @@ def _int_limit(dtype) -> int:
         return 2 ** {2: 11, 4: 24, 8: 53}[np_dtype.itemsize] + 1
     if np_dtype.kind == "b":
         return 2
-    import numpy as np  # (a dtype's constant, read on the host)
     return int(np.iinfo(np_dtype).max) + 1
 
 

@@ -14,6 +14,7 @@ from ..functional_more import normalize
 from ..layers import ConvTranspose2d
 from ..module import Module
 from . import parametrize
+from .weight_norm import parametrized_weight_norm
 
 
 class _SpectralNorm(Module):
@@ -92,5 +93,4 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
 def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
     """Register weight normalisation on ``module.<name>``: it then reads as g * v / ||v||, with g
     (``parametrizations.<name>.original0``) and v (``original1``) new Parameters to train."""
-    from .weight_norm import parametrized_weight_norm
     return parametrized_weight_norm(module, name, dim)

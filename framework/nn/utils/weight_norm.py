@@ -12,6 +12,7 @@ from ...ops.weight_norm import norm_except_dim, weight_norm as _weight_norm
 from ...tensor import Tensor
 from ..module import Module
 from ..parameter import Parameter
+from .parametrize import register_parametrization
 
 
 
@@ -31,7 +32,6 @@ class _WeightNorm(Module):
 
 def parametrized_weight_norm(module: Module, name: str = "weight", dim: int = 0) -> Module:
     """torch.nn.utils.parametrizations.weight_norm: ``module.<name>`` becomes g * v / ||v||."""
-    from .parametrize import register_parametrization  # (parametrize imports this module's package)
     register_parametrization(module, name, _WeightNorm(dim), unsafe=True)
     return module
 
