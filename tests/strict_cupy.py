@@ -161,6 +161,26 @@ class _OpenGrid:
 
 ogrid = _OpenGrid()
 take = _function("take")
-linalg = types.SimpleNamespace(norm=lambda x, *a, **k: _wrap(np.linalg.norm(_to_numpy_args(x), *a, **k)),
-                                qr=lambda x, *a, **k: tuple(_wrap(r) for r in np.linalg.qr(_to_numpy_args(x), *a, **k)))
+
+
+def _linalg(name: str, nan_on_error: bool = False):
+    """cupy.linalg.<name> on the host; cupy's inv/solve/cholesky do not raise on a singular or indefinite matrix
+    (the default cupyx.errstate(linalg='ignore')): their results hold nan instead, modelled here."""
+    def call(*args, **kwargs):
+        args, kwargs = _to_numpy_args(args), _to_numpy_args(kwargs)
+        try:
+            out = getattr(np.linalg, name)(*args, **kwargs)
+        except np.linalg.LinAlgError:
+            if not nan_on_error:
+                raise
+            shape = np.broadcast_shapes(args[0].shape[:-2], args[1].shape[:-2]) + args[1].shape[-2:] \
+                if name == "solve" else args[0].shape
+            out = np.full(shape, np.nan, dtype=args[0].dtype)
+        return tuple(_wrap(r) for r in out) if isinstance(out, tuple) else _wrap(out)
+    return call
+
+
+linalg = types.SimpleNamespace(**{name: _linalg(name) for name in ("norm", "qr", "svd", "eigh", "eigvalsh", "det",
+                                                                   "slogdet", "pinv")},
+                               **{name: _linalg(name, True) for name in ("inv", "solve", "cholesky")})
 _module = sys.modules[__name__]

@@ -201,8 +201,7 @@ class LinalgLstsq(Function):
         vector = b.ndim == a.ndim - 1
         bm = b[..., None] if vector else b
         if bm.shape[-2] != a.shape[-2]:
-            raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size(-2). Got "
-                               f"{a.shape[-2]} != {bm.shape[-2]}")
+            raise RuntimeError(f"torch.linalg.lstsq: input.size(-2) should match other.size({-1 if vector else -2})")
         x = pinv_array(a, None, rcond) @ bm
         ctx.vector = vector
         ctx.save_for_backward(a, b)

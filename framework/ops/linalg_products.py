@@ -23,14 +23,14 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
-        da, db = list(range(a.ndim - dims, a.ndim)), list(range(dims))
+        da, db = list(range(-dims, 0)), list(range(dims))
     else:
         da, db = ([d] if isinstance(d, int) else list(d) for d in dims)
-    da, db = [wrap_dim(d, a.ndim) for d in da], [wrap_dim(d, b.ndim) for d in db]
-    for x, y in zip(da, db):
+    for x, y in zip(da, db):  # (the message names the dims as given)
         if a.shape[x] != b.shape[y]:
             raise RuntimeError(f"contracted dimensions need to match, but first has size {a.shape[x]} in dim {x} "
                                f"and second has size {b.shape[y]} in dim {y}")
+    da, db = [wrap_dim(d, a.ndim) for d in da], [wrap_dim(d, b.ndim) for d in db]
     free_a = [d for d in range(a.ndim) if d not in da]
     free_b = [d for d in range(b.ndim) if d not in db]
     size = int(np.prod([a.shape[d] for d in da]))

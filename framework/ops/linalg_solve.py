@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..autograd.broadcast import sum_to
 from ..autograd.function import Function
 from ..backend import get_array_module, input_check
@@ -130,7 +132,7 @@ class LinalgSolve(Function):
         if bm.shape[-2] != a.shape[-1]:
             raise RuntimeError(f"linalg.solve: Incompatible shapes of A and B for the equation AX = B "
                                f"({a.shape[-2]}x{a.shape[-1]} and {bm.shape[-2]}x{bm.shape[-1]})")
-        batch = tuple(xp.broadcast_shapes(a.shape[:-2], bm.shape[:-2]))
+        batch = tuple(np.broadcast_shapes(a.shape[:-2], bm.shape[:-2]))
         ab = xp.broadcast_to(a, batch + a.shape[-2:])
         bb = xp.broadcast_to(bm, batch + bm.shape[-2:])
         try:
