@@ -44,12 +44,12 @@ def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
 def kron(a: Tensor, b: Tensor) -> Tensor:
     """Kronecker product: a's (i, j, ...) block is a[i, j, ...] * b (a broadcast multiply, then one reshape)."""
     n = max(a.ndim, b.ndim)
-    a = a.reshape(*([1] * (n - a.ndim)), *a.shape)
-    b = b.reshape(*([1] * (n - b.ndim)), *b.shape)
-    ea = [s for d in a.shape for s in (d, 1)]
-    eb = [s for d in b.shape for s in (1, d)]
-    out_shape = tuple(x * y for x, y in zip(a.shape, b.shape))
-    return ReshapeCopy.apply(a.reshape(*ea) * b.reshape(*eb), out_shape)
+    sa, sb = (1,) * (n - a.ndim) + tuple(a.shape), (1,) * (n - b.ndim) + tuple(b.shape)
+    ea = tuple(s for d in sa for s in (d, 1))
+    eb = tuple(s for d in sb for s in (1, d))
+    out_shape = tuple(x * y for x, y in zip(sa, sb))
+    # torch's _unsafe_view of each input: the product saves no view of them (changing one later is no error)
+    return ReshapeCopy.apply(ReshapeCopy.apply(a, ea) * ReshapeCopy.apply(b, eb), out_shape)
 
 
 def inner(a: Tensor, b: Tensor) -> Tensor:
