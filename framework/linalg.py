@@ -11,7 +11,7 @@ import math
 from . import creation, dtypes, ops
 from .backend import get_array_module
 from .ops.contract import norm as _vector_norm
-from .ops.linalg_checks import LinAlgError, check_matrix
+from .ops.linalg_checks import LinAlgError, check_floating, check_same_dtype
 from .ops.linalg_decomp import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd
 from .ops.linalg_legacy import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
 from .ops.linalg_products import multi_dot  # noqa: F401  (torch.linalg.multi_dot)
@@ -49,6 +49,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
         raise RuntimeError("linalg.matrix_norm: The input tensor A must have at least 2 dimensions.")
     if dtype is not None:
         A = A.to(dtype)
+    check_floating(A._array, "linalg.matrix_norm: Expected a floating point or complex tensor as input. Got {}")
     dims = tuple(d % A.ndim for d in dim)
     if ord == "fro":
         return vector_norm(A, 2, dims, keepdim)
@@ -107,7 +108,8 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
 
 
 def cholesky_ex(A: Tensor, *, upper: bool = False, check_errors: bool = False):
-    return _cholesky_ex(cholesky(A, upper=upper), creation.zeros(tuple(A.shape[:-2]), dtype=dtypes.int32, device=A.device))
+    info = creation.zeros(tuple(A.shape[:-2]), dtype=dtypes.int32, device=A.device)
+    return _cholesky_ex(cholesky(A, upper=upper), info)
 
 
 def qr(A: Tensor, mode: str = "reduced"):
@@ -154,6 +156,8 @@ def cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
 
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """sum(x * y) over ``dim`` (real inputs: no conjugate)."""
+    check_same_dtype("linalg.vecdot: Expected x and y to have the same dtype, but found x of type {} and y of type {} "
+                     "instead", x._array, y._array)
     return (x * y).sum(dim)
 
 

@@ -17,6 +17,11 @@ def _sym(a):
     return (a + a.mT) / 2
 
 
+def _svd_of(loss, full: bool = False):
+    """A case applying ``loss(U, S, Vh)`` to linalg.svd's factors (gauge-invariant losses: sign flips cancel)."""
+    return lambda m, a: loss(*m.linalg.svd(a, full_matrices=full))
+
+
 def _inputs():
     rng = np.random.default_rng(0)
 
@@ -51,16 +56,24 @@ def _inputs():
         "qr_wideR": (lambda m, a: m.linalg.qr(a)[1], [gen(3, 5)]),
         "qr_sq_complete": (lambda m, a: m.linalg.qr(a, mode="complete")[1], [gen(3, 3)]),
         "eigh_vals": (lambda m, a: m.linalg.eigvalsh(_sym(a)), [spd(2)]),
-        "eigh_gauge": (lambda m, a: (lambda L, V: (V * V.pow(1)).pow(2).sum(-1) + L)(*m.linalg.eigh(_sym(a))), [spd(2)]),
+        "eigh_gauge": (lambda m, a: (lambda L, V: (V * V.pow(1)).pow(2).sum(-1) + L)(*m.linalg.eigh(_sym(a))),
+                       [spd(2)]),
         "eigh_recon": (lambda m, a: (lambda L, V: V @ m.diag_embed(L.exp()) @ V.mT)(*m.linalg.eigh(_sym(a))), [spd(2)]),
         "svdvals": (lambda m, a: m.linalg.svdvals(a), [gen(2, 4, 3)]),
-        "svd_recon": (lambda m, a: (lambda U, S, Vh: (U * S.unsqueeze(-2).exp()) @ Vh)(*m.linalg.svd(a, full_matrices=False)), [gen(2, 4, 3)]),
-        "svd_recon_wide": (lambda m, a: (lambda U, S, Vh: (U * S.unsqueeze(-2).exp()) @ Vh)(*m.linalg.svd(a, full_matrices=False)), [gen(2, 3, 5)]),
-        "svd_UUt": (lambda m, a: (lambda U, S, Vh: (U @ U.mT).sin().sum() + (Vh.mT @ Vh).sin().sum())(*m.linalg.svd(a, full_matrices=False)), [gen(4, 3)]),
-        "svd_UUt_wide": (lambda m, a: (lambda U, S, Vh: (U @ U.mT).sin().sum() + (Vh.mT @ Vh).sin().sum() * 2)(*m.linalg.svd(a, full_matrices=False)), [gen(3, 4)]),
-        "svd_abs": (lambda m, a: (lambda U, S, Vh: U.abs().sum() + Vh.abs().sum() * 2)(*m.linalg.svd(a, full_matrices=False)), [gen(4, 3)]),
-        "svd_abs_wide": (lambda m, a: (lambda U, S, Vh: U.abs().sum() + Vh.abs().sum() * 2)(*m.linalg.svd(a, full_matrices=False)), [gen(3, 4)]),
-        "svd_full": (lambda m, a: (lambda U, S, Vh: (U[..., :3] * S.unsqueeze(-2)) @ Vh)(*m.linalg.svd(a)), [gen(4, 3)]),
+        "svd_recon": (_svd_of(lambda U, S, Vh: (U * S.unsqueeze(-2).exp()) @ Vh),
+                      [gen(2, 4, 3)]),
+        "svd_recon_wide": (_svd_of(lambda U, S, Vh: (U * S.unsqueeze(-2).exp()) @ Vh),
+                          [gen(2, 3, 5)]),
+        "svd_UUt": (_svd_of(lambda U, S, Vh: (U @ U.mT).sin().sum() + (Vh.mT @ Vh).sin().sum()),
+                    [gen(4, 3)]),
+        "svd_UUt_wide": (_svd_of(lambda U, S, Vh: (U @ U.mT).sin().sum() + (Vh.mT @ Vh).sin().sum() * 2),
+                        [gen(3, 4)]),
+        "svd_abs": (_svd_of(lambda U, S, Vh: U.abs().sum() + Vh.abs().sum() * 2),
+                    [gen(4, 3)]),
+        "svd_abs_wide": (_svd_of(lambda U, S, Vh: U.abs().sum() + Vh.abs().sum() * 2),
+                        [gen(3, 4)]),
+        "svd_full": (_svd_of(lambda U, S, Vh: (U[..., :3] * S.unsqueeze(-2)) @ Vh, full=True),
+                    [gen(4, 3)]),
         "torch_svd": (lambda m, a: (lambda U, S, V: (U * S.unsqueeze(-2).sin()) @ V.mT)(*m.svd(a)), [gen(4, 3)]),
         "pinv": (lambda m, a: m.linalg.pinv(a), [gen(2, 4, 3)]),
         "pinv_wide": (lambda m, a: m.linalg.pinv(a), [gen(3, 5)]),
@@ -76,7 +89,8 @@ def _inputs():
         "matrix_exp_big": (lambda m, a: m.matrix_exp(a * 3), [gen(4, 4)]),
         "cross": (lambda m, a, b: m.linalg.cross(a, b), [gen(4, 3), gen(4, 3)]),
         "multi_dot": (lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [gen(3), gen(3, 4), gen(4, 2)]),
-        "multi_dot4": (lambda m, a, b, c, d: m.linalg.multi_dot([a, b, c, d]), [gen(2,3), gen(3, 4), gen(4, 2), gen(2,5)]),
+        "multi_dot4": (lambda m, a, b, c, d: m.linalg.multi_dot([a, b, c, d]), 
+                        [gen(2, 3), gen(3, 4), gen(4, 2), gen(2, 5)]),
         "vecdot": (lambda m, a, b: m.linalg.vecdot(a, b), [gen(4, 3), gen(3)]),
         "ldiagonal": (lambda m, a: m.linalg.diagonal(a), [gen(2, 3, 3)]),
         "vector_norm": (lambda m, a: m.linalg.vector_norm(a, 3, dim=-1), [gen(2, 3)]),
@@ -161,21 +175,40 @@ def _error_cases(m):
     def t(a):
         return m.tensor(np.array(a, dtype=float), dtype=m.float64)
 
+    def f32(shape):
+        return m.ones(*shape, dtype=m.float32)
+
     L = m.linalg
-    sing = t([[1.,2.],[2.,4.]]); sing3 = t([[1.,2.,3],[2.,4.,6], [1,1,1]]); nonsq = t(np.ones((2,3))); vec = t(np.ones(3))
+    sing = t([[1.,2.],[2.,4.]])
+    sing3 = t([[1.,2.,3],[2.,4.,6], [1,1,1]])
+    nonsq = t(np.ones((2,3)))
+    vec = t(np.ones(3))
     ints = m.ones(2,2, dtype=m.int64); npd = t([[1.,2.],[2.,1.]]); eye2 = t(np.eye(2))
     bnpd = m.stack([eye2, npd])
     return {
-        "inv sing": lambda: L.inv(sing), "inv sing3": lambda: L.inv(sing3), "inv batch sing": lambda: L.inv(m.stack([eye2, sing])),
+        "inv sing": lambda: L.inv(sing),
+        "inv sing3": lambda: L.inv(sing3),
+        "inv batch sing": lambda: L.inv(m.stack([eye2, sing])),
         "inv nonsq": lambda: L.inv(nonsq), "inv vec": lambda: L.inv(vec), "inv int": lambda: L.inv(ints),
         "inverse sing": lambda: m.inverse(sing), "inv zero": lambda: L.inv(t(np.zeros((3, 3)))),
-        "chol npd": lambda: L.cholesky(npd), "chol bnpd": lambda: L.cholesky(bnpd), "chol nonsq": lambda: L.cholesky(nonsq), "t.chol npd": lambda: m.cholesky(npd),
-        "det nonsq": lambda: L.det(nonsq), "det vec": lambda: L.det(vec), "det int": lambda: L.det(ints), "slogdet nonsq": lambda: L.slogdet(nonsq),
-        "solve sing": lambda: L.solve(sing, t(np.ones(2))), "solve bsing": lambda: L.solve(m.stack([eye2, sing]), t(np.ones((2,2)))),
+        "chol npd": lambda: L.cholesky(npd),
+        "chol bnpd": lambda: L.cholesky(bnpd),
+        "chol nonsq": lambda: L.cholesky(nonsq),
+        "t.chol npd": lambda: m.cholesky(npd),
+        "det nonsq": lambda: L.det(nonsq),
+        "det vec": lambda: L.det(vec),
+        "det int": lambda: L.det(ints),
+        "slogdet nonsq": lambda: L.slogdet(nonsq),
+        "solve sing": lambda: L.solve(sing, t(np.ones(2))),
+        "solve bsing": lambda: L.solve(m.stack([eye2, sing]), t(np.ones((2,2)))),
         "solve nonsq": lambda: L.solve(nonsq, vec), "solve mismatch": lambda: L.solve(t(np.eye(3)), t(np.ones(2))),
         "solve mismatch2": lambda: L.solve(t(np.eye(3)), t(np.ones((2,2)))),
-        "eigh nonsq": lambda: L.eigh(nonsq), "qr vec": lambda: L.qr(vec), "qr mode": lambda: L.qr(sing, mode='foo'), "svd vec": lambda: L.svd(vec),
-        "matrix_power nonsq": lambda: L.matrix_power(nonsq, 2), "matrix_power sing neg": lambda: L.matrix_power(sing, -1),
+        "eigh nonsq": lambda: L.eigh(nonsq),
+        "qr vec": lambda: L.qr(vec),
+        "qr mode": lambda: L.qr(sing, mode='foo'),
+        "svd vec": lambda: L.svd(vec),
+        "matrix_power nonsq": lambda: L.matrix_power(nonsq, 2),
+        "matrix_power sing neg": lambda: L.matrix_power(sing, -1),
         "matrix_exp nonsq": lambda: L.matrix_exp(nonsq), "multi_dot 1": lambda: L.multi_dot([nonsq]),
         "multi_dot bad": lambda: L.multi_dot([nonsq, nonsq]), "pinv vec": lambda: L.pinv(vec),
         "tensordot bad": lambda: m.tensordot(nonsq, nonsq, dims=1),
@@ -188,7 +221,21 @@ def _error_cases(m):
         "norm 3d ord": lambda: L.norm(m.ones(2,2,2), 2),
         "inner bad": lambda: m.inner(vec, t(np.ones(2))),
         "lstsq bad": lambda: L.lstsq(nonsq, t(np.ones(3))),
-        "addbmm bad": lambda: m.addbmm(t(np.ones((2,2))), m.ones(2,2,3, dtype=m.float64), m.ones(2,2,2, dtype=m.float64)),
+        "cdist dtypes": lambda: m.cdist(f32((3, 4)), t(np.ones((2, 4)))),
+        "cdist int": lambda: m.cdist(ints, ints),
+        "solve dtypes": lambda: L.solve(t(np.eye(2)), f32((2,))),
+        "tensordot dtypes": lambda: m.tensordot(f32((3, 4)), t(np.ones((4, 2))), dims=1),
+        "inner dtypes": lambda: m.inner(vec, f32((3,))),
+        "multi_dot dtypes": lambda: L.multi_dot([f32((3,)), f32((3, 4)), t(np.ones((4, 2)))]),
+        "addmv dtypes": lambda: m.addmv(f32((2,)), nonsq, vec),
+        "addbmm dtypes": lambda: m.addbmm(f32((3, 2)), f32((4, 3, 5)), m.ones(4, 5, 2, dtype=m.float64)),
+        "vecdot dtypes": lambda: L.vecdot(nonsq, f32((3,))),
+        "lstsq dtypes": lambda: L.lstsq(t(np.ones((4, 3))), f32((4, 2))),
+        "dist int": lambda: m.dist(ints, ints),
+        "eigh int": lambda: L.eigh(ints),
+        "matrix_norm int": lambda: L.matrix_norm(ints),
+        "addbmm bad": lambda: m.addbmm(t(np.ones((2, 2))), m.ones(2, 2, 3, dtype=m.float64),
+                                      m.ones(2, 2, 2, dtype=m.float64)),
         "diag_embed same": lambda: m.diag_embed(vec, dim1=0, dim2=0),
         "tensordot neg": lambda: m.tensordot(nonsq, nonsq, dims=-1),
     }

@@ -85,3 +85,16 @@ def not_positive_definite(a, l_factor, fn: str = "linalg.cholesky") -> LinAlgErr
                                        "because the input is not positive-definite (the leading minor of order "
                                        f"{k} is not positive-definite).")
     return None
+
+
+def check_same_dtype(message: str, *arrays) -> None:
+    """Raise RuntimeError(message.format(Float, Double, ...)) when the arrays' dtypes differ (torch's ScalarType
+    names)."""
+    if any(a.dtype != arrays[0].dtype for a in arrays[1:]):
+        raise RuntimeError(message.format(*[scalar_type_name(a.dtype) for a in arrays]))
+
+
+def check_floating(a, message: str) -> None:
+    """Raise RuntimeError(message.format(Long)) for an integer or bool input."""
+    if a.dtype.kind != "f":
+        raise RuntimeError(message.format(scalar_type_name(a.dtype)))

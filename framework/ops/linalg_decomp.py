@@ -7,7 +7,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name
 from .combine import cat
-from .linalg_checks import check_matrix
+from .linalg_checks import check_matrix, check_same_dtype
 from .linalg_solve import LinalgSolve
 from .shape_more import DiagEmbed
 
@@ -69,6 +69,8 @@ class LinalgEigh(Function):
 
     @staticmethod
     def forward(ctx, a, uplo):
+        if a.dtype.kind != "f":  # torch's kernel dispatch refuses integers before any check
+            raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
         check_matrix(a, "linalg.eigh")
         values, vectors = get_array_module(a).linalg.eigh(a, UPLO=uplo)
         ctx.save_for_backward(values, vectors)
@@ -198,6 +200,8 @@ class LinalgLstsq(Function):
     @staticmethod
     def forward(ctx, a, b, rcond=None):
         check_matrix(a, "torch.linalg.lstsq", square=False)
+        check_same_dtype("torch.linalg.lstsq: Expected input and other to have the same dtype, but got input's dtype "
+                         "{} and other's dtype {}", a, b)
         vector = b.ndim == a.ndim - 1
         bm = b[..., None] if vector else b
         if bm.shape[-2] != a.shape[-2]:

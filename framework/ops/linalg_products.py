@@ -12,7 +12,9 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import wrap_dim
-from .linalg import matmul, mm
+from ._util import c_type_name
+from .linalg import mm
+from .linalg_checks import check_floating, check_same_dtype
 from .scalar_ops import maybe_multiply
 from .shape_more import DiagEmbed
 from .views import ReshapeCopy
@@ -20,6 +22,8 @@ from .views import ReshapeCopy
 
 def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     """Sum over a's ``dims`` last (or listed) dims and b's first (or listed) ones: permute, reshape, one mm."""
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
         if dims < 0:
             raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
@@ -56,6 +60,8 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     """Sum over the last dims of a and b (a number times the other when one is 0-D)."""
     if a.ndim == 0 or b.ndim == 0:
         return a * b
+    if a.dtype != b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
     if a.shape[-1] != b.shape[-1]:
         raise RuntimeError(f"inner() the last dimension must match on both input tensors but got shapes "
                            f"{list(a.shape)} and {list(b.shape)}")
@@ -73,6 +79,7 @@ class Addmv(Function):
                                                                                                 (1,), ()):
             raise RuntimeError(f"size mismatch, got input ({inp.shape[0] if inp.ndim else 1}), mat "
                                f"({mat.shape[0]}x{mat.shape[-1]}), vec ({vec.shape[0]})")
+        check_same_dtype("addmv input tensors must have the same dtype, but got {}, {}, and {}", inp, mat, vec)
         ctx.shape, ctx.beta, ctx.alpha = inp.shape, beta, alpha
         ctx.save_for_backward(mat if ctx.needs_input_grad[2] else None, vec if ctx.needs_input_grad[1] else None)
         prod = mat @ vec
@@ -122,6 +129,9 @@ class Addbmm(Function):
         if b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
             raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and "
                                f"{b2.shape[1]}x{b2.shape[2]})")
+        other = next((b for b in (b1, b2) if b.dtype != inp.dtype), None)
+        if other is not None:
+            check_same_dtype("self and mat2 must have the same dtype, but got {} and {}", inp, other)
         ctx.shape, ctx.beta, ctx.alpha, ctx.count = inp.shape, beta, alpha, b1.shape[0]
         ctx.save_for_backward(b1 if ctx.needs_input_grad[2] else None, b2 if ctx.needs_input_grad[1] else None)
         prod = (b1 @ b2).sum(axis=0)
@@ -159,6 +169,10 @@ def multi_dot(tensors) -> Tensor:
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError(f"multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                               f"{c_type_name(tensors[0]._array.dtype)} and tensor {i} {c_type_name(t._array.dtype)}")
     first_1d, last_1d = tensors[0].ndim == 1, tensors[-1].ndim == 1
     mats = [tensors[0].unsqueeze(0) if first_1d else tensors[0]] + tensors[1:-1] + \
         [tensors[-1].unsqueeze(-1) if last_1d else tensors[-1]]
@@ -214,6 +228,8 @@ class Dist(Function):
 
     @staticmethod
     def forward(ctx, a, b, p):
+        for x in (a, b):
+            check_floating(x, "norm(): input dtype should be either floating point or complex. Got {} instead.")
         xp = get_array_module(a)
         ctx.p, ctx.shapes = p, (a.shape, b.shape)
         out = xp.asarray(_pnorm(xp, (a - b).reshape(-1), p, None))
@@ -258,6 +274,10 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
                            f"{min(x1.ndim, x2.ndim) if x1.ndim < 2 else x2.ndim}D")
+    for i, x in ((1, x1), (2, x2)):
+        check_floating(x._array, f"cdist only supports floating-point dtypes, X{i} got: {{}}")
+    if x1.dtype != x2.dtype:
+        check_same_dtype("expected scalar type {} but found {}", x1._array, x2._array)
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
     if p < 0:

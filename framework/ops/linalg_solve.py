@@ -12,7 +12,8 @@ from ..autograd.function import Function
 from ..backend import get_array_module, input_check
 from ..tensor import Tensor
 from .combine import cat
-from .linalg_checks import LinAlgError, batch_prefix, check_matrix, lu_zero_pivot, not_positive_definite, singular_error
+from .linalg_checks import (LinAlgError, batch_prefix, check_matrix, check_same_dtype, lu_zero_pivot,
+                            not_positive_definite, singular_error)
 
 
 def _all_finite(xp, a) -> bool:
@@ -123,6 +124,8 @@ class LinalgSolve(Function):
     @staticmethod
     def forward(ctx, a, b, left=True):
         check_matrix(a, "linalg.solve")
+        check_same_dtype("linalg.solve: Expected A and B to have the same dtype, but found A of type {} and B of type "
+                         "{} instead", a, b)
         xp = get_array_module(a)
         ctx.left, ctx.shapes, a_in = left, (a.shape, b.shape), a
         if not left:  # X A = B: A^T X^T = B^T
