@@ -139,7 +139,8 @@ def svdvals(A: Tensor, *, driver=None) -> Tensor:
 
 
 def pinv(A: Tensor, rcond=None, hermitian: bool = False, *, atol=None, rtol=None) -> Tensor:
-    """The Moore-Penrose pseudo-inverse (singular values at or below max(atol, rtol * s_max) dropped)."""
+    """The Moore-Penrose pseudo-inverse (singular values at or below max(atol, rtol * s_max) dropped); hermitian
+    only selects torch's eigh-based path, which gives the same matrix, so the SVD serves both."""
     if rcond is not None:  # torch's older spelling of rtol
         rtol = rcond
     return LinalgPinv.apply(A, atol, rtol)
@@ -163,7 +164,7 @@ def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
 
 def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
     """The minimum-norm least-squares solution of A X = B, as torch's default CPU driver (gelsy) reports it: the
-    rank is computed, residuals and singular values are empty."""
+    rank is computed, residuals and singular values are empty (deviation from torch: the driver is not used)."""
     solution = LinalgLstsq.apply(A, B, rcond)
     a = A._array
     xp = get_array_module(a)

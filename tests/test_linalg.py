@@ -84,6 +84,7 @@ def _inputs():
         "matrix_power3": (lambda m, a: m.linalg.matrix_power(a, 3), [gen(2, 3, 3)]),
         "matrix_power5": (lambda m, a: m.matrix_power(a, 5), [gen(3, 3)]),
         "matrix_power_neg": (lambda m, a: m.linalg.matrix_power(a, -2), [wc()]),
+        "matrix_power0": (lambda m, a: m.linalg.matrix_power(a, 0) * a, [gen(2, 3, 3)]),
         "matrix_power1": (lambda m, a: a.matrix_power(1), [wc()]),
         "matrix_exp": (lambda m, a: m.linalg.matrix_exp(a), [gen(2, 3, 3)]),
         "matrix_exp_big": (lambda m, a: m.matrix_exp(a * 3), [gen(4, 4)]),
@@ -91,6 +92,8 @@ def _inputs():
         "multi_dot": (lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [gen(3), gen(3, 4), gen(4, 2)]),
         "multi_dot4": (lambda m, a, b, c, d: m.linalg.multi_dot([a, b, c, d]), 
                        [gen(2, 3), gen(3, 4), gen(4, 2), gen(2, 5)]),
+        "multi_dot5": (lambda m, a, b, c, d, e: m.linalg.multi_dot([a, b, c, d, e]),
+                       [gen(6, 2), gen(2, 5), gen(5, 1), gen(1, 4), gen(4, 3)]),
         "vecdot": (lambda m, a, b: m.linalg.vecdot(a, b), [gen(4, 3), gen(3)]),
         "ldiagonal": (lambda m, a: m.linalg.diagonal(a), [gen(2, 3, 3)]),
         "vector_norm": (lambda m, a: m.linalg.vector_norm(a, 3, dim=-1), [gen(2, 3)]),
@@ -274,6 +277,15 @@ def test_singular_and_indefinite_errors_without_torch():
         framework.linalg.cholesky(npd)
     with pytest.raises(RuntimeError, match="A must be batches of square matrices, but they are 2 by 3 matrices"):
         framework.linalg.det(framework.ones(2, 3, dtype=framework.float64))
+
+
+def test_matrix_power_zero_is_torchs_copy_of_the_identity():
+    a = framework.tensor(np.ones((2, 3, 3)), dtype=framework.float64, requires_grad=True)
+    out = framework.linalg.matrix_power(a, 0)
+    assert out.grad_fn.name() == "CopyBackwards" and out._version == 1  # torch::autograd::CopyBackwards
+    assert out.grad_fn.next_functions[0][0].name() == "CloneBackward0"
+    out.sum().backward()
+    assert float(a.grad.abs().sum()) == 0.0
 
 
 def test_singular_det_gradient_is_the_cofactor_matrix():

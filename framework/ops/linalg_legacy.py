@@ -76,7 +76,8 @@ def matrix_power(input: Tensor, n: int) -> Tensor:
     check_matrix(input, "linalg.matrix_power", floating=False)
     a = input
     if n == 0:
-        return creation.eye(a.shape[-1], dtype=a.dtype, device=a.device).expand(*a.shape).clone() + a * 0
+        # torch's: a contiguous clone overwritten by the identity (CopyBackwards over CloneBackward0: zero grad)
+        return a.clone().copy_(creation.eye(a.shape[-1], dtype=a.dtype, device=a.device).expand(*a.shape))
     if n < 0:
         a, n = LinalgInv.apply(a, "linalg.inv"), -n
     if n == 1:

@@ -164,8 +164,33 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     return Addbmm.apply(input, batch1, batch2, beta, alpha)
 
 
+def _chain_order(mats) -> list:
+    """The cheapest parenthesization (the classic matrix-chain dynamic program, as torch's multi_dot):
+    order[i][j] is where the product of mats i..j splits."""
+    dims = [mats[0].shape[0]] + [m.shape[1] for m in mats]
+    n = len(mats)
+    cost = [[0] * n for _ in range(n)]
+    order = [[0] * n for _ in range(n)]
+    for span in range(1, n):
+        for i in range(n - span):
+            j = i + span
+            cost[i][j] = None
+            for k in range(i, j):
+                c = cost[i][k] + cost[k + 1][j] + dims[i] * dims[k + 1] * dims[j + 1]
+                if cost[i][j] is None or c < cost[i][j]:
+                    cost[i][j], order[i][j] = c, k
+    return order
+
+
+def _chain(mats, order, i: int, j: int) -> Tensor:
+    if i == j:
+        return mats[i]
+    k = order[i][j]
+    return mm(_chain(mats, order, i, k), _chain(mats, order, k + 1, j))
+
+
 def multi_dot(tensors) -> Tensor:
-    """A chain of matrix products (the first may be a row vector, the last a column), in torch's order for 3."""
+    """A chain of matrix products (the first may be a row vector, the last a column), in the cheapest order."""
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
@@ -184,10 +209,10 @@ def multi_dot(tensors) -> Tensor:
         (a, b), c, d = mats[0].shape, mats[1].shape[1], mats[2].shape[1]
         out = mm(mats[0], mm(mats[1], mats[2])) if a * c * (b + d) > b * d * (a + c) else \
             mm(mm(mats[0], mats[1]), mats[2])
-    else:  # deviation from torch: left to right (torch picks the cheapest order by dynamic programming)
-        out = mats[0]
-        for m in mats[1:]:
-            out = mm(out, m)
+    elif len(mats) == 2:
+        out = mm(mats[0], mats[1])
+    else:
+        out = _chain(mats, _chain_order(mats), 0, len(mats) - 1)
     shape = ([] if first_1d else [out.shape[0]]) + ([] if last_1d else [out.shape[1]])
     return out.view(*shape)
 
@@ -270,7 +295,11 @@ class Cdist(Function):
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
-    """Pairwise p-norm distances between the rows of x1 and of x2 (batch dims broadcast)."""
+    """Pairwise p-norm distances between the rows of x1 and of x2 (batch dims broadcast).
+
+    deviation from torch: compute_mode is ignored, distances are always summed term by term (torch's matmul form
+    for p=2 and more than 25 rows agrees to rounding, not bit for bit).
+    """
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
                            f"{min(x1.ndim, x2.ndim) if x1.ndim < 2 else x2.ndim}D")

@@ -86,7 +86,8 @@ class LinalgDet(Function):
         a, det = ctx.saved_tensors
         with input_check():
             singular = bool((det._array == 0).any())
-        if singular:  # torch's SVD path: the cofactor matrix (no graph through it: a constant here)
+        if singular:  # torch's SVD path: the cofactor matrix
+            # deviation from torch: computed on arrays, so create_graph gives no second derivative at a singular A
             return grad[..., None, None] * Tensor._make(_cofactor_array(a._array))
         # torch's linalg_det_backward: (g * det) A^{-H}
         return (grad * det)[..., None, None] * LinalgInv.apply(a).mT
