@@ -288,6 +288,20 @@ def test_matrix_power_zero_is_torchs_copy_of_the_identity():
     assert float(a.grad.abs().sum()) == 0.0
 
 
+def test_repeated_singular_values_and_eigenvalues_keep_finite_gradients():
+    # svdvals/eigvalsh: the unused factors' gradients are None (torch's undefined), not zeros that would meet a
+    # 0 / 0 in the factors' terms where values repeat
+    a = framework.tensor(np.eye(3) * 3 + 0.1, dtype=framework.float64, requires_grad=True)
+    framework.linalg.svdvals(a).sum().backward()
+    np.testing.assert_allclose(a.grad.cpu().numpy(), np.eye(3), atol=1e-12)
+    a.grad = None
+    framework.linalg.eigvalsh(a).sum().backward()
+    np.testing.assert_allclose(a.grad.cpu().numpy(), np.eye(3), atol=1e-12)
+    a.grad = None
+    framework.linalg.qr(a).R.sum().backward()  # Q unused: its gradient is None
+    assert np.isfinite(a.grad.cpu().numpy()).all()
+
+
 def test_singular_det_gradient_is_the_cofactor_matrix():
     a = framework.tensor([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0], [0.0, 1.0, 3.0]], dtype=framework.float64,
                          requires_grad=True)
@@ -319,3 +333,28 @@ def test_result_tuples_and_conventions():
     for method in ("det", "logdet", "slogdet", "inverse", "pinverse", "cholesky", "qr", "svd", "matrix_power",
                    "matrix_exp", "kron", "inner", "addmv", "addr", "addbmm", "dist", "diag_embed", "diagflat"):
         assert hasattr(framework.Tensor, method)
+
+
+@pytest.mark.explicit_device  # framework.compile captures NumPy steps (as tests/test_compile.py)
+def test_compiled_step_with_linalg_ops_equals_eager():
+    """framework.compile replays the LAPACK calls (numpy's named-tuple results: SVDResult, EighResult...)."""
+    device = "cpu"
+    w = framework.tensor(np.eye(3) * 3 + 0.1, dtype=framework.float64, requires_grad=True, device=device)
+
+    def step(x):
+        la = framework.linalg
+        y = (la.inv(w) @ x).sum() + la.det(w) + la.cholesky(w @ w.mT).sum() + la.svdvals(w).sum() \
+            + la.eigvalsh(w @ w.mT).sum() + la.solve(w, x).sum() + framework.cdist(w, x.mT).sum() \
+            + la.slogdet(w)[1] + la.qr(w)[0].sum() + la.pinv(w).sum()
+        loss = y * y
+        w.grad = None
+        loss.backward()
+        return loss.detach(), w.grad.clone()
+
+    compiled = framework.compile(step)
+    for i in range(4):
+        x = framework.tensor(np.random.default_rng(i).standard_normal((3, 2)), dtype=framework.float64, device=device)
+        (l1, g1), (l2, g2) = step(x), compiled(x)
+        assert float(l1) == float(l2)
+        np.testing.assert_array_equal(g1.cpu().numpy(), g2.cpu().numpy())
+    assert compiled.replays >= 1

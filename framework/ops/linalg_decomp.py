@@ -40,6 +40,7 @@ class LinalgQr(Function):
             q = xp.zeros((0,), dtype=a.dtype)
         else:
             q, r = xp.linalg.qr(a, mode=mode)
+        ctx.set_materialize_grads(False)  # an unused output's gradient stays None, as torch's undefined grad
         ctx.save_for_backward(q, r)
         return q, r
 
@@ -51,6 +52,8 @@ class LinalgQr(Function):
                                "Please use linalg.qr(A, mode='reduced') if you are going to differentiate through "
                                "linalg.qr.")
         m, n = q.shape[-2], r.shape[-1]
+        gq = q.new_zeros(tuple(q.shape)) if gq is None else gq
+        gr = r.new_zeros(tuple(r.shape)) if gr is None else gr
         if ctx.mode == "complete" and m > n:
             raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
         if m >= n:
@@ -73,12 +76,17 @@ class LinalgEigh(Function):
             raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
         check_matrix(a, "linalg.eigh")
         values, vectors = get_array_module(a).linalg.eigh(a, UPLO=uplo)
+        # eigvalsh's eigenvectors get no gradient: None, not zeros, so that repeated eigenvalues (0 / 0 in the
+        # eigenvector term) leave the eigenvalues' gradient finite, as torch's undefined gradients do
+        ctx.set_materialize_grads(False)
         ctx.save_for_backward(values, vectors)
         return values, vectors
 
     @staticmethod
     def backward(ctx, gl, gv):
         values, vectors = ctx.saved_tensors
+        if gv is None:
+            return vectors.matmul(gl.unsqueeze(-1) * vectors.mT), None
         # torch's linalg_eig_backward (hermitian): gA = V (diag(gL) + skew(V^H gV) / E) V^H, E_ij = L_j - L_i
         gap = values.unsqueeze(-2) - values.unsqueeze(-1)
         n = values.shape[-1]
@@ -86,7 +94,9 @@ class LinalgEigh(Function):
         vhgv = vectors.mT.matmul(gv)
         # only the skew part of V^H gV moves V along the symmetric matrices, so the gradient is symmetric
         inner = 0.5 * (vhgv - vhgv.mT) / (gap + eye)
-        inner = inner * (1 - eye) + DiagEmbed.apply(gl, 0, values.ndim - 1, values.ndim)
+        inner = inner * (1 - eye)
+        if gl is not None:
+            inner = inner + DiagEmbed.apply(gl, 0, values.ndim - 1, values.ndim)
         return vectors.matmul(inner.matmul(vectors.mT)), None
 
 
@@ -129,6 +139,7 @@ class LinalgSvd(Function):
     def forward(ctx, a, full_matrices):
         check_matrix(a, "linalg.svd", square=False)
         u, s, vh = get_array_module(a).linalg.svd(a, full_matrices=full_matrices)
+        ctx.set_materialize_grads(False)  # svdvals: U and Vh get None, and repeated singular values stay finite
         ctx.save_for_backward(u, s, vh)
         return u, s, vh
 
@@ -138,9 +149,9 @@ class LinalgSvd(Function):
         k = s.shape[-1]
         # torch narrows full U and Vh to their first k columns / rows; the rest gets no gradient
         if u.shape[-1] != k:
-            u, gu = u[..., :k], gu[..., :k]
+            u, gu = u[..., :k], None if gu is None else gu[..., :k]
         if vh.shape[-2] != k:
-            vh, gvh = vh[..., :k, :], gvh[..., :k, :]
+            vh, gvh = vh[..., :k, :], None if gvh is None else gvh[..., :k, :]
         return svd_backward(gu, gs, gvh, u, s, vh), None
 
 
