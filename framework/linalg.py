@@ -11,7 +11,7 @@ import math
 from . import creation, dtypes, ops
 from .backend import get_array_module
 from .ops.contract import norm as _vector_norm
-from .ops.linalg_checks import LinAlgError, check_floating, check_same_dtype
+from .ops.linalg_checks import LinAlgError, check_floating, check_same_dtype, lu_infos
 from .ops.linalg_decomp import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd
 from .ops.linalg_legacy import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
 from .ops.linalg_products import multi_dot  # noqa: F401  (torch.linalg.multi_dot)
@@ -85,7 +85,12 @@ def inv(A: Tensor) -> Tensor:
 
 
 def inv_ex(A: Tensor, *, check_errors: bool = False):
-    return _inv_ex(LinalgInv.apply(A), creation.zeros(tuple(A.shape[:-2]), dtype=dtypes.int32, device=A.device))
+    """(A^{-1}, info): info is LAPACK's (0, or the position of a zero pivot); a singular matrix raises only with
+    check_errors, else its inverse holds inf/nan."""
+    inverse = LinalgInv.apply(A, "linalg.inv_ex" if check_errors else None)
+    infos = lu_infos(A._array) if A.numel() else []
+    info = creation.tensor(infos, dtype=dtypes.int32, device=A.device).reshape(tuple(A.shape[:-2]))
+    return _inv_ex(inverse, info)
 
 
 def det(A: Tensor) -> Tensor:

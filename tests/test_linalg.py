@@ -302,6 +302,23 @@ def test_repeated_singular_values_and_eigenvalues_keep_finite_gradients():
     assert np.isfinite(a.grad.cpu().numpy()).all()
 
 
+def test_inv_ex_reports_lapack_info_and_raises_only_when_asked(torch):
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [1.0, 3.0]]])
+    got = [m.linalg.inv_ex(m.tensor(a, dtype=m.float64)) for m in (framework, torch)]
+    assert got[0].info.cpu().tolist() == got[1].info.cpu().tolist() == [2, 0]
+    np.testing.assert_allclose(got[0].inverse[1].cpu().numpy(), got[1].inverse[1].cpu().numpy(), rtol=1e-12)
+    assert _raised(lambda: framework.linalg.inv_ex(framework.tensor(a), check_errors=True)) == \
+        _raised(lambda: torch.linalg.inv_ex(torch.tensor(a), check_errors=True))
+
+
+def test_slogdet_of_a_singular_matrix_is_minus_inf_and_its_backward_does_not_raise():
+    a = framework.zeros(2, 2, dtype=framework.float64, requires_grad=True)
+    sign, logabs = framework.linalg.slogdet(a)
+    assert float(sign) == 0.0 and float(logabs) == -np.inf
+    logabs.backward()  # torch's unchecked inverse: a non-finite gradient, no error
+    assert not np.isfinite(a.grad.cpu().numpy()).all()
+
+
 def test_singular_det_gradient_is_the_cofactor_matrix():
     a = framework.tensor([[1.0, 2.0, 0.5], [2.0, 4.0, 1.0], [0.0, 1.0, 3.0]], dtype=framework.float64,
                          requires_grad=True)
@@ -324,6 +341,7 @@ def test_result_tuples_and_conventions():
     assert float(sign * logabs.exp()) == pytest.approx(float(framework.linalg.det(sq)))
     res = framework.linalg.lstsq(a, a[:, :2])
     assert int(res.rank) == 3 and tuple(res.solution.shape) == (3, 2)
+    assert tuple(framework.block_diag().shape) == (1, 0)  # torch's shape for no blocks
     q, r = framework.linalg.qr(a, mode="r")
     assert tuple(q.shape) == (0,) and tuple(r.shape) == (3, 3)
     names = ["vector_norm", "matrix_norm", "norm", "inv", "det", "slogdet", "solve", "cholesky", "qr", "eigh",

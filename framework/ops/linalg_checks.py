@@ -28,9 +28,9 @@ def batch_prefix(shape: tuple, flat_index: int) -> str:
     return f"(Batch element {flat_index}): " if len(shape) > 2 else ""
 
 
-def lu_zero_pivot(a) -> tuple[int, int] | None:
-    """(batch element, 1-based position) of the first exactly-zero pivot of LU with partial pivoting (LAPACK's
-    getrf info), or None: torch names that diagonal element when it refuses to invert a singular matrix."""
+def lu_infos(a) -> list:
+    """Per matrix of the batch, the 1-based position of the first exactly-zero pivot of LU with partial pivoting,
+    or 0 (LAPACK getrf's info): torch names that diagonal element when it refuses to invert a singular matrix."""
     xp = get_array_module(a)
     n = a.shape[-1]
     u = a.reshape((-1, n, n)).astype(a.dtype, copy=True)
@@ -52,7 +52,12 @@ def lu_zero_pivot(a) -> tuple[int, int] | None:
         safe = xp.where(zero, 1, piv)
         factors = xp.where(zero[:, None], 0, u[:, k + 1:, k] / safe[:, None])
         u[:, k + 1:, k:] -= factors[:, :, None] * u[:, k:k + 1, k:]
-    for b, k in enumerate(first):
+    return first
+
+
+def lu_zero_pivot(a) -> tuple[int, int] | None:
+    """(batch element, info) of the first singular matrix of the batch (see lu_infos), or None."""
+    for b, k in enumerate(lu_infos(a)):
         if k:
             return b, k
     return None

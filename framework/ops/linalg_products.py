@@ -10,6 +10,7 @@ from .. import dtypes
 from ..autograd.broadcast import sum_to
 from ..autograd.function import Function
 from ..backend import get_array_module
+from ..creation import empty
 from ..tensor import Tensor
 from ._util import wrap_dim
 from ._util import c_type_name
@@ -356,4 +357,6 @@ class BlockDiag(Function):
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
+    if not tensors:  # torch's: a (1, 0) matrix of the default dtype
+        return empty(1, 0)
     return BlockDiag.apply(*tensors)

@@ -21,21 +21,31 @@ def _all_finite(xp, a) -> bool:
         return bool(xp.isfinite(a).all())
 
 
-def inv_array(a, fn: str = "linalg.inv"):
+def inv_array(a, fn: str | None = "linalg.inv"):
     """A^{-1} of a (batch of) square matrices, or torch's LinAlgError naming the zero pivot when one is singular
-    (numpy raises on a singular matrix, cupy returns inf/nan: both are turned into torch's error)."""
+    (numpy raises on a singular matrix, cupy returns inf/nan: both are turned into torch's error). fn None: no
+    error, a singular matrix's inverse holds inf/nan (torch's unchecked inverse inside backward formulas)."""
     xp = get_array_module(a)
     try:
         out = xp.linalg.inv(a)
     except Exception:  # numpy.linalg.LinAlgError: singular
         out = None
-    if out is None or not _all_finite(xp, out):
+    if fn is not None and (out is None or not _all_finite(xp, out)):
         err = singular_error(a, fn)
         if err is not None:
             raise err
-        if out is None:  # not singular to LU's eye either (nan input): as torch, a result of nans
-            out = xp.full(a.shape, math.nan, dtype=a.dtype)
+    if out is None:  # unchecked, and numpy refused the batch: invert matrix by matrix, nans for a singular one
+        out = xp.stack([_inv_or_nan(xp, m) for m in a.reshape((-1,) + a.shape[-2:])]).reshape(a.shape) \
+            if a.size else xp.full(a.shape, math.nan, dtype=a.dtype)
     return out
+
+
+def _inv_or_nan(xp, m):
+    """deviation from torch: a singular matrix's unchecked inverse is all nan (torch's LU leaves inf and nan)."""
+    try:
+        return xp.linalg.inv(m)
+    except Exception:  # numpy.linalg.LinAlgError
+        return xp.full(m.shape, math.nan, dtype=m.dtype)
 
 
 class LinalgInv(Function):
@@ -45,7 +55,7 @@ class LinalgInv(Function):
 
     @staticmethod
     def forward(ctx, a, fn="linalg.inv"):
-        check_matrix(a, fn)
+        check_matrix(a, fn or "linalg.inv")
         out = inv_array(a, fn)
         ctx.save_for_backward(out)
         return out
@@ -109,7 +119,8 @@ class LinalgSlogdet(Function):
     @staticmethod
     def backward(ctx, grad_sign, grad_logabs):
         (a,) = ctx.saved_tensors
-        return grad_logabs[..., None, None] * LinalgInv.apply(a).mT
+        # unchecked, as torch's: a singular A (log|det| = -inf) gets an inf/nan gradient, not an error
+        return grad_logabs[..., None, None] * LinalgInv.apply(a, None).mT
 
 
 def is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
