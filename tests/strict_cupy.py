@@ -173,11 +173,27 @@ def _linalg(name: str, nan_on_error: bool = False):
         except np.linalg.LinAlgError:
             if not nan_on_error:
                 raise
-            shape = np.broadcast_shapes(args[0].shape[:-2], args[1].shape[:-2]) + args[1].shape[-2:] \
-                if name == "solve" else args[0].shape
-            out = np.full(shape, np.nan, dtype=args[0].dtype)
+            out = _per_matrix(getattr(np.linalg, name), *args)
         return tuple(_wrap(r) for r in out) if isinstance(out, tuple) else _wrap(out)
     return call
+
+
+def _per_matrix(fn, a, b=None):
+    """fn on each matrix of the batch on its own (CuPy's batched kernels), nan for the ones it fails on."""
+    if b is not None:  # solve: broadcast the batch dims first
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    flat_a = a.reshape((-1,) + a.shape[-2:])
+    flat_b = None if b is None else b.reshape((-1,) + b.shape[-2:])
+    out = []
+    for i in range(flat_a.shape[0]):
+        like = flat_a[i] if b is None else flat_b[i]
+        try:
+            out.append(fn(flat_a[i]) if b is None else fn(flat_a[i], flat_b[i]))
+        except np.linalg.LinAlgError:
+            out.append(np.full(like.shape, np.nan, dtype=a.dtype))
+    shape = (a.shape if b is None else b.shape)
+    return np.stack(out).reshape(shape) if out else np.full(shape, np.nan, dtype=a.dtype)
 
 
 linalg = types.SimpleNamespace(**{name: _linalg(name) for name in ("norm", "qr", "svd", "eigh", "eigvalsh", "det",
