@@ -384,6 +384,72 @@ OPS += [
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
 
+# the gamma family and torch.special (ops/unary_gamma.py), clamp with tensor bounds and clamp_min/max
+# (ops/clamp_more.py), fmax/fmin, float_power, deg2rad/rad2deg, sgn, angle (ops/pointwise_extra.py)
+OPS += [
+    OpCase("lgamma", lambda m, a: m.lgamma(a), [(3, 4)], domain=(0.2, 4.0)),
+    OpCase("lgamma_negative", lambda m, a: a.lgamma(), [(3, 4)], domain=(-2.9, -2.1)),
+    OpCase("digamma", lambda m, a: m.digamma(a), [(3, 4)], domain=(0.2, 4.0)),
+    OpCase("digamma_negative", lambda m, a: a.digamma(), [(3, 4)], domain=(-1.9, -1.1)),
+    OpCase("polygamma1", lambda m, a: m.polygamma(1, a), [(3, 4)], domain=(0.3, 4.0)),
+    OpCase("polygamma3_method", lambda m, a: a.polygamma(3), [(3, 4)], domain=(0.5, 4.0), tol32=1e-4),
+    OpCase("special_psi", lambda m, a: m.special.psi(a), [(3, 4)], domain=(0.5, 4.0)),
+    OpCase("mvlgamma", lambda m, a: m.mvlgamma(a, 3), [(3, 4)], domain=(1.2, 4.0)),
+    OpCase("special_multigammaln", lambda m, a: m.special.multigammaln(a, 1), [(3, 4)], domain=(0.5, 4.0)),
+    OpCase("i0", lambda m, a: m.i0(a), [(3, 4)], domain=(-3.0, 3.0)),
+    OpCase("special_i0e", lambda m, a: m.special.i0e(a), [(3, 4)], domain=(-3.0, 3.0)),
+    OpCase("special_i1", lambda m, a: m.special.i1(a), [(3, 4)], domain=(-3.0, 3.0)),
+    OpCase("special_i1e", lambda m, a: m.special.i1e(a), [(3, 4)], domain=(-3.0, 3.0)),
+    OpCase("sinc", lambda m, a: m.sinc(a), [(3, 4)]),
+    OpCase("special_entr", lambda m, a: m.special.entr(a), [(3, 4)], domain=(0.1, 2.0)),
+    OpCase("special_ndtri", lambda m, a: m.special.ndtri(a), [(3, 4)], domain=(0.05, 0.95)),
+    OpCase("special_log_ndtr", lambda m, a: m.special.log_ndtr(a), [(3, 4)], domain=(-4.0, 3.0)),
+    OpCase("special_ndtr", lambda m, a: m.special.ndtr(a), [(3, 4)]),
+    OpCase("xlogy", lambda m, a, b: m.xlogy(a, b), [(3, 4), (4,)], domain=(0.2, 2.0)),
+    OpCase("xlogy_scalar_other", lambda m, a: m.xlogy(a, 1.7), [(3, 4)]),
+    OpCase("xlogy_scalar_self", lambda m, b: m.xlogy(2.5, b), [(3, 4)], domain=(0.2, 2.0)),
+    OpCase("special_xlog1py", lambda m, a, b: m.special.xlog1py(a, b), [(3, 4), (3, 1)], domain=(0.2, 2.0)),
+    OpCase("special_zeta_q", lambda m, a: m.special.zeta(m.full_like(a, 2.5), a), [(3, 4)], domain=(0.5, 3.0)),
+    OpCase("special_gammainc_x", lambda m, a: m.special.gammainc(m.full_like(a, 1.5), a), [(3, 4)],
+           domain=(0.2, 3.0)),
+    OpCase("special_gammaincc_x", lambda m, a: m.special.gammaincc(m.full_like(a, 0.7), a), [(3, 4)],
+           domain=(0.2, 3.0)),
+    OpCase("clamp_tensor_min", lambda m, a, lo: m.clamp(a, min=lo), [(3, 4), (4,)]),
+    OpCase("clamp_tensor_both", lambda m, a, lo, hi: m.clamp(a, lo, hi), [(3, 4), (3, 1), (4,)]),
+    OpCase("clamp_tensor_max_method", lambda m, a, hi: a.clamp(max=hi), [(3, 4), (3, 4)]),
+    OpCase("clamp_min", lambda m, a: m.clamp_min(a, 0.3), [(3, 4)]),
+    OpCase("clamp_max_method", lambda m, a: a.clamp_max(-0.2), [(3, 4)]),
+    OpCase("clamp_min_tensor", lambda m, a, lo: a.clamp_min(lo), [(3, 4), (4,)]),
+    OpCase("clamp_max_tensor", lambda m, a, hi: m.clamp_max(a, hi), [(3, 4), (3, 1)]),
+    OpCase("fmax", lambda m, a, b: m.fmax(a, b), [(3, 4), (4,)]),
+    OpCase("fmin_method", lambda m, a, b: a.fmin(b), [(3, 4), (3, 4)]),
+    OpCase("float_power", lambda m, a: m.float_power(a, 3), [(3, 4)]),
+    OpCase("float_power_tensor", lambda m, a, b: m.float_power(a, b), [(3, 4), (4,)], domain=_pos()),
+    OpCase("deg2rad", lambda m, a: m.deg2rad(a), [(3, 4)]),
+    OpCase("rad2deg_method", lambda m, a: a.rad2deg(), [(3, 4)]),
+    OpCase("sgn", lambda m, a: m.sgn(a) * a, [(3, 4)]),
+    OpCase("angle", lambda m, a: m.angle(a) + a, [(3, 4)]),
+]
+
+# more of torch.Tensor's surface (ops/tensor_more.py, stats_more.py): sliding windows, sums to a size, ravel,
+# in-place cumsum_/cumprod_/reciprocal_/rsqrt_, cov/corrcoef/vdot
+OPS += [
+    OpCase("unfold", lambda m, a: a.unfold(1, 2, 1), [(3, 4)]),
+    OpCase("unfold_step", lambda m, a: a.unfold(0, 2, 3) * 2, [(7, 2)]),
+    OpCase("unfold_twice", lambda m, a: a.unfold(1, 3, 1).unfold(0, 2, 1), [(3, 5)]),
+    OpCase("sum_to_size", lambda m, a: a.sum_to_size(1, 4), [(3, 4)]),
+    OpCase("sum_to_size_lead", lambda m, a: a.sum_to_size(4), [(2, 3, 4)]),
+    OpCase("ravel_transposed", lambda m, a: m.ravel(a.t()), [(3, 4)]),
+    OpCase("cumsum_inplace", lambda m, a: (a * 1).cumsum_(1), [(3, 4)]),
+    OpCase("cumprod_inplace", lambda m, a: (a * 1).cumprod_(0), [(3, 4)]),
+    OpCase("reciprocal_inplace", lambda m, a: (a * 1).reciprocal_(), [(3, 4)], domain=_pos()),
+    OpCase("rsqrt_inplace", lambda m, a: (a * 1).rsqrt_(), [(3, 4)], domain=_pos()),
+    OpCase("cov", lambda m, a: m.cov(a), [(3, 5)]),
+    OpCase("cov_1d_correction0", lambda m, a: m.cov(a, correction=0), [(6,)]),
+    OpCase("cov_aweights", lambda m, a, w: m.cov(a, aweights=w), [(2, 5), (5,)], domain=_pos()),
+    OpCase("corrcoef", lambda m, a: m.corrcoef(a), [(3, 6)]),
+    OpCase("vdot", lambda m, a, b: m.vdot(a, b), [(5,), (5,)]),
+]
 
 def _spd(m, a):
     """a a^T + I: symmetric positive-definite whatever a holds (the fuzzer reuses tensors of the row's shape)."""
@@ -418,7 +484,7 @@ OPS += [
     OpCase("dist_p3", lambda m, a, b: a.dist(b, 3), [(3, 4), (3, 4)]),
     OpCase("cdist", lambda m, a, b: m.cdist(a, b), [(2, 3, 4), (2, 5, 4)]),
     OpCase("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), [(3, 4), (5, 4)]),
-    OpCase("diag_embed", lambda m, a: m.diag_embed(a, offset=1, dim1=0, dim2=2), [(2, 3)]),
+    OpCase("diag_embed_dims", lambda m, a: m.diag_embed(a, offset=1, dim1=0, dim2=2), [(2, 3)]),
     OpCase("diagflat", lambda m, a: a.diagflat(-1), [(2, 2)]),
     OpCase("block_diag", lambda m, a, b: m.block_diag(a, b), [(2, 3), (3,)]),
 ]
