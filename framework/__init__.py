@@ -50,6 +50,8 @@ from .ops import cummax, cummin, kthvalue
 from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,
                   erfinv, exp2, exp2_, hypot, logit, logit_)
+from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky, det, diag_embed, diagflat, dist, inner,
+                  inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
 from .ops.activation_more import celu, celu_, selu, selu_
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                   clamp_max, clamp_max_, clamp_min, clamp_min_, deg2rad, deg2rad_, digamma, float_power, fmax, fmin,
@@ -163,7 +165,7 @@ def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
     if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
                 "accelerator", "backends", "onnx", "distributed",
-                "compile", "special"):
+                "compile", "special", "linalg"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)

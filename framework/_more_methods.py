@@ -69,6 +69,11 @@ METHODS = {
     "atanh": ops.atanh, "atanh_": ops.atanh_, "arctanh": ops.atanh, "arctanh_": ops.atanh_,
     "exp2": ops.exp2, "exp2_": ops.exp2_, "logit": ops.logit, "logit_": ops.logit_, "erfinv": ops.erfinv,
     "erfinv_": ops.erfinv_, "hypot": ops.hypot, "hypot_": ops.hypot_,
+    # linear algebra (ops/linalg_legacy.py, ops/linalg_products.py)
+    "det": ops.det, "logdet": ops.logdet, "slogdet": ops.slogdet, "inverse": ops.inverse, "pinverse": ops.pinverse,
+    "cholesky": ops.cholesky, "qr": ops.qr, "svd": ops.svd, "matrix_power": ops.matrix_power,
+    "matrix_exp": ops.matrix_exp, "kron": ops.kron, "inner": ops.inner, "addmv": ops.addmv, "addr": ops.addr,
+    "addbmm": ops.addbmm, "dist": ops.dist, "diag_embed": ops.diag_embed, "diagflat": ops.diagflat,
 }
 
 for _name, _fn in METHODS.items():

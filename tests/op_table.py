@@ -450,3 +450,41 @@ OPS += [
     OpCase("corrcoef", lambda m, a: m.corrcoef(a), [(3, 6)]),
     OpCase("vdot", lambda m, a, b: m.vdot(a, b), [(5,), (5,)]),
 ]
+
+def _spd(m, a):
+    """a a^T + I: symmetric positive-definite whatever a holds (the fuzzer reuses tensors of the row's shape)."""
+    return a @ a.mT + m.eye(a.shape[-1], dtype=a.dtype)
+
+
+# linear algebra (framework.linalg, ops/linalg_*.py)
+OPS += [
+    OpCase("linalg_inv", lambda m, a: m.linalg.inv(_spd(m, a)), [(2, 3, 3)]),
+    OpCase("inverse_method", lambda m, a: (a + 4 * m.eye(3, dtype=a.dtype)).inverse(), [(3, 3)], domain=(-1.0, 1.0)),
+    OpCase("linalg_det", lambda m, a: m.linalg.det(_spd(m, a)), [(2, 3, 3)], domain=(-1.0, 1.0)),
+    OpCase("det_nonsym", lambda m, a: m.det(a), [(3, 3)]),
+    OpCase("linalg_slogdet", lambda m, a: m.linalg.slogdet(_spd(m, a))[1], [(2, 3, 3)]),
+    OpCase("logdet", lambda m, a: m.logdet(_spd(m, a)), [(3, 3)]),
+    OpCase("linalg_solve", lambda m, a, b: m.linalg.solve(_spd(m, a), b), [(2, 3, 3), (2, 3, 2)]),
+    OpCase("linalg_solve_vec", lambda m, a, b: m.linalg.solve(_spd(m, a), b), [(3, 3), (3,)]),
+    OpCase("linalg_cholesky", lambda m, a: m.linalg.cholesky(_spd(m, a)), [(2, 3, 3)]),
+    OpCase("linalg_eigvalsh", lambda m, a: m.linalg.eigvalsh(_spd(m, a)), [(2, 3, 3)]),
+    OpCase("linalg_svdvals", lambda m, a: m.linalg.svdvals(a), [(4, 3)]),
+    OpCase("linalg_matrix_exp", lambda m, a: m.linalg.matrix_exp(a), [(2, 3, 3)], domain=(-1.0, 1.0)),
+    OpCase("matrix_power", lambda m, a: m.matrix_power(a, 3), [(3, 3)]),
+    OpCase("linalg_matrix_norm_nuc", lambda m, a: m.linalg.matrix_norm(a, "nuc"), [(3, 4)]),
+    OpCase("linalg_vecdot", lambda m, a, b: m.linalg.vecdot(a, b), [(3, 4), (4,)]),
+    OpCase("linalg_multi_dot", lambda m, a, b, c: m.linalg.multi_dot([a, b, c]), [(3,), (3, 4), (4, 2)]),
+    OpCase("tensordot", lambda m, a, b: m.tensordot(a, b, dims=([0, 2], [1, 0])), [(2, 3, 4), (4, 2, 5)]),
+    OpCase("kron", lambda m, a, b: m.kron(a, b), [(2, 3), (3, 2)]),
+    OpCase("inner", lambda m, a, b: m.inner(a, b), [(2, 3), (4, 3)]),
+    OpCase("addmv", lambda m, a, b, c: m.addmv(a, b, c, beta=0.5, alpha=2), [(3,), (3, 4), (4,)]),
+    OpCase("addr", lambda m, a, b, c: a.addr(b, c, alpha=3), [(3, 4), (3,), (4,)]),
+    OpCase("addbmm", lambda m, a, b, c: m.addbmm(a, b, c, beta=2), [(3, 2), (4, 3, 5), (4, 5, 2)]),
+    OpCase("dist", lambda m, a, b: m.dist(a, b), [(3, 4), (4,)]),
+    OpCase("dist_p3", lambda m, a, b: a.dist(b, 3), [(3, 4), (3, 4)]),
+    OpCase("cdist", lambda m, a, b: m.cdist(a, b), [(2, 3, 4), (2, 5, 4)]),
+    OpCase("cdist_p1", lambda m, a, b: m.cdist(a, b, p=1), [(3, 4), (5, 4)]),
+    OpCase("diag_embed_dims", lambda m, a: m.diag_embed(a, offset=1, dim1=0, dim2=2), [(2, 3)]),
+    OpCase("diagflat", lambda m, a: a.diagflat(-1), [(2, 2)]),
+    OpCase("block_diag", lambda m, a, b: m.block_diag(a, b), [(2, 3), (3,)]),
+]

@@ -35,6 +35,7 @@ FLOORS = {
     "framework.optim": 6,
     "framework.utils": 7, "framework.serialization": 7, "framework.viz": 7, "framework.testing": 7,
     "framework.distributions": 7, "framework.torch_format": 7, "framework.special": 7,
+    "framework.linalg": 7,
     "framework.compile": 7,
     "framework": 8,
 }

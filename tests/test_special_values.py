@@ -88,6 +88,16 @@ SKIP: dict = {
     ("cummin", "*"): _TIES, ("mode_last", "grad"): _TIES,
     ("mode_last", "grad_special"): _TIES,
 }
+# the LAPACK-based rows: what an inverse, determinant, factorization or eigen/singular-value solver returns for
+# NaN, inf or 1e30 entries is the LAPACK build's (pivot order, blocking, scaling: torch's and numpy's differ)
+_LAPACK = ("LAPACK results for NaN/inf/huge entries are implementation-defined (pivoting, blocking and scaling "
+           "differ between torch's LAPACK and numpy's), so there is no one answer to match")
+SKIP.update({(row, "*"): _LAPACK for row in (
+    "linalg_inv", "inverse_method", "linalg_det", "det_nonsym", "linalg_slogdet", "logdet", "linalg_solve",
+    "linalg_solve_vec", "linalg_cholesky", "linalg_eigvalsh", "linalg_svdvals", "linalg_matrix_norm_nuc")})
+SKIP[("linalg_matrix_exp", "*")] = (
+    "matrix_exp of inf/1e30 entries: torch picks its Taylor degree and number of squarings from the norm (ours: "
+    "scaling to norm 1/4 and degree 18), so where the squarings overflow to inf or NaN differs by algorithm")
 
 # Known differences left for later, each an xfail(strict=True) with its reason: torch's result is well defined, ours
 # differs. Entries: "case what size dtype".
@@ -159,6 +169,16 @@ XFAIL_GROUPS = {
     "infinity differs from torch's; not investigated yet": [
         f"{c} {w} big {d}" for c in ("logit", "logit_eps") for w in ("grad", "grad_special")
         for d in ("float32", "float64")],
+    "float32 matrix products over inf and 1e30 entries: which partial sums meet first (inf - inf = NaN, or an "
+    "overflow to inf) is the BLAS kernel's blocking, torch's and numpy's differ": [
+        "matrix_power forward big float32", "matrix_power grad big float32", "inner forward big float32",
+    ],
+    "cdist's gradient at NaN/inf inputs and the sign of its zeros: torch's _cdist_backward kernels compute the "
+    "second input's gradient on their own (not as the negated sum) and spread NaN along a row for p=1; not "
+    "investigated yet": [
+        "cdist grad small float32", "cdist grad_special small float32",
+    ] + [f"cdist_p1 {w} {s} {d}" for w in ("grad", "grad_special") for s in ("small", "big")
+         for d in ("float32", "float64")],
     "mode of a row holding NaN: torch reports NaN, ours a finite value": [
         "mode_last forward big float32", "mode_last forward big float64",
     ],

@@ -40,6 +40,10 @@ from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arcta
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
                          roll, swapdims, tile, trace, unflatten)
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
+from .linalg_legacy import (chain_matmul, cholesky, det, inverse, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet,
+                            svd)
+from .linalg_products import (addbmm, addmv, addr, block_diag, cdist, diag_embed, diagflat, dist, inner, kron,
+                              multi_dot, tensordot)
 from .select_more import bernoulli, cross, masked_select, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
 from .pixel_shuffle import pixel_shuffle, pixel_unshuffle
