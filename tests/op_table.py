@@ -383,3 +383,41 @@ OPS += [
     OpCase("pixel_unshuffle", lambda m, a: m.nn.functional.pixel_unshuffle(a, 2), [(2, 2, 4, 6)]),
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
+
+# pooling with indices, 3-D and adaptive max pools, unpooling, LP pools (ops/pool.py, nn/functional_pool.py)
+OPS += [
+    OpCase("max_pool2d_indices", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)[0],
+           [(2, 3, 7, 7)]),
+    OpCase("max_pool2d_dilated_ceil", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True),
+           [(1, 2, 9, 8)]),
+    OpCase("max_pool2d_unbatched", lambda m, x: m.nn.functional.max_pool2d(x, (2, 3), return_indices=True)[0],
+           [(2, 5, 7)]),
+    OpCase("max_pool1d_indices", lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1, return_indices=True)[0],
+           [(2, 3, 9)]),
+    OpCase("max_pool1d_ceil", lambda m, x: m.nn.functional.max_pool1d(x, 2, ceil_mode=True), [(2, 7)]),
+    OpCase("max_pool3d", lambda m, x: m.nn.functional.max_pool3d(x, 2, padding=1), [(1, 2, 4, 5, 3)]),
+    OpCase("max_pool3d_indices", lambda m, x: m.nn.functional.max_pool3d(x, (2, 3, 2), stride=(1, 2, 2),
+                                                                         return_indices=True)[0], [(2, 4, 6, 5)]),
+    OpCase("avg_pool3d", lambda m, x: m.nn.functional.avg_pool3d(x, 2), [(2, 2, 4, 4, 5)]),
+    OpCase("avg_pool3d_ceil_nopad", lambda m, x: m.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True,
+                                                                            count_include_pad=False),
+           [(1, 2, 5, 6, 4)]),
+    OpCase("avg_pool3d_divisor", lambda m, x: m.nn.functional.avg_pool3d(x, 2, 1, 1, divisor_override=3),
+           [(2, 3, 3, 4)]),
+    OpCase("avg_pool2d_ceil", lambda m, x: m.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True), [(2, 2, 6, 7)]),
+    OpCase("avg_pool1d_nopad", lambda m, x: m.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+           [(2, 3, 8)]),
+    OpCase("max_unpool2d", lambda m, x: m.nn.functional.max_unpool2d(*m.nn.functional.max_pool2d(
+        x, 2, return_indices=True), 2), [(2, 3, 4, 6)]),
+    # (windows that do not overlap: where two pick one element, torch's gradient counts it twice, as ours)
+    OpCase("max_unpool1d_size", lambda m, x: m.nn.functional.max_unpool1d(*m.nn.functional.max_pool1d(
+        x, 2, return_indices=True), 2, output_size=(9,)), [(2, 3, 9)]),
+    OpCase("adaptive_max_pool2d", lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (3, 2)), [(2, 3, 7, 5)]),
+    OpCase("adaptive_max_pool1d", lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 4, return_indices=True)[0],
+           [(2, 3, 9)]),
+    OpCase("adaptive_avg_pool1d", lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 3), [(2, 3, 7)]),
+    OpCase("adaptive_avg_pool3d", lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, (2, 3, None)),
+           [(1, 2, 5, 7, 3)]),
+    OpCase("lp_pool2d", lambda m, x: m.nn.functional.lp_pool2d(x, 2, (2, 3)), [(2, 2, 4, 6)]),
+    OpCase("lp_pool1d", lambda m, x: m.nn.functional.lp_pool1d(x, 3, 3, stride=2), [(2, 3, 9)], domain=_pos()),
+]

@@ -223,10 +223,11 @@ class MaxUnpool2d(Function):
         idx2 = idx.reshape(planes, -1)
         with backend.input_check():  # torch reads the indices to check them
             bad = (idx2 < 0) | (idx2 >= plane)
-            if bool(bad.any()):
-                first = int(idx2.reshape(-1)[int(bad.reshape(-1).argmax())])
-                raise RuntimeError(f"Found an invalid max index: {first} (output volumes are of size "
-                                   f"{'x'.join(map(str, out_spatial))}")
+            if bool(bad.any()):  # torch's kernel reports the last invalid index it met
+                flat_bad = bad.reshape(-1)[::-1]
+                last = int(idx2.reshape(-1)[flat_bad.size - 1 - int(flat_bad.argmax())])
+                raise RuntimeError(f"Found an invalid max index: {last} (output volumes are of size "
+                                   f"{'x'.join(map(str, out_spatial))})")
         out = xp.zeros((planes, plane), dtype=x.dtype)
         xp.put_along_axis(out, idx2, x.reshape(planes, -1), axis=1)
         ctx.save_for_backward(idx)
@@ -308,10 +309,13 @@ class AdaptiveMaxPoolNd(Function):
         out = xp.take_along_axis(flat, local[..., None], axis=-1)[..., 0]
         idx, rem, plane = 0, local, 1
         for d in reversed(range(k)):
-            w = tables[d].shape[1]
+            table = _bins(sizes[d], spatial[d])
+            w = table.shape[1]
             off, rem = rem % w, rem // w
-            o = xp.arange(sizes[d], dtype=np.int64).reshape((-1,) + (1,) * (k - 1 - d))
-            idx = idx + tables[d][o, off] * plane
+            # the bin's first cell plus the offset, capped at its last cell (where the table repeats it)
+            start = xp.asarray(table[:, 0].reshape((-1,) + (1,) * (k - 1 - d)))
+            last = xp.asarray(table[:, -1].reshape((-1,) + (1,) * (k - 1 - d)))
+            idx = idx + xp.minimum(start + off, last) * plane
             plane *= spatial[d]
         idx = xp.ascontiguousarray(xp.broadcast_to(idx, out.shape)).astype(np.int64)
         if x is not x_in:
