@@ -421,3 +421,19 @@ OPS += [
     OpCase("lp_pool2d", lambda m, x: m.nn.functional.lp_pool2d(x, 2, (2, 3)), [(2, 2, 4, 6)]),
     OpCase("lp_pool1d", lambda m, x: m.nn.functional.lp_pool1d(x, 3, 3, stride=2), [(2, 3, 9)], domain=_pos()),
 ]
+
+# N-d convolutions (ops/conv_nd.py)
+OPS += [
+    OpCase("conv3d", lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, stride=(2, 1, 1), padding=1),
+           [(2, 2, 4, 3, 4), (3, 2, 2, 3, 2), (3,)]),
+    OpCase("conv3d_dilated_same", lambda m, x, w: m.nn.functional.conv3d(x, w, padding="same", dilation=(1, 2, 1)),
+           [(1, 2, 3, 5, 4), (2, 2, 3, 3, 1)]),
+    OpCase("conv3d_unbatched", lambda m, x, w: m.nn.functional.conv3d(x, w), [(2, 3, 3, 4), (2, 2, 2, 2, 3)]),
+    OpCase("conv_transpose1d", lambda m, x, w, b: m.nn.functional.conv_transpose1d(
+        x, w, b, stride=2, padding=1, output_padding=1, dilation=2), [(2, 3, 5), (3, 4, 3), (4,)]),
+    OpCase("conv_transpose1d_unbatched", lambda m, x, w: m.nn.functional.conv_transpose1d(x, w, stride=3),
+           [(3, 4), (3, 2, 2)]),
+    OpCase("conv_transpose3d", lambda m, x, w, b: m.nn.functional.conv_transpose3d(x, w, b, stride=(2, 1, 2),
+                                                                                   padding=(0, 1, 1)),
+           [(1, 2, 2, 3, 2), (2, 3, 2, 3, 2), (3,)]),
+]

@@ -26,4 +26,7 @@ from .instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
 from .padding import ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d  # noqa: E402
 from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: E402
                       AvgPool3d, LPPool1d, LPPool2d, MaxPool3d, MaxUnpool1d, MaxUnpool2d)
+from .convolution import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
+from .layers import BatchNorm3d  # noqa: E402
+from .instancenorm import InstanceNorm3d  # noqa: E402
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)
