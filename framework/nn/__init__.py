@@ -31,4 +31,6 @@ from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, A
 from .convolution import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
 from .layers import BatchNorm3d  # noqa: E402
 from .instancenorm import InstanceNorm3d  # noqa: E402
+from .layers_misc import (AlphaDropout, ChannelShuffle, Dropout3d, FeatureAlphaDropout, Fold,  # noqa: E402
+                          Unfold, UpsamplingBilinear2d, UpsamplingNearest2d)
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

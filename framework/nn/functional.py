@@ -323,6 +323,8 @@ from ..ops.activation_more import (celu, celu_, elu, elu_, hardsigmoid, hardswis
                                    tanhshrink)
 from ..ops.conv_more import adaptive_avg_pool2d, conv1d, group_norm  # noqa: E402
 from ..ops.conv_nd import conv3d, conv_transpose1d, conv_transpose3d  # noqa: E402
+from ..ops.fold import channel_shuffle, fold, unfold  # noqa: E402
+from ..ops.dropout_more import alpha_dropout, dropout3d, feature_alpha_dropout  # noqa: E402
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: E402
                               adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
                               avg_pool1d, avg_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, max_pool1d,
