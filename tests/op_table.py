@@ -437,3 +437,19 @@ OPS += [
                                                                                    padding=(0, 1, 1)),
            [(1, 2, 2, 3, 2), (2, 3, 2, 3, 2), (3,)]),
 ]
+
+# unfold / fold, channel shuffle (ops/fold.py); 3-D padding (ops/resample.py; circular padding's CopySlices graph is
+# tested in tests/test_nn_layers_misc.py)
+OPS += [
+    OpCase("unfold", lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(1, 2)),
+           [(2, 3, 5, 7)]),
+    OpCase("unfold_unbatched", lambda m, x: m.nn.functional.unfold(x, 2), [(2, 3, 4)]),
+    OpCase("fold", lambda m, x: m.nn.functional.fold(x, (4, 5), (2, 3), padding=1, stride=(1, 2)), [(2, 12, 15)]),
+    OpCase("fold_unbatched", lambda m, x: m.nn.functional.fold(x, (4, 4), 2, dilation=2), [(8, 4)]),
+    OpCase("channel_shuffle", lambda m, x: m.nn.functional.channel_shuffle(x, 3), [(2, 6, 3, 2)]),
+    OpCase("pad_constant_3d", lambda m, x: m.nn.functional.pad(x, (1, 2, 0, 1, 1, 0), value=0.5), [(1, 2, 3, 2, 3)]),
+    OpCase("pad_reflect_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 1), mode="reflect"),
+           [(1, 2, 3, 4, 3)]),
+    OpCase("pad_replicate_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 2), mode="replicate"),
+           [(2, 3, 2, 3)]),
+]
