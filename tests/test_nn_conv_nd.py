@@ -153,6 +153,18 @@ ERRORS = {
         m.ones(2, 3, 7), m.ones(3, 4, 3), stride=2, padding=1, output_padding=2),
     "conv_transpose3d_output_padding": lambda m: m.nn.functional.conv_transpose3d(
         m.ones(1, 2, 3, 3, 3), m.ones(2, 3, 2, 2, 2), stride=2, output_padding=(0, 2, 0)),
+    # torch's text depends on whether its CPU backend is MKLDNN (float32 and a batch > 1, or a large input/kernel)
+    "conv_transpose1d_dtype_small": lambda m: m.nn.functional.conv_transpose1d(m.ones(3, 4),
+                                                                              m.ones(3, 2, 2, dtype=m.float64)),
+    "conv_transpose1d_dtype_batch": lambda m: m.nn.functional.conv_transpose1d(m.ones(2, 3, 4),
+                                                                              m.ones(3, 2, 2, dtype=m.float64)),
+    "conv_transpose3d_dtype_double": lambda m: m.nn.functional.conv_transpose3d(m.ones(1, 2, 2, 3, 2,
+                                                                                       dtype=m.float64),
+                                                                                m.ones(2, 3, 2, 3, 2)),
+    "conv3d_dtype_small": lambda m: m.nn.functional.conv3d(m.ones(1, 2, 2, 3, 2), m.ones(2, 2, 2, 3, 2,
+                                                                                          dtype=m.float64)),
+    "conv3d_dtype_big_kernel": lambda m: m.nn.functional.conv3d(m.ones(1, 2, 5, 5, 5), m.ones(2, 2, 4, 4, 4,
+                                                                                               dtype=m.float64)),
     "batch_norm3d_dims": lambda m: m.nn.BatchNorm3d(3)(m.ones(2, 3, 4, 4)),
     "instance_norm3d_dims": lambda m: m.nn.InstanceNorm3d(3)(m.ones(2, 3, 4)),
 }

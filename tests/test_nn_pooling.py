@@ -78,6 +78,18 @@ def test_indices_of_ties_are_the_first_maximum_as_torch():
     assert np.array_equal(ours, theirs) and ours[0, 0, 0, 0] == 4
 
 
+@pytest.mark.parametrize("call", ["max_pool1d(x, 2)", "max_pool1d(x, 2, ceil_mode=True)", "max_pool1d(x, 3, 2, 1)",
+                                  "max_pool1d(x, 2, dilation=2)", "max_pool1d(x, 2, return_indices=True)[0]",
+                                  "max_pool1d(x.unsqueeze(0), 2, ceil_mode=True)"])
+def test_max_pool1d_result_versions_match_torch(call):
+    torch = pytest.importorskip("torch")
+    versions = []
+    for m in (framework, torch):
+        x = m.ones(2, 7)
+        versions.append(eval("m.nn.functional." + call)._version)
+    assert versions[0] == versions[1]
+
+
 # fn(m, x) -> a tensor whose gradient (with create_graph) is differentiated again
 SECOND_ORDER = {
     "max_pool2d_indices": lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)[0],

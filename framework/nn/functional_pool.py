@@ -48,12 +48,17 @@ def max_pool1d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
 def max_pool1d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
     _check_1d("max_pool1d", input)
-    if not return_indices and _pool.ntuple(dilation, 1) == (1,) and not ceil_mode:
-        return _conv_more.max_pool1d(input, kernel_size, stride, padding)
-    out, idx = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     if return_indices:
-        return out, idx
-    return out if out.requires_grad else Tensor._make(out._array.copy())  # as conv_more's: no view without grad
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    if _pool.ntuple(dilation, 1) == (1,) and not ceil_mode:
+        out = _conv_more.max_pool1d(input, kernel_size, stride, padding)
+    else:
+        out = max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)[0]
+        if not out.requires_grad:  # as conv_more's: without a gradient to track, torch's result is no view
+            out = Tensor._make(out._array.copy())
+    if not out.requires_grad and input.ndim == 2 and out._version_counter is not None:
+        out._version_counter.bump("max_pool1d")  # torch's max_pool1d_impl squeezes an unbatched result in place
+    return out
 
 
 def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,

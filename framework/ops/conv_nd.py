@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -102,6 +104,15 @@ def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
     return gx, gw, gb
 
 
+def _uses_mkldnn(x, w) -> bool:
+    """Whether torch's CPU convolution picks its MKLDNN backend (whose dtype-mismatch text differs): a float32
+    input and an ungrouped weight, seen as 4-D at least (a 1-D one as height 1), as conv.py's _uses_mkldnn."""
+    shape = tuple(x.shape) if x.ndim >= 4 else (x.shape[0], x.shape[1], 1, x.shape[2])
+    kernel = tuple(w.shape[2:]) if w.ndim >= 4 else (1, w.shape[2])
+    return x.dtype == np.float32 and ((kernel[-1] > 3 and kernel[-2] > 3) or shape[0] > 1 or
+                                      shape[0] * shape[1] * shape[2] * shape[3] > 20480)
+
+
 def _add_bias(out, b):
     return out if b is None else out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
 
@@ -117,7 +128,7 @@ class ConvNd(Function):
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
-        _conv._check_dtypes(x, w, b, True)  # torch's CPU conv3d/conv_transpose text: its MKLDNN backend's
+        _conv._check_dtypes(x, w, b, _uses_mkldnn(x, w))
         out = _add_bias(conv_arrays(x, w, stride, padding, dilation), b)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
@@ -190,7 +201,7 @@ class ConvTransposeNd(Function):
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
-        _conv._check_dtypes(x, w, None, True)  # (torch's transposed convolutions do not check the bias's dtype)
+        _conv._check_dtypes(x, w, None, _uses_mkldnn(x, w))  # (torch's transposed ones do not check the bias's)
         out = _add_bias(conv_transpose_arrays(x, w, stride, padding, output_padding, dilation), b)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
