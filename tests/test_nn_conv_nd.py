@@ -165,9 +165,23 @@ ERRORS = {
                                                                                           dtype=m.float64)),
     "conv3d_dtype_big_kernel": lambda m: m.nn.functional.conv3d(m.ones(1, 2, 5, 5, 5), m.ones(2, 2, 4, 4, 4,
                                                                                                dtype=m.float64)),
+    "conv_transpose3d_bias_dtype_small": lambda m: m.nn.functional.conv_transpose3d(
+        m.ones(1, 2, 2, 3, 2), m.ones(2, 3, 2, 3, 2), m.ones(3, dtype=m.float64)),
+    "conv_transpose3d_bias_dtype_batch": lambda m: m.nn.functional.conv_transpose3d(
+        m.ones(2, 2, 2, 3, 2), m.ones(2, 3, 2, 3, 2), m.ones(3, dtype=m.float64)),
+    "conv_transpose1d_bias_dtype_batch": lambda m: m.nn.functional.conv_transpose1d(
+        m.ones(2, 2, 4), m.ones(2, 3, 2), m.ones(3, dtype=m.float64)),
     "batch_norm3d_dims": lambda m: m.nn.BatchNorm3d(3)(m.ones(2, 3, 4, 4)),
     "instance_norm3d_dims": lambda m: m.nn.InstanceNorm3d(3)(m.ones(2, 3, 4)),
 }
+
+
+def test_conv_transpose1d_small_input_adds_a_bias_of_another_dtype_as_torch():
+    torch = pytest.importorskip("torch")
+    fn = lambda m: m.nn.functional.conv_transpose1d(m.ones(1, 2, 4), m.ones(2, 3, 2), m.ones(3, dtype=m.float64))  # noqa
+    ours, theirs = fn(framework), fn(torch)
+    assert str(ours.dtype).split(".")[1] == str(theirs.dtype).split(".")[1] == "float32"
+    np.testing.assert_allclose(_np(ours), _np(theirs))
 
 
 @pytest.mark.parametrize("name", sorted(ERRORS))

@@ -11,11 +11,13 @@ import itertools
 
 import numpy as np
 
+from .. import dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
 from . import conv as _conv
+from ._util import scalar_type_name
 from .pool import windows
 
 
@@ -113,6 +115,21 @@ def _uses_mkldnn(x, w) -> bool:
                                       shape[0] * shape[1] * shape[2] * shape[3] > 20480)
 
 
+def _check_transpose_dtypes(x, w, b) -> None:
+    """torch's CPU checks for a transposed convolution: the weight's dtype, then the bias's, which only its MKLDNN
+    backend and its 3-D kernel check (the 1-D/2-D kernels add a bias of another dtype in the input's)."""
+    mkldnn = _uses_mkldnn(x, w)
+    _conv._check_dtypes(x, w, None, mkldnn)
+    if b is None or b.dtype == x.dtype:
+        return
+    if mkldnn:
+        names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, b)]
+        raise RuntimeError(f"Input type (framework.{names[0]}) and bias type (framework.{names[1]}) should be the "
+                           "same or input should be a MKLDNN tensor and bias is a dense tensor")
+    if w.ndim == 5:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(b.dtype)}")
+
+
 def _add_bias(out, b):
     return out if b is None else out + b.reshape((1, -1) + (1,) * (out.ndim - 2))
 
@@ -201,7 +218,7 @@ class ConvTransposeNd(Function):
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
-        _conv._check_dtypes(x, w, None, _uses_mkldnn(x, w))  # (torch's transposed ones do not check the bias's)
+        _check_transpose_dtypes(x, w, b)
         out = _add_bias(conv_transpose_arrays(x, w, stride, padding, output_padding, dilation), b)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
