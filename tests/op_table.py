@@ -453,3 +453,11 @@ OPS += [
     OpCase("pad_replicate_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 2), mode="replicate"),
            [(2, 3, 2, 3)]),
 ]
+
+# 3-D unpooling, adaptive max pool and LP pool (ops/pool.py)
+OPS += [
+    OpCase("max_unpool3d", lambda m, x: m.nn.functional.max_unpool3d(*m.nn.functional.max_pool3d(
+        x, 2, return_indices=True), 2), [(1, 2, 4, 2, 4)]),
+    OpCase("adaptive_max_pool3d", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, 3, None)), [(1, 2, 5, 4, 3)]),
+    OpCase("lp_pool3d", lambda m, x: m.nn.functional.lp_pool3d(x, 2, (2, 1, 2)), [(1, 2, 4, 3, 4)]),
+]

@@ -44,6 +44,9 @@ WITH_INDICES = {
                                  (3, 7, 9)),
     "adaptive_max_pool2d_grow": (lambda m, x: m.nn.functional.adaptive_max_pool2d(x, 5, True), (1, 2, 3, 4)),
     "adaptive_max_pool1d": (lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 4, return_indices=True), (2, 3, 9)),
+    "adaptive_max_pool3d": (lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, 3, None), True), (2, 2, 5, 7, 3)),
+    "adaptive_max_pool3d_unbatched": (lambda m, x: m.nn.functional.adaptive_max_pool3d_with_indices(x, 2),
+                                      (2, 3, 5, 4)),
     "adaptive_max_pool1d_with_indices": (lambda m, x: m.nn.functional.adaptive_max_pool1d_with_indices(x, 3),
                                          (3, 10)),
 }
@@ -100,6 +103,10 @@ SECOND_ORDER = {
     "adaptive_max_pool2d": lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (3, 2)),
     "max_unpool2d": lambda m, x: m.nn.functional.max_unpool2d(*m.nn.functional.max_pool2d(x, 2, return_indices=True),
                                                               2),
+    "max_unpool3d": lambda m, x: m.nn.functional.max_unpool3d(*m.nn.functional.max_pool3d(
+        x.reshape(1, 1, 2, 4, 4), 2, return_indices=True), 2),
+    "adaptive_max_pool3d": lambda m, x: m.nn.functional.adaptive_max_pool3d(x.reshape(1, 2, 2, 2, 4), (1, 2, 3)),
+    "lp_pool3d": lambda m, x: m.nn.functional.lp_pool3d(x.reshape(1, 2, 2, 2, 4) + 3, 2, (1, 2, 2)),
 }
 
 
@@ -171,7 +178,9 @@ MODULES = [
     "MaxUnpool1d(2)", "MaxUnpool2d(2, 1, 1)", "MaxUnpool2d((2, 3))", "AdaptiveMaxPool1d(3)",
     "AdaptiveMaxPool2d((3, None), return_indices=True)", "AdaptiveMaxPool2d(4)", "AdaptiveAvgPool1d(3)",
     "AdaptiveAvgPool3d((2, None, 3))", "AdaptiveAvgPool3d(1)", "LPPool1d(2, 3)",
-    "LPPool2d(1.5, (2, 3), stride=1, ceil_mode=True)",
+    "LPPool2d(1.5, (2, 3), stride=1, ceil_mode=True)", "MaxUnpool3d(2)", "MaxUnpool3d((2, 1, 2), 1, (1, 0, 1))",
+    "AdaptiveMaxPool3d((2, None, 3))", "AdaptiveMaxPool3d(2, return_indices=True)", "LPPool3d(2, 2)",
+    "LPPool3d(1.5, (2, 1, 2), stride=1, ceil_mode=True)",
 ]
 
 
@@ -194,8 +203,9 @@ def test_module_repr_and_forward_match_torch(spec):
 
 def test_new_modules_are_under_torch_module_paths():
     from framework.nn.modules import pooling
-    for name in ("MaxPool3d", "AvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d",
-                 "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "LPPool1d", "LPPool2d"):
+    for name in ("MaxPool3d", "AvgPool3d", "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d", "AdaptiveMaxPool1d",
+                 "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AdaptiveAvgPool1d", "AdaptiveAvgPool3d", "LPPool1d",
+                 "LPPool2d", "LPPool3d"):
         assert getattr(pooling, name) is getattr(framework.nn, name)
 
 
@@ -229,6 +239,13 @@ ERRORS = {
     "unpool_1d_output_size": lambda m: m.nn.functional.max_unpool1d(
         *m.nn.functional.max_pool1d(m.ones(1, 1, 8), 2, return_indices=True), 2, output_size=(3,)),
     "unpool_dims": lambda m: m.nn.functional.max_unpool2d(m.ones(2, 2), m.zeros(2, 2, dtype=m.int64), 2),
+    "adaptive_max_pool3d_dims": lambda m: m.nn.functional.adaptive_max_pool3d(m.ones(3, 4), 2),
+    "unpool3d_dims": lambda m: m.nn.functional.max_unpool3d(m.ones(2, 2, 2), m.zeros(2, 2, 2, dtype=m.int64), 2),
+    "unpool3d_bad_index": lambda m: m.nn.functional.max_unpool3d(
+        *[t.masked_fill(t == 0, 10000) if i else t for i, t in enumerate(m.nn.functional.max_pool3d(
+            m.ones(1, 1, 2, 2, 4), 2, return_indices=True))], 2),
+    "unpool3d_output_size": lambda m: m.nn.functional.max_unpool3d(
+        *m.nn.functional.max_pool3d(m.ones(1, 1, 4, 4, 4), 2, return_indices=True), 2, output_size=(9, 9, 9)),
     "unpool_index_shape": lambda m: m.nn.functional.max_unpool2d(m.ones(1, 2, 2, 2), m.zeros(1, 1, 2, 2,
                                                                                               dtype=m.int64), 2),
 }

@@ -327,7 +327,8 @@ from ..ops.fold import channel_shuffle, fold, unfold  # noqa: E402
 from ..ops.dropout_more import alpha_dropout, dropout3d, feature_alpha_dropout  # noqa: E402
 from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: E402
                               adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
-                              avg_pool1d, avg_pool2d, avg_pool3d, lp_pool1d, lp_pool2d, max_pool1d,
-                              max_pool1d_with_indices, max_pool2d, max_pool2d_with_indices, max_pool3d,
-                              max_pool3d_with_indices, max_unpool1d, max_unpool2d)
+                              adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d,
+                              avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices,
+                              max_pool2d, max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d,
+                              max_unpool2d, max_unpool3d)
 upsample = interpolate  # torch's deprecated alias

@@ -121,6 +121,21 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
     return out if return_indices else out[0]
 
 
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
+    """Put each value at its index in a zero (N, C, D_out, H_out, W_out) output: a partial inverse of max_pool3d."""
+    return _pool.max_unpool_nd(input, indices, 3, kernel_size, stride, padding, output_size)
+
+
+def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices: bool = True):
+    """(out, indices): the max over each adaptive 3-D bin and its flat position within the (D, H, W) volume."""
+    return _pool.adaptive_max_pool_nd(input, output_size, 3)
+
+
+def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+    out = _pool.adaptive_max_pool_nd(input, output_size, 3)
+    return out if return_indices else out[0]
+
+
 def adaptive_max_pool1d_with_indices(input: Tensor, output_size, return_indices: bool = True):
     """(out, indices) of a 1-D adaptive max pool: torch's graph, the 2-D op on a height-1 view, squeezed."""
     _check_1d("adaptive_max_pool1d", input)
@@ -160,6 +175,17 @@ def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mo
         return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return (out.sign() * relu(out.abs())).mul(kw * kh).pow(1.0 / norm_type)
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:
+    """(sum over each (kD, kH, kW) window of x^p)^(1/p): torch's composite over avg_pool3d."""
+    kd, kw, kh = _pool.ntuple(kernel_size, 3)
+    if norm_type == float("inf"):
+        return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    if norm_type == -float("inf"):
+        return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * relu(out.abs())).mul(kd * kw * kh).pow(1.0 / norm_type)
 
 
 def lp_pool1d(input: Tensor, norm_type: float, kernel_size: int, stride=None, ceil_mode: bool = False) -> Tensor:

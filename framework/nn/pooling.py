@@ -1,5 +1,5 @@
 """Pooling layers torch.nn has beyond MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d: 3-D pools, max unpooling,
-adaptive max pools, 1-D/3-D adaptive average pools, LP pools (torch's arguments, defaults and reprs)."""
+adaptive max pools (1-3 D), 1-D/3-D adaptive average pools, LP pools (1-3 D) (torch's arguments, defaults and reprs)."""
 from __future__ import annotations
 
 from ..tensor import Tensor
@@ -59,6 +59,15 @@ class MaxUnpool2d(_MaxUnpoolNd):
         return FP.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
 
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Put each value back at its max_pool3d index in a zero output (a partial inverse of MaxPool3d)."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FP.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
 class _AdaptiveMaxPoolNd(Module):
     def __init__(self, output_size, return_indices: bool = False) -> None:
         super().__init__()
@@ -80,6 +89,13 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input: Tensor):
         return FP.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """The max over adaptive bins of the last three dims (None keeps that dim's size)."""
+
+    def forward(self, input: Tensor):
+        return FP.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -127,3 +143,10 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input: Tensor) -> Tensor:
         return FP.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """(sum over each (kD, kH, kW) window of x^p)^(1/p)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)

@@ -261,20 +261,25 @@ def max_unpool_nd(input: Tensor, indices: Tensor, k: int, kernel_size, stride, p
                 raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {lo} and {hi})')
     size = tuple(int(s) for s in size)
     if k == 1:  # torch: max_unpool2d on a width-1 view, squeezed
-        return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,)).squeeze(-1)
-    return _max_unpool2d(input, indices, size)
+        return _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), size + (1,)).squeeze(-1)
+    return _max_unpool(input, indices, size)
 
 
-def _max_unpool2d(input: Tensor, indices: Tensor, size: tuple) -> Tensor:
+def _max_unpool(input: Tensor, indices: Tensor, size: tuple) -> Tensor:
+    k = len(size)
     if indices.dtype != dtypes.int64:
         raise RuntimeError(f"elements in indices should be type int64 but got: {indices.dtype.legacy}")
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
-                           f"{input.ndim} dimensions.")
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(f"Input to max_unpooling{k}d should be a {k + 1}d or {k + 2}d Tensor, but got a tensor "
+                           f"with {input.ndim} dimensions.")
     if tuple(indices.shape) != tuple(input.shape):
         raise RuntimeError(f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) "
                            f"but got indices tensor with shape: {list(indices.shape)}")
-    return MaxUnpool2d.apply(input, indices, size)
+    return (MaxUnpool2d if k == 2 else MaxUnpool3d).apply(input, indices, size)
+
+
+MaxUnpool3d = type("MaxUnpool3d", (MaxUnpool2d,), {"node_name": "MaxUnpool3DBackward0",
+                                                    "__doc__": MaxUnpool2d.__doc__})
 
 
 def _bins(n_out: int, n_in: int) -> tuple:
@@ -337,16 +342,26 @@ def adaptive_sizes(output_size, spatial: tuple) -> tuple:
     return tuple(n if s is None else int(s) for s, n in zip(sizes, spatial))
 
 
-def adaptive_max_pool2d(input: Tensor, output_size) -> tuple:
-    """(out, indices) of torch's adaptive_max_pool2d of an (N, C, H, W) or (C, H, W) input."""
-    if input.ndim not in (3, 4):
-        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(input.shape)}")
-    sizes = adaptive_sizes(output_size, tuple(input.shape[-2:]))
+AdaptiveMaxPool3d = type("AdaptiveMaxPool3d", (AdaptiveMaxPoolNd,), {"node_name": "AdaptiveMaxPool3DBackward0",
+                                                                      "__doc__": AdaptiveMaxPoolNd.__doc__})
+
+
+def adaptive_max_pool_nd(input: Tensor, output_size, k: int = 2) -> tuple:
+    """(out, indices) of torch's adaptive_max_pool{k}d (k = 2, 3) of a batched or unbatched input."""
+    name = f"adaptive_max_pool{k}d"
+    if input.ndim not in (k + 1, k + 2):
+        raise RuntimeError(f"{name}(): Expected {k + 1}D or {k + 2}D tensor, but got: {list(input.shape)}")
+    sizes = adaptive_sizes(output_size, tuple(input.shape[-k:]))
     for i in range(1, input.ndim):
         if input.shape[i] == 0:
-            raise RuntimeError(f"adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
-                               f"dimensions, but input has sizes {list(input.shape)} with dimension {i} being empty")
-    return AdaptiveMaxPoolNd.apply(input, sizes)
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(input.shape)} with dimension {i} being empty")
+    return (AdaptiveMaxPoolNd if k == 2 else AdaptiveMaxPool3d).apply(input, sizes)
+
+
+def adaptive_max_pool2d(input: Tensor, output_size) -> tuple:
+    """(out, indices) of torch's adaptive_max_pool2d of an (N, C, H, W) or (C, H, W) input."""
+    return adaptive_max_pool_nd(input, output_size, 2)
 
 
 class AvgPoolNd(Function):
