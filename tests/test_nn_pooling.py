@@ -288,3 +288,50 @@ def test_pools_replay_under_compile_bit_for_bit():
     replay = [compiled(x).numpy() for x in xs]
     assert all(np.array_equal(a, b) for a, b in zip(eager, replay))
     assert np.array_equal(conv_e.weight.detach().numpy(), conv_c.weight.detach().numpy())
+
+
+def _segnet(m):
+    """A small SegNet-like model written once for torch and framework (``import framework as torch``)."""
+    nn = m.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.enc = nn.Sequential(nn.Conv2d(2, 4, 3, padding=1), nn.BatchNorm2d(4), nn.ReLU())
+            self.pool = nn.MaxPool2d(2, return_indices=True)
+            self.unpool = nn.MaxUnpool2d(2)
+            self.vol = nn.Sequential(nn.Conv3d(1, 2, 3, padding=1), nn.BatchNorm3d(2), nn.ReLU(), nn.MaxPool3d(2),
+                                     nn.AvgPool3d(1), nn.AdaptiveAvgPool3d((1, 2, 2)))
+            self.head = nn.Sequential(nn.ConvTranspose1d(4, 2, 3, stride=2), nn.AdaptiveMaxPool1d(5),
+                                      nn.LPPool1d(2, 2), nn.Flatten(), nn.Linear(4, 3))
+
+        def forward(self, x):
+            h = self.enc(x)
+            p, idx = self.pool(h)
+            u = self.unpool(p, idx, output_size=h.size())
+            v = self.vol((u + h).unsqueeze(1)).flatten(1)
+            return self.head(m.nn.functional.adaptive_avg_pool2d(u, (1, 6)).squeeze(2)) + v.sum(1, keepdim=True)
+
+    return Net()
+
+
+def test_an_ordinary_model_with_the_new_layers_matches_torch():
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    theirs, ours = _segnet(torch), _segnet(framework)
+    assert repr(ours) == repr(theirs)
+    with framework.no_grad():
+        for (name, p), (tname, q) in zip(ours.state_dict().items(), theirs.state_dict().items()):
+            assert name == tname and tuple(p.shape) == tuple(q.shape)
+            p.copy_(framework.tensor(q.detach().numpy(), dtype=p.dtype))
+    a = _arrays((3, 2, 6, 8)).astype(np.float32)
+    results = []
+    for model, m in ((ours, framework), (theirs, torch)):
+        x = m.tensor(a, requires_grad=True)
+        out = model(x)
+        out.pow(2).sum().backward()
+        results.append((_np(out), _np(x.grad), [_np(p.grad) for p in model.parameters()]))
+    np.testing.assert_allclose(results[0][0], results[1][0], rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-3, atol=1e-4)
+    for g, tg in zip(results[0][2], results[1][2]):
+        np.testing.assert_allclose(g, tg, rtol=1e-3, atol=1e-4)
