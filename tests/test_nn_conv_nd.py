@@ -22,7 +22,8 @@ def _arrays(shape, seed=0):
 
 CONVS = {
     "conv3d": (lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, stride=(2, 1, 2), padding=(1, 0, 1),
-                                                          dilation=(1, 2, 1)), [(2, 2, 4, 5, 4), (3, 2, 2, 2, 3), (3,)]),
+                                                          dilation=(1, 2, 1)),
+               [(2, 2, 4, 5, 4), (3, 2, 2, 2, 3), (3,)]),
     "conv3d_unbatched": (lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, padding="same"),
                          [(2, 3, 4, 3), (2, 2, 3, 1, 3), (2,)]),
     "conv_transpose1d": (lambda m, x, w, b: m.nn.functional.conv_transpose1d(x, w, b, 2, 1, 1, 1, 2),

@@ -88,8 +88,7 @@ def test_max_pool1d_result_versions_match_torch(call):
     torch = pytest.importorskip("torch")
     versions = []
     for m in (framework, torch):
-        x = m.ones(2, 7)
-        versions.append(eval("m.nn.functional." + call)._version)
+        versions.append(eval("m.nn.functional." + call, {"m": m, "x": m.ones(2, 7)})._version)
     assert versions[0] == versions[1]
 
 
