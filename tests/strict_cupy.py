@@ -41,6 +41,7 @@ moveaxis multiply nan_to_num nanmax nanmin nansum ndim negative nonzero not_equa
 power prod put_along_axis rad2deg ravel reciprocal remainder repeat reshape rint roll rollaxis round searchsorted
 sign signbit sin sinh sort split sqrt square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh
 tensordot tile trace transpose tri tril triu true_divide trunc unique var vstack where zeros zeros_like
+sinc gcd lcm left_shift right_shift
 """.split())
 # Names that are not functions on arrays: dtypes, constants, type helpers (CuPy re-exports NumPy's).
 PASSTHROUGH = set("""
@@ -138,9 +139,26 @@ def _erfinv(x):
     return ndarray(backend.erfinv(x._a))
 
 
+class _Special(types.SimpleNamespace):
+    """cupyx.scipy.special: erf/erfc/erfinv as above; any other name is SciPy's ufunc on the stored NumPy arrays
+    (the framework calls these with device arrays only: a NumPy array is refused, as CuPy's kernels refuse it)."""
+
+    def __getattr__(self, name):
+        import scipy.special  # here: only the strict runs need SciPy's kernels
+        fn = getattr(scipy.special, name)
+
+        def kernel(*args):
+            for a in args:
+                if isinstance(a, np.ndarray):
+                    raise TypeError(f"Unsupported type <class 'numpy.ndarray'> (cupyx.scipy.special.{name})")
+            out = fn(*[a._a if isinstance(a, ndarray) else a for a in args])
+            return ndarray(np.asarray(out))
+
+        return kernel
+
+
 cupyx = types.SimpleNamespace(scatter_add=_scatter_add,
-                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfc=_erfc,
-                                                                                        erfinv=_erfinv)))
+                              scipy=types.SimpleNamespace(special=_Special(erf=_erf, erfc=_erfc, erfinv=_erfinv)))
 random = types.SimpleNamespace(seed=_random_seed)
 
 

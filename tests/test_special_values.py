@@ -76,6 +76,11 @@ _TIES = ("which of equal elements (-0.0 and 0.0, repeated special values) torch 
 SKIP: dict = {
     ("maximum", "forward"): "maximum(-0.0, 0.0): torch's vectorized loop returns the second operand and its scalar "
                             "tail the first, so the sign of a tied zero depends on the element's position",
+    ("fmax", "forward"): "fmax(-0.0, 0.0): which tied zero torch returns depends on the element's position "
+                         "(vectorized loop or scalar tail), as for maximum",
+    ("fmin_method", "forward"): "fmin(-0.0, 0.0): which tied zero torch returns depends on the element's position",
+    ("clamp_tensor_max_method", "forward"): "clamp(-0.0, max=0.0) with a tensor bound: which tied zero torch "
+                                            "returns depends on the element's position, as for maximum",
     ("gelu", "forward", "float32"): "gelu(inf) in float32 is NaN in torch's vectorized loop and inf in its scalar "
                                     "tail (a one-element tensor); float64 is inf in both, and matched",
     ("topk", "*"): _TIES, ("topk_smallest", "*"): _TIES, ("sort", "*"): _TIES, ("sort_descending", "*"): _TIES,
@@ -87,6 +92,12 @@ SKIP: dict = {
 # Known differences left for later, each an xfail(strict=True) with its reason: torch's result is well defined, ours
 # differs. Entries: "case what size dtype".
 XFAIL_GROUPS = {
+    "float32 special functions from SciPy's kernels (i0e, i1e, gammainc) at tiny arguments: SciPy evaluates them "
+    "in double and rounds, torch's float kernels give another last bit (a 1e-23 gradient where ours is 0, a "
+    "subnormal 1e-45 where torch's is 0)": [
+        f"{c} {w} {s} float32" for c in ("special_i0e", "special_i1e") for w in ("grad", "grad_special")
+        for s in ("small", "big")] + ["special_gammainc_x forward small float32",
+                                      "special_gammainc_x forward big float32"],
     "conv via im2col/matmul multiplies the padding's (and dilation's) zeros by the weights, 0 * inf = NaN, where "
     "torch's kernel never reads the padding": [
         "conv2d forward small float32", "conv2d forward big float32", "conv_transpose2d grad big float32",
@@ -94,7 +105,8 @@ XFAIL_GROUPS = {
         "conv1d grad_special small float32", "conv1d_dilated forward big float32",
     ],
     "cumprod's backward divides by the input (0 and inf give NaN); torch's cumprod_backward handles zeros without "
-    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero") for w in ("grad", "grad_special")
+    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero", "cumprod_inplace")
+                 for w in ("grad", "grad_special")
                  for s in ("small", "big") for d in ("float32", "float64")],
     "group_norm with inf/1e30 inputs: our mean/var/normalize order gives other signed zeros and inf where torch "
     "gives NaN": [
@@ -115,6 +127,8 @@ XFAIL_GROUPS = {
         "adaptive_avg_pool2d forward big float32", "adaptive_avg_pool2d forward big float64",
         "adaptive_avg_pool2d_global forward big float32", "adaptive_avg_pool2d_global forward big float64",
     ],
+    "cov over +-1e30 observations: what is left of the cancellation in the centred product depends on the "
+    "matrix product's summation order (ours NumPy's BLAS, torch's its own)": ["cov forward big float64"],
     "remainder by a subnormal divisor: torch's a - b * floor(a / b) overflows to NaN, ours (fmod based) is exact": [
         "remainder_neg forward big float32", "remainder_neg forward big float64",
     ],

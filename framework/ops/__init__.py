@@ -47,3 +47,16 @@ from .order_stats import cummax, cummin, kthvalue
 # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py)
 from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_,
                             atanh, atanh_, erfinv, erfinv_, exp2, exp2_, logit, logit_)
+# the gamma family and torch.special's functions (ops/unary_gamma.py); clamp with tensor bounds, clamp_min/max
+# (ops/clamp_more.py); bitwise ops, gcd/lcm, fmax/fmin, float_power, deg2rad, sgn, ... (ops/pointwise_extra.py)
+from .unary_gamma import (digamma, digamma_, i0, i0_, lgamma, lgamma_, mvlgamma, polygamma, polygamma_, sinc, sinc_,
+                          xlogy, xlogy_)
+from .clamp_more import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_
+from .pointwise_extra import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
+                              bitwise_xor, deg2rad, deg2rad_, float_power, float_power_, fmax, fmin, gcd, isneginf,
+                              isposinf, isreal, lcm, positive, rad2deg, rad2deg_, sgn, signbit)
+clip, clip_ = clamp, clamp_
+# more of torch.Tensor's surface (ops/tensor_more.py), random fills (ops/random_fill.py), cov/corrcoef/vdot
+from .tensor_more import cumprod_, cumsum_, fill_diagonal_, ravel, sum_to_size, unfold
+from .stats_more import corrcoef, cov, vdot
+from .random_fill import bernoulli_, cauchy_, exponential_, geometric_, log_normal_, random_
