@@ -441,8 +441,8 @@ OPS += [
 # unfold / fold, channel shuffle (ops/fold.py); 3-D padding (ops/resample.py; circular padding's CopySlices graph is
 # tested in tests/test_nn_layers_misc.py)
 OPS += [
-    OpCase("unfold_im2col", lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1, stride=(1, 2)),
-           [(2, 3, 5, 7)]),
+    OpCase("unfold_im2col", lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                                                 stride=(1, 2)), [(2, 3, 5, 7)]),
     OpCase("unfold_im2col_unbatched", lambda m, x: m.nn.functional.unfold(x, 2), [(2, 3, 4)]),
     OpCase("fold", lambda m, x: m.nn.functional.fold(x, (4, 5), (2, 3), padding=1, stride=(1, 2)), [(2, 12, 15)]),
     OpCase("fold_unbatched", lambda m, x: m.nn.functional.fold(x, (4, 4), 2, dilation=2), [(8, 4)]),
