@@ -384,6 +384,84 @@ OPS += [
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
 
+# pooling with indices, 3-D and adaptive max pools, unpooling, LP pools (ops/pool.py, nn/functional_pool.py)
+OPS += [
+    OpCase("max_pool2d_indices", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)[0],
+           [(2, 3, 7, 7)]),
+    OpCase("max_pool2d_dilated_ceil", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True),
+           [(1, 2, 9, 8)]),
+    OpCase("max_pool2d_unbatched", lambda m, x: m.nn.functional.max_pool2d(x, (2, 3), return_indices=True)[0],
+           [(2, 5, 7)]),
+    OpCase("max_pool1d_indices", lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1, return_indices=True)[0],
+           [(2, 3, 9)]),
+    OpCase("max_pool1d_ceil", lambda m, x: m.nn.functional.max_pool1d(x, 2, ceil_mode=True), [(2, 7)]),
+    OpCase("max_pool3d", lambda m, x: m.nn.functional.max_pool3d(x, 2, padding=1), [(1, 2, 4, 5, 3)]),
+    OpCase("max_pool3d_indices", lambda m, x: m.nn.functional.max_pool3d(x, (2, 3, 2), stride=(1, 2, 2),
+                                                                         return_indices=True)[0], [(2, 4, 6, 5)]),
+    OpCase("avg_pool3d", lambda m, x: m.nn.functional.avg_pool3d(x, 2), [(2, 2, 4, 4, 5)]),
+    OpCase("avg_pool3d_ceil_nopad", lambda m, x: m.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True,
+                                                                            count_include_pad=False),
+           [(1, 2, 5, 6, 4)]),
+    OpCase("avg_pool3d_divisor", lambda m, x: m.nn.functional.avg_pool3d(x, 2, 1, 1, divisor_override=3),
+           [(2, 3, 3, 4)]),
+    OpCase("avg_pool2d_ceil", lambda m, x: m.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True), [(2, 2, 6, 7)]),
+    OpCase("avg_pool1d_nopad", lambda m, x: m.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+           [(2, 3, 8)]),
+    OpCase("max_unpool2d", lambda m, x: m.nn.functional.max_unpool2d(*m.nn.functional.max_pool2d(
+        x, 2, return_indices=True), 2), [(2, 3, 4, 6)]),
+    # (windows that do not overlap: where two pick one element, torch's gradient counts it twice, as ours)
+    OpCase("max_unpool1d_size", lambda m, x: m.nn.functional.max_unpool1d(*m.nn.functional.max_pool1d(
+        x, 2, return_indices=True), 2, output_size=(9,)), [(2, 3, 9)]),
+    OpCase("adaptive_max_pool2d", lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (3, 2)), [(2, 3, 7, 5)]),
+    OpCase("adaptive_max_pool1d", lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 4, return_indices=True)[0],
+           [(2, 3, 9)]),
+    OpCase("adaptive_avg_pool1d", lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 3), [(2, 3, 7)]),
+    OpCase("adaptive_avg_pool3d", lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, (2, 3, None)),
+           [(1, 2, 5, 7, 3)]),
+    OpCase("lp_pool2d", lambda m, x: m.nn.functional.lp_pool2d(x, 2, (2, 3)), [(2, 2, 4, 6)]),
+    OpCase("lp_pool1d", lambda m, x: m.nn.functional.lp_pool1d(x, 3, 3, stride=2), [(2, 3, 9)], domain=_pos()),
+]
+
+# N-d convolutions (ops/conv_nd.py)
+OPS += [
+    OpCase("conv3d", lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, stride=(2, 1, 1), padding=1),
+           [(2, 2, 4, 3, 4), (3, 2, 2, 3, 2), (3,)]),
+    OpCase("conv3d_dilated_same", lambda m, x, w: m.nn.functional.conv3d(x, w, padding="same", dilation=(1, 2, 1)),
+           [(1, 2, 3, 5, 4), (2, 2, 3, 3, 1)]),
+    OpCase("conv3d_unbatched", lambda m, x, w: m.nn.functional.conv3d(x, w), [(2, 3, 3, 4), (2, 2, 2, 2, 3)]),
+    OpCase("conv_transpose1d", lambda m, x, w, b: m.nn.functional.conv_transpose1d(
+        x, w, b, stride=2, padding=1, output_padding=1, dilation=2), [(2, 3, 5), (3, 4, 3), (4,)]),
+    OpCase("conv_transpose1d_unbatched", lambda m, x, w: m.nn.functional.conv_transpose1d(x, w, stride=3),
+           [(3, 4), (3, 2, 2)]),
+    OpCase("conv_transpose3d", lambda m, x, w, b: m.nn.functional.conv_transpose3d(x, w, b, stride=(2, 1, 2),
+                                                                                   padding=(0, 1, 1)),
+           [(1, 2, 2, 3, 2), (2, 3, 2, 3, 2), (3,)]),
+]
+
+# unfold / fold, channel shuffle (ops/fold.py); 3-D padding (ops/resample.py; circular padding's CopySlices graph is
+# tested in tests/test_nn_layers_misc.py)
+OPS += [
+    OpCase("unfold_im2col", lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                                                 stride=(1, 2)), [(2, 3, 5, 7)]),
+    OpCase("unfold_im2col_unbatched", lambda m, x: m.nn.functional.unfold(x, 2), [(2, 3, 4)]),
+    OpCase("fold", lambda m, x: m.nn.functional.fold(x, (4, 5), (2, 3), padding=1, stride=(1, 2)), [(2, 12, 15)]),
+    OpCase("fold_unbatched", lambda m, x: m.nn.functional.fold(x, (4, 4), 2, dilation=2), [(8, 4)]),
+    OpCase("channel_shuffle", lambda m, x: m.nn.functional.channel_shuffle(x, 3), [(2, 6, 3, 2)]),
+    OpCase("pad_constant_3d", lambda m, x: m.nn.functional.pad(x, (1, 2, 0, 1, 1, 0), value=0.5), [(1, 2, 3, 2, 3)]),
+    OpCase("pad_reflect_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 1), mode="reflect"),
+           [(1, 2, 3, 4, 3)]),
+    OpCase("pad_replicate_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 2), mode="replicate"),
+           [(2, 3, 2, 3)]),
+]
+
+# 3-D unpooling, adaptive max pool and LP pool (ops/pool.py)
+OPS += [
+    OpCase("max_unpool3d", lambda m, x: m.nn.functional.max_unpool3d(*m.nn.functional.max_pool3d(
+        x, 2, return_indices=True), 2), [(1, 2, 4, 2, 4)]),
+    OpCase("adaptive_max_pool3d", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, 3, None)), [(1, 2, 5, 4, 3)]),
+    OpCase("lp_pool3d", lambda m, x: m.nn.functional.lp_pool3d(x, 2, (2, 1, 2)), [(1, 2, 4, 3, 4)]),
+]
+
 # the gamma family and torch.special (ops/unary_gamma.py), clamp with tensor bounds and clamp_min/max
 # (ops/clamp_more.py), fmax/fmin, float_power, deg2rad/rad2deg, sgn, angle (ops/pointwise_extra.py)
 OPS += [
