@@ -69,6 +69,11 @@ METHODS = {
     "atanh": ops.atanh, "atanh_": ops.atanh_, "arctanh": ops.atanh, "arctanh_": ops.atanh_,
     "exp2": ops.exp2, "exp2_": ops.exp2_, "logit": ops.logit, "logit_": ops.logit_, "erfinv": ops.erfinv,
     "erfinv_": ops.erfinv_, "hypot": ops.hypot, "hypot_": ops.hypot_,
+    # more maths (ops/pointwise_math.py, ops/reduction_more.py)
+    "nansum": ops.nansum, "nanmean": ops.nanmean, "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2,
+    "logcumsumexp": ops.logcumsumexp, "heaviside": ops.heaviside, "copysign": ops.copysign, "ldexp": ops.ldexp,
+    "frexp": ops.frexp, "quantile": ops.quantile, "nanquantile": ops.nanquantile, "nanmedian": ops.nanmedian,
+    "renorm": ops.renorm, "clamp_min": ops.clamp_min,
 }
 
 for _name, _fn in METHODS.items():

@@ -24,4 +24,10 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 from .parallel import DataParallel  # noqa: E402
 from .instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
 from .padding import ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d  # noqa: E402
+from .layers_misc import (GLU, AlphaDropout, Bilinear, EmbeddingBag, Hardshrink, LazyLinear,  # noqa: E402
+                          LocalResponseNorm, RMSNorm, RReLU, Softmax2d, Softshrink, Threshold,
+                          UninitializedParameter)
+from .losses_misc import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss,  # noqa: E402
+                          MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
+                          TripletMarginWithDistanceLoss)
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

@@ -333,3 +333,9 @@ from ..ops.activation_more import (celu, celu_, elu, elu_, hardsigmoid, hardswis
                                    tanhshrink)
 from ..ops.conv_more import adaptive_avg_pool2d, avg_pool1d, conv1d, group_norm, max_pool1d  # noqa: E402
 upsample = interpolate  # torch's deprecated alias
+from ..ops.activation_shrink import glu, hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_  # noqa: E402
+from ..ops.embedding_bag import embedding_bag  # noqa: E402
+from .functional_misc import alpha_dropout, bilinear, gumbel_softmax, local_response_norm, rms_norm  # noqa: E402
+from .losses_misc import (gaussian_nll_loss, hinge_embedding_loss, multi_margin_loss,  # noqa: E402
+                          multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                          triplet_margin_with_distance_loss)

@@ -2,4 +2,6 @@
 from ..activation import Dropout  # noqa: F401
 from ..dropout import Dropout1d, Dropout2d  # noqa: F401
 
-__all__ = ["Dropout", "Dropout1d", "Dropout2d"]
+from ..layers_misc import AlphaDropout  # noqa: F401
+
+__all__ = ["Dropout", "Dropout1d", "Dropout2d", "AlphaDropout"]

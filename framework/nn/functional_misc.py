@@ -1,0 +1,107 @@
+"""More functional layers, composed as torch composes them (so the graphs end in torch's nodes): rms_norm,
+bilinear, local_response_norm, gumbel_softmax, alpha_dropout; embedding_bag and the gated/shrink activations
+are single ops (ops/embedding_bag.py, ops/activation_shrink.py)."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import backend, creation, ops
+from ..ops.resample import pad
+from ..random import _gen
+from ..tensor import Tensor
+
+
+def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
+    """input / sqrt(mean(input**2 over the normalized dims) + eps) (* weight); eps None: the dtype's epsilon."""
+    shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
+    k = len(shape)
+    if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}]"
+                           f", but got input of size{list(input.shape)}")
+    if eps is None:
+        eps = float(np.finfo(input._array.dtype).eps)
+    dims = tuple(range(input.ndim - k, input.ndim))
+    # torch's rms_norm: rsqrt(pow(x, 2).mean(dims, keepdim).add_(eps)), then x * that (* weight)
+    inv = ops.rsqrt(input.pow(2).mean(dim=dims, keepdim=True).add_(eps)) if dims else \
+        ops.rsqrt(input.pow(2).add_(eps))
+    out = input * inv
+    return out * weight if weight is not None else out
+
+
+def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])."""
+    if input1.ndim != input2.ndim:
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
+    for i in range(input1.ndim - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{input1.shape[i]} and {input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+    o, i, j = weight.shape
+    batch = tuple(input1.shape[:-1])
+    x1, x2 = input1.reshape(-1, i), input2.reshape(-1, j)
+    tmp = (x1 @ weight.permute(1, 0, 2).reshape(i, o * j)).view(-1, o, j)
+    out = (tmp * x2.unsqueeze(1)).sum(-1).view(batch + (o,))  # ViewBackward0, as torch's _trilinear result
+    return out + bias if bias is not None else out
+
+
+def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:
+    """input / (k + alpha * mean of input**2 over `size` neighbouring channels) ** beta."""
+    dim = input.ndim
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    sq = input.mul(input)
+    before, after = size // 2, (size - 1) // 2
+    padded = pad(sq, (0, 0) * (dim - 2) + (before, after))  # zero channels on both sides
+    c = input.shape[1]
+    window = padded.narrow(1, 0, c)
+    for s in range(1, size):  # the channel window's sum, as torch's avg_pool over (size, 1, ...)
+        window = window + padded.narrow(1, s, c)
+    div = (window / size).mul(alpha).add(k).pow(beta)
+    return input / div
+
+
+def gumbel_softmax(logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1) -> Tensor:
+    """softmax((logits + Gumbel noise) / tau); hard=True: the one-hot of its argmax, with the soft gradient."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    draw = _gen(None).exponential(size=tuple(logits.shape)).astype(logits._array.dtype)
+    gumbels = -Tensor._make(backend.to_device(draw, logits.device)).log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
+
+
+_SELU_ALPHA = 1.7580993408473766  # torch's alpha_dropout constant: -selu's negative saturation
+
+
+def alpha_dropout(input: Tensor, p: float = 0.5, training: bool = False, inplace: bool = False) -> Tensor:
+    """Dropout that keeps selu's mean and variance: dropped units go to the saturation value, then an affine fix."""
+    if not 0 <= p <= 1:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not training or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = Tensor._make(input._array.dtype.type(0) * backend.get_array_module(input._array).ones(()))
+        return input.mul_(zero) if inplace else input * zero
+    keep = (_gen(None).random(tuple(input.shape)) >= p).astype(input._array.dtype)
+    a = 1.0 / math.sqrt((_SELU_ALPHA * _SELU_ALPHA * p + 1) * (1 - p))
+    b = Tensor._make(backend.to_device((keep - 1) * (_SELU_ALPHA * a) + _SELU_ALPHA * a * p, input.device))
+    noise = Tensor._make(backend.to_device(keep * a, input.device))
+    return (input.mul_(noise) if inplace else input * noise).add_(b)

@@ -1,0 +1,131 @@
+"""embedding_bag: the sum, mean or max of the embedding rows of each bag of indices, as one node
+(EmbeddingBagBackward0), without materialising the per-index rows' graph.
+
+Bags are laid out on the host from the offsets (their lengths fix the layout): a (bags, longest bag) table of
+positions into the indices, padded and masked; the rows are then gathered and reduced on the device.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .. import backend
+from ..autograd.function import Function
+from ..backend import get_array_module
+from ..tensor import Tensor
+from .gather import scatter_add
+
+
+def _layout(offsets: np.ndarray, n: int, include_last_offset: bool):
+    """(positions, valid): for bag b, positions[b, :len_b] index the bag's entries in the flat input."""
+    ends = list(offsets[1:]) + ([] if include_last_offset else [n])
+    starts = list(offsets[:len(ends)])
+    longest = max([e - s for s, e in zip(starts, ends)] + [1])
+    pos = np.zeros((len(starts), longest), dtype=np.int64)
+    valid = np.zeros((len(starts), longest), dtype=bool)
+    for b, (s, e) in enumerate(zip(starts, ends)):
+        if e > s:
+            pos[b, :e - s] = np.arange(s, e)
+            valid[b, :e - s] = True
+    return pos, valid
+
+
+class EmbeddingBag(Function):
+    """out[b] = reduce over the bag's indices i of weight[i] (times its per-sample weight for 'sum').
+    Saves weight, the indices and the per-sample weights; the layout and (max) the winning rows in ctx."""
+
+    node_name, array_forward = "EmbeddingBagBackward0", True
+
+    @staticmethod
+    def forward(ctx, weight, indices, psw, pos, valid, mode, padding_idx):
+        xp = get_array_module(weight)
+        pos, valid = backend.to_device(pos, backend.device_of(weight)), backend.to_device(valid, backend.device_of(weight))
+        ids = indices.reshape(-1)[pos] if indices.size else xp.zeros(pos.shape, dtype=np.int64)
+        if padding_idx is not None:
+            valid = valid & (ids != padding_idx)
+        ctx.save_for_backward(weight, psw)
+        ctx.ids, ctx.valid, ctx.pos, ctx.mode, ctx.n = ids, valid, pos, mode, indices.size
+        rows = weight[ids]  # (bags, longest, dim)
+        if mode == "max":
+            masked = xp.where(valid[..., None], rows, xp.asarray(-np.inf, dtype=weight.dtype))
+            arg = masked.argmax(axis=1)  # (bags, dim): the winning slot of each feature
+            ctx.arg = arg
+            out = xp.take_along_axis(masked, arg[:, None, :], axis=1)[:, 0, :]
+            return xp.where(valid.any(axis=1)[:, None], out, xp.zeros((), weight.dtype)).astype(weight.dtype)
+        coef = valid.astype(weight.dtype)
+        if psw is not None:
+            coef = coef * psw.reshape(-1)[pos]
+        if mode == "mean":
+            coef = coef / xp.maximum(valid.sum(axis=1, keepdims=True), 1).astype(weight.dtype)
+        ctx.coef = coef
+        return (rows * coef[..., None]).sum(axis=1).astype(weight.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        weight, psw = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        bags, dim = grad.shape
+        xp = get_array_module(grad._array)
+        gw = gp = None
+        zeros = Tensor._make(xp.zeros(tuple(weight.shape), dtype=grad._array.dtype))
+        if ctx.mode == "max":
+            winner = xp.take_along_axis(ctx.ids, ctx.arg, axis=1)  # (bags, dim): the row each feature came from
+            keep = Tensor._make(ctx.valid.any(axis=1)[:, None].astype(grad._array.dtype))
+            if needs[0]:
+                gw = scatter_add(zeros, 0, Tensor._make(winner), grad * keep)
+            return gw, None, None, None, None, None, None
+        if needs[0]:
+            longest = ctx.ids.shape[1]
+            contrib = grad.unsqueeze(1) * Tensor._make(ctx.coef[..., None])
+            index = Tensor._make(xp.broadcast_to(ctx.ids[..., None], (bags, longest, dim)).reshape(-1, dim))
+            gw = scatter_add(zeros, 0, index, contrib.reshape(bags * longest, dim))
+        if psw is not None and needs[2]:
+            # d out[b] / d psw[k] = weight[ids[k]]: the bag's gradient dotted with the row, masked
+            rows = Tensor._make(weight._array[ctx.ids]) if not needs[0] else weight[Tensor._make(ctx.ids)]
+            per = (grad.unsqueeze(1) * rows).sum(-1) * Tensor._make(ctx.valid.astype(grad._array.dtype))
+            flat = Tensor._make(xp.zeros(ctx.n, dtype=grad._array.dtype))
+            gp = scatter_add(flat, 0, Tensor._make(ctx.pos.reshape(-1)), per.reshape(-1)).view(tuple(psw.shape))
+        return gw, None, gp, None, None, None, None
+
+
+def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, max_norm=None, norm_type=2,
+                  scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                  per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> Tensor:
+    """The sum, mean or max of weight's rows over each bag: 2-D input (one bag per row) or 1-D input + offsets."""
+    if weight.dtype == input.dtype and not weight.is_floating_point():
+        raise ValueError(f"weight has to be a floating point Tensor, but got {weight.dtype}")
+    if input.ndim == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offs = np.arange(0, input.numel(), max(input.shape[1], 1), dtype=np.int64)[:input.shape[0]]
+        include_last_offset = False
+    elif input.ndim == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.ndim != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        offs = backend.to_numpy(offsets._array).astype(np.int64)
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.ndim}")
+    if mode not in ("sum", "mean", "max"):
+        raise ValueError("mode has to be one of sum, mean or max")
+    if max_norm is not None or scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding_bag: max_norm, scale_grad_by_freq and sparse are not supported")
+    if per_sample_weights is not None:
+        if mode != "sum":
+            raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                      f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
+                                      "on GitHub.")
+        if tuple(per_sample_weights.shape) != tuple(input.shape):
+            raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
+                             f"then it must have the same shape as the input ({tuple(input.shape)})")
+    if len(offs) and offs[0] != 0:
+        raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
+                           f"position 0. However, got {offs[0]}")
+    if padding_idx is not None:
+        if not -weight.shape[0] <= padding_idx < weight.shape[0]:
+            raise AssertionError("padding_idx must be within the number of embeddings")
+        padding_idx %= weight.shape[0]
+    pos, valid = _layout(offs, input.numel(), include_last_offset)
+    return EmbeddingBag.apply(weight, input._array, per_sample_weights, pos, valid, mode, padding_idx)
