@@ -108,9 +108,18 @@ class Ldexp(Function):
     @staticmethod
     def backward(ctx, grad):
         e, out = ctx.saved_tensors
-        ga = sum_to(grad * e.to(grad.dtype).exp2(), ctx.a_shape) if ctx.needs_input_grad[0] else None
+        ga = sum_to(grad * _pow2(e, grad), ctx.a_shape) if ctx.needs_input_grad[0] else None
         ge = sum_to(grad * out * math.log(2.0), tuple(e.shape)) if ctx.needs_input_grad[1] else None
         return ga, ge
+
+
+def _pow2(e: Tensor, like: Tensor) -> Tensor:
+    """2**e as torch's ldexp derivative computes it: pow(2, e) in e's dtype, so an integer e < 0 gives 0."""
+    if e._array.dtype.kind in "iu":
+        xp = get_array_module(e._array)
+        arr = xp.where(e._array < 0, 0, xp.left_shift(1, xp.maximum(e._array, 0)))
+        return Tensor._make(arr.astype(like._array.dtype))
+    return e.to(like.dtype).exp2()
 
 
 class Frexp(Function):

@@ -234,7 +234,8 @@ def logcumsumexp(input: Tensor, dim: int) -> Tensor:
 _INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
 
 
-def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool, fn: str) -> Tensor:
+def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_nan: bool) -> Tensor:
+    fn = "quantile"  # torch's checks name quantile() for nanquantile too
     xp = get_array_module(input._array)
     if input.numel() == 0:
         raise RuntimeError(f"{fn}() input tensor must be non-empty")
@@ -292,12 +293,12 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
 
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The q-th quantiles (q a number or 1-D tensor) over all elements or along dim; NaN if a NaN is there."""
-    return _quantile(input, q, dim, keepdim, interpolation, False, "quantile")
+    return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """quantile ignoring NaN (NaN only where all are)."""
-    return _quantile(input, q, dim, keepdim, interpolation, True, "nanquantile")
+    return _quantile(input, q, dim, keepdim, interpolation, True)
 
 
 def _dx_tensor(y: Tensor, x: Tensor, dim: int, fn: str) -> Tensor:
