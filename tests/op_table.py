@@ -383,3 +383,50 @@ OPS += [
     OpCase("pixel_unshuffle", lambda m, a: m.nn.functional.pixel_unshuffle(a, 2), [(2, 2, 4, 6)]),
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
+
+# gated/shrink activations, norms and losses (nn/layers_misc.py, nn/losses_misc.py) and more maths
+# (ops/pointwise_math.py, ops/reduction_more.py)
+OPS += [
+    OpCase("glu", lambda m, a: m.nn.functional.glu(a, 0), [(4, 3)]),
+    OpCase("hardshrink", lambda m, a: m.nn.functional.hardshrink(a, 0.4), [(3, 4)]),
+    OpCase("softshrink", lambda m, a: m.nn.functional.softshrink(a, 0.4), [(3, 4)]),
+    OpCase("threshold", lambda m, a: m.nn.functional.threshold(a, 0.3, -1.0), [(3, 4)]),
+    OpCase("rrelu_eval", lambda m, a: m.nn.functional.rrelu(a, 0.1, 0.3), [(3, 4)]),
+    OpCase("rms_norm", lambda m, a, w: m.nn.functional.rms_norm(a, (4,), w), [(3, 4), (4,)]),
+    OpCase("bilinear", lambda m, a, b, w, c: m.nn.functional.bilinear(a, b, w, c), [(3, 2), (3, 4), (5, 2, 4), (5,)]),
+    OpCase("local_response_norm", lambda m, a: m.nn.functional.local_response_norm(a, 3, 0.5), [(2, 4, 3)]),
+    OpCase("softmax2d", lambda m, a: m.nn.Softmax2d()(a), [(2, 3, 2, 2)]),
+    OpCase("gaussian_nll_loss", lambda m, a, b, v: m.nn.functional.gaussian_nll_loss(a, b, v), [(3, 4), (3, 4), (3, 4)],
+           domain=_pos()),
+    OpCase("poisson_nll_loss", lambda m, a, t: m.nn.functional.poisson_nll_loss(a, t), [(3, 4), (3, 4)]),
+    OpCase("hinge_embedding_loss", lambda m, a: m.nn.functional.hinge_embedding_loss(
+        a, m.tensor([[1.0, -1.0, 1.0, -1.0]], dtype=a.dtype)), [(3, 4)]),
+    OpCase("soft_margin_loss", lambda m, a: m.nn.functional.soft_margin_loss(
+        a, m.tensor([1.0, -1.0, -1.0, 1.0], dtype=a.dtype).expand(3, 4)), [(3, 4)]),
+    OpCase("multi_margin_loss", lambda m, a: m.nn.functional.multi_margin_loss(a, m.tensor([0, 3, 1])), [(3, 4)]),
+    OpCase("multilabel_margin_loss", lambda m, a: m.nn.functional.multilabel_margin_loss(
+        a, m.tensor([[3, 0, -1, 1], [1, -1, 0, 0], [0, 1, 2, 3]])), [(3, 4)]),
+    OpCase("multilabel_soft_margin_loss", lambda m, a, t: m.nn.functional.multilabel_soft_margin_loss(a, t),
+           [(3, 4), (3, 4)], domain=(0.0, 1.0)),
+    OpCase("triplet_margin_with_distance_loss", lambda m, a, p, n: m.nn.functional.triplet_margin_with_distance_loss(
+        a, p, n, margin=2.0), [(3, 4), (3, 4), (3, 4)]),
+    OpCase("nansum", lambda m, a: m.nansum(a, 1), [(3, 4)]),
+    OpCase("nanmean", lambda m, a: a.nanmean(), [(3, 4)]),
+    OpCase("logaddexp", lambda m, a, b: m.logaddexp(a, b), [(3, 4), (4,)]),
+    OpCase("logaddexp2", lambda m, a, b: m.logaddexp2(a, b), [(3, 4), (3, 4)]),
+    OpCase("logcumsumexp", lambda m, a: m.logcumsumexp(a, 1), [(3, 4)]),
+    OpCase("copysign", lambda m, a, b: m.copysign(a, b), [(3, 4), (3, 4)]),
+    OpCase("copysign_scalar", lambda m, a: a.copysign(-2.0), [(3, 4)]),
+    OpCase("ldexp", lambda m, a, b: m.ldexp(a, b), [(3, 4), (3, 4)]),
+    OpCase("frexp", lambda m, a: m.frexp(a).mantissa, [(3, 4)]),
+    OpCase("std_mean", lambda m, a: m.std_mean(a, 1)[0], [(3, 4)]),
+    OpCase("var_mean", lambda m, a: m.var_mean(a, 0, correction=0)[1], [(3, 4)]),
+    OpCase("quantile", lambda m, a: m.quantile(a, 0.3, dim=1), [(3, 4)]),
+    OpCase("nanquantile", lambda m, a: a.nanquantile(0.6, interpolation="midpoint"), [(3, 4)]),
+    OpCase("nanmedian", lambda m, a: m.nanmedian(a, 0).values, [(3, 4)]),
+    OpCase("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), [(3, 4)]),
+    OpCase("trapezoid", lambda m, a: m.trapezoid(a), [(3, 4)]),
+    OpCase("trapezoid_x", lambda m, y, x: m.trapezoid(y, x, dim=0), [(3, 4), (3, 4)]),
+    OpCase("cumulative_trapezoid", lambda m, a: m.cumulative_trapezoid(a, dx=0.5), [(3, 4)]),
+    OpCase("clamp_min_fn", lambda m, a: m.clamp_min(a, 0.2), [(3, 4)]),
+]
