@@ -105,9 +105,9 @@ class MultilabelMarginLoss(Function):
         y2 = y.reshape(n, c).astype(np.int64)
         # the labels before each row's first -1
         active = xp.cumsum(y2 < 0, axis=1) == 0
-        is_target = xp.zeros((n, c), dtype=bool)
-        rows = xp.broadcast_to(xp.arange(n)[:, None], (n, c))
-        is_target[rows[active], y2[active]] = True
+        # onehot[i, a, k]: active label a of row i is class k (no boolean-mask indexing: the step stays replayable)
+        onehot = xp.where(active, y2, -1)[:, :, None] == xp.arange(c)[None, None, :]
+        is_target = onehot.any(axis=1)
         # z[i, a, k] = 1 - x[i, label a] + x[i, k] for each active label a, each non-target k
         xt = xp.take_along_axis(x2, xp.where(active, y2, 0), axis=1)  # (n, c)
         z = 1 - xt[:, :, None] + x2[:, None, :]
@@ -116,8 +116,7 @@ class MultilabelMarginLoss(Function):
         m = mask.astype(x.dtype)
         slope = m.sum(axis=1) / c  # + for each non-target k
         neg = m.sum(axis=2) / c  # - for each active label a, scattered to its class
-        onehot = (xp.where(active, y2, -1)[:, :, None] == xp.arange(c)[None, None, :]).astype(x.dtype)
-        slope = slope - (neg[:, :, None] * onehot).sum(axis=1)
+        slope = slope - (neg[:, :, None] * onehot.astype(x.dtype)).sum(axis=1)
         ctx.slope, ctx.reduction, ctx.shape = slope, reduction, x.shape
         loss = (h.sum(axis=(1, 2)) / c).astype(x.dtype, copy=False)
         return _reduce_arrays(xp, loss.reshape(out_shape), reduction)

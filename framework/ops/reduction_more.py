@@ -249,7 +249,9 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     qs = q._array.astype(input._array.dtype) if isinstance(q, Tensor) else xp.asarray(q, dtype=input._array.dtype)
     scalar_q = qs.ndim == 0
     qs = qs.reshape(-1)
-    if qs.size and not bool(((qs >= 0) & (qs <= 1)).all()):
+    # a Python q is checked on the host (no read of device values: a compiled step keeps replaying)
+    in_range = 0 <= q <= 1 if isinstance(q, (int, float)) else not qs.size or bool(((qs >= 0) & (qs <= 1)).all())
+    if not in_range:
         raise RuntimeError(f"{fn}() q values must be in the range [0, 1]" if not scalar_q else
                            f"{fn}() q must be in the range [0, 1] but got {float(qs[0]):g}")
     if interpolation not in _INTERPOLATIONS:
