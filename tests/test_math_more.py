@@ -91,7 +91,7 @@ def test_matches_torch(name, dtype):
     t_out, t_grads = _run(torch, name, getattr(torch, dtype))
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-5, atol=1e-5)
     assert tuple(out.shape) == tuple(t_out.shape)
-    assert_close(out.detach(), t_out.detach().numpy(), **tol)
+    assert_close(out.detach(), t_out.detach().cpu().numpy(), **tol)
     for g, tg in zip(grads, t_grads):
         assert (g is None) == (tg is None)
         if tg is not None:
@@ -106,7 +106,7 @@ def test_gradcheck(name):
         arrays = [np.where(np.isnan(a), np.nan, a) for a in arrays]
         xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
         finite = fn(framework, *xs)
-        keep = ~np.isnan(finite.detach().numpy())
+        keep = ~np.isnan(finite.detach().cpu().numpy())
         f = lambda *t: fn(framework, *t)[framework.tensor(keep)]  # noqa: E731
     else:
         xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
@@ -126,7 +126,7 @@ def test_multi_output_grad_fns_and_types():
         for o, t in zip(ours, theirs):
             assert (o.grad_fn and o.grad_fn.name()) == (t.grad_fn and t.grad_fn.name())
             assert o.dtype.name == str(t.dtype).replace("torch.", "")
-            assert_close(o, t.detach().numpy())
+            assert_close(o, t.detach().cpu().numpy())
     assert framework.frexp(framework.tensor(X)).exponent.dtype == framework.int32
     assert framework.nanmedian(framework.tensor([np.nan, np.nan])).isnan().item()
 
@@ -137,7 +137,7 @@ def test_heaviside_values_and_its_backward_refuses_like_torch():
     v = np.array([0.5, 0.25, 0.5, 0.75])
     ours = framework.heaviside(framework.tensor(a, requires_grad=True), framework.tensor(v))
     theirs = torch.heaviside(torch.tensor(a, requires_grad=True), torch.tensor(v))
-    assert_close(ours.detach(), theirs.detach().numpy())
+    assert_close(ours.detach(), theirs.detach().cpu().numpy())
     assert ours.grad_fn.name() == theirs.grad_fn.name()
     with pytest.raises(RuntimeError) as t_err:
         theirs.sum().backward()

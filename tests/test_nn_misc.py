@@ -127,7 +127,7 @@ def test_matches_torch(name, dtype):
     t_out, t_grads = _run(torch, name, getattr(torch, dtype))
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-5, atol=1e-5)
     assert tuple(out.shape) == tuple(t_out.shape)
-    assert_close(out.detach(), t_out.detach().numpy(), **tol)
+    assert_close(out.detach(), t_out.detach().cpu().numpy(), **tol)
     for g, tg in zip(grads, t_grads):
         assert (g is None) == (tg is None)
         if tg is not None:
@@ -152,7 +152,7 @@ def test_rrelu_training_draws_slopes_in_range_and_backward_uses_them():
     x = framework.tensor(X, requires_grad=True)
     out = framework.nn.functional.rrelu(x, 0.1, 0.3, training=True)
     assert out.grad_fn.name() == "RreluWithNoiseBackward0"
-    slope = out.detach().numpy() / X
+    slope = out.detach().cpu().numpy() / X
     assert np.all(slope[X > 0] == 1) and np.all((slope[X <= 0] >= 0.1) & (slope[X <= 0] <= 0.3))
     assert len(np.unique(slope[X <= 0])) > 1  # one slope per element
     out.sum().backward()
@@ -174,7 +174,7 @@ def test_gumbel_softmax_soft_and_hard():
     assert_close(soft.sum(-1), np.ones(4))
     hard = F.gumbel_softmax(x, hard=True)
     assert hard.grad_fn.name() == "AddBackward0"
-    h = hard.detach().numpy()
+    h = hard.detach().cpu().numpy()
     assert set(np.unique(h)) == {0.0, 1.0} and np.all(h.sum(-1) == 1)
     hard.sum().backward()  # straight through: the soft sample's gradient, which sums to 0 per row here
     assert_close(x.grad, np.zeros_like(X), atol=1e-6)
@@ -246,7 +246,7 @@ def test_rms_norm_default_eps_and_embedding_bag_padding_row():
         theirs = torch.nn.functional.rms_norm(torch.tensor(x, dtype=getattr(torch, dtype)), [3])
         assert_close(ours, theirs.numpy(), rtol=1e-6, atol=0)
     bag = framework.nn.EmbeddingBag(5, 2, padding_idx=1)
-    assert np.all(bag.weight.detach().numpy()[1] == 0)
+    assert np.all(bag.weight.detach().cpu().numpy()[1] == 0)
 
 
 ERRORS = {
@@ -343,12 +343,12 @@ def test_new_ops_replay_under_compile_as_eager(body):
         return x, w, step
 
     x_e, w_e, step_e = make()
-    eager = [(float(step_e()), x_e.grad.numpy().copy()) for _ in range(4)]
+    eager = [(float(step_e()), x_e.grad.cpu().numpy().copy()) for _ in range(4)]
     x_c, w_c, step_c = make()
     compiled = framework.compile(step_c)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # a graph break (host reads of offsets/targets) runs eagerly: also right
-        replayed = [(float(compiled()), x_c.grad.numpy().copy()) for _ in range(4)]
+        replayed = [(float(compiled()), x_c.grad.cpu().numpy().copy()) for _ in range(4)]
     for (le, ge), (lc, gc) in zip(eager, replayed):
         assert le == lc and np.array_equal(ge, gc)
     assert compiled.replays >= 2  # captured once, then replayed: no graph break

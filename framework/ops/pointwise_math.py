@@ -117,8 +117,9 @@ def _pow2(e: Tensor, like: Tensor) -> Tensor:
     """2**e as torch's ldexp derivative computes it: pow(2, e) in e's dtype, so an integer e < 0 gives 0."""
     if e._array.dtype.kind in "iu":
         xp = get_array_module(e._array)
-        arr = xp.where(e._array < 0, 0, xp.left_shift(1, xp.maximum(e._array, 0)))
-        return Tensor._make(arr.astype(like._array.dtype))
+        dt = like._array.dtype
+        arr = xp.where(e._array < 0, xp.zeros((), dt), xp.exp2(xp.maximum(e._array, 0).astype(dt)))
+        return Tensor._make(arr.astype(dt, copy=False))
     return e.to(like.dtype).exp2()
 
 
