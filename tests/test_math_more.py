@@ -146,6 +146,15 @@ def test_heaviside_values_and_its_backward_refuses_like_torch():
     assert str(o_err.value).split("\n")[0] == str(t_err.value).split("\n")[0]
 
 
+@pytest.mark.parametrize("interpolation", ["linear", "lower", "midpoint"])
+@pytest.mark.parametrize("q", [0.3, "tensor"])
+def test_quantile_version_counts_torch_in_place_steps(q, interpolation):
+    torch = pytest.importorskip("torch")
+    outs = [m.quantile(m.tensor(X, requires_grad=True), m.tensor([0.3, 0.5], dtype=m.float64) if q == "tensor" else q, dim=1,
+                       interpolation=interpolation) for m in (framework, torch)]
+    assert outs[0]._version == outs[1]._version
+
+
 def test_logcumsumexp_stays_finite_across_a_wide_range():
     x = framework.tensor([-1000.0, 0.0, 1000.0], dtype=framework.float64)
     assert_close(framework.logcumsumexp(x, 0), np.array([-1000.0, 0.0, 1000.0]))

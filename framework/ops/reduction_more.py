@@ -290,7 +290,13 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         above = expanded.gather(-1, Tensor._make(xp.ceil(ranks).astype(np.int64)))
         values = values.lerp(above, Tensor._make(weights.astype(s.dtype)))
     shape = out_core if scalar_q else (len(qs),) + out_core
-    return _SqueezePrivate.apply(values, shape)
+    out = _SqueezePrivate.apply(values, shape)
+    # torch's result went through in-place ops on its private tensor (lerp_, then squeeze_, or unsqueeze_,
+    # transpose_ and squeeze_ for a tensor q): its _version counts them, and so does ours
+    for _ in range((1 if interpolation in ("linear", "midpoint") else 0) + (1 if scalar_q else 3)):
+        if out._version_counter is not None:
+            out._version_counter.bump("SqueezeBackward4")
+    return out
 
 
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
