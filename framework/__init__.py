@@ -53,7 +53,7 @@ from .ops.activation_more import celu, celu_, selu, selu_
 from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
                   logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
                   var_mean)
-from .ops.activation_shrink import rrelu, rrelu_, threshold, threshold_
+from .ops.activation_shrink import hardshrink, rrelu, rrelu_, threshold, threshold_
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -107,6 +107,8 @@ def __getattr__(name: str):
                 "accelerator", "backends", "onnx", "distributed",
                 "compile", "special"):
         return importlib.import_module(f".{name}", __name__)
+    if name in ("rms_norm", "bilinear", "alpha_dropout"):  # torch.rms_norm...: nn.functional's, loaded on first use
+        return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
     raise AttributeError(f"module 'framework' has no attribute '{name}'")

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import creation, ops
+from .ops.activation_shrink import hardshrink as _hardshrink
 from .tensor import Tensor
 
 
@@ -73,7 +74,7 @@ METHODS = {
     "nansum": ops.nansum, "nanmean": ops.nanmean, "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2,
     "logcumsumexp": ops.logcumsumexp, "heaviside": ops.heaviside, "copysign": ops.copysign, "ldexp": ops.ldexp,
     "frexp": ops.frexp, "quantile": ops.quantile, "nanquantile": ops.nanquantile, "nanmedian": ops.nanmedian,
-    "renorm": ops.renorm, "clamp_min": ops.clamp_min,
+    "renorm": ops.renorm, "clamp_min": ops.clamp_min, "hardshrink": _hardshrink,
 }
 
 for _name, _fn in METHODS.items():

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import backend
-from ..autograd.function import Function
+from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
 from ..random import _gen
 from ..tensor import Tensor
@@ -90,21 +90,22 @@ class Threshold(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors  # threshold_: the output, as torch (its mask is then output > threshold)
+        (x,) = ctx.saved_tensors  # threshold_: the input from before the write
         return grad * _const(x, x._array > ctx.threshold), None, None
 
 
 class ThresholdInplace(Threshold):
-    """In-place threshold_: saves its output (torch's ThresholdBackward1)."""
+    """In-place threshold_ (torch's ThresholdBackward1): saves a copy of the input from before the write, whose
+    mask the gradient takes (the output's would pass gradient where value > threshold replaced elements)."""
 
     node_name, inplace = "ThresholdBackward1", True
 
     @staticmethod
     def forward(ctx, x, threshold, value):
         ctx.threshold = threshold
+        ctx.save_for_backward(OriginalSelf(x.copy()))
         xp = get_array_module(x)
         x[...] = xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
-        ctx.save_for_backward(x)
         return x
 
 
