@@ -150,8 +150,8 @@ def test_heaviside_values_and_its_backward_refuses_like_torch():
 @pytest.mark.parametrize("q", [0.3, "tensor"])
 def test_quantile_version_counts_torch_in_place_steps(q, interpolation):
     torch = pytest.importorskip("torch")
-    outs = [m.quantile(m.tensor(X, requires_grad=True), m.tensor([0.3, 0.5], dtype=m.float64) if q == "tensor" else q, dim=1,
-                       interpolation=interpolation) for m in (framework, torch)]
+    outs = [m.quantile(m.tensor(X, requires_grad=True), m.tensor([0.3, 0.5], dtype=m.float64) if q == "tensor" else q,
+                       dim=1, interpolation=interpolation) for m in (framework, torch)]
     assert outs[0]._version == outs[1]._version
 
 

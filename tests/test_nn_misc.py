@@ -90,8 +90,8 @@ CASES = {
     "soft_margin_loss_none": (lambda m, F, x: F.soft_margin_loss(x, _t(m, Y), reduction="none"), [X]),
     "SoftMarginLoss_sum": (lambda m, F, x: m.nn.SoftMarginLoss(reduction="sum")(x, _t(m, Y[0])), [X]),
     "multi_margin_loss": (lambda m, F, x: F.multi_margin_loss(x, _t(m, MM_T)), [X]),
-    "multi_margin_loss_p2_w": (lambda m, F, x: F.multi_margin_loss(x, _t(m, MM_T), p=2, margin=0.7,
-                                                                   weight=_t(m, MM_W).to(x.dtype), reduction="none"), [X]),
+    "multi_margin_loss_p2_w": (lambda m, F, x: F.multi_margin_loss(
+        x, _t(m, MM_T), p=2, margin=0.7, weight=_t(m, MM_W).to(x.dtype), reduction="none"), [X]),
     "multi_margin_loss_1d": (lambda m, F, x: F.multi_margin_loss(x[0], _t(m, np.array(3)), reduction="sum"), [X]),
     "MultiMarginLoss": (lambda m, F, x: m.nn.MultiMarginLoss(reduction="sum")(x, _t(m, MM_T)), [X]),
     "multilabel_margin_loss": (lambda m, F, x: F.multilabel_margin_loss(x, _t(m, ML_T)), [X]),
@@ -320,8 +320,8 @@ def test_errors_match_torch(name):
 
 @pytest.mark.explicit_device
 @pytest.mark.parametrize("body", [
-    lambda F, m, x, w: (F.glu(x @ w.t()).sum() + F.softshrink(x[:, :3]) + F.hardshrink(x[:, 3:]) + F.threshold(x[:, :3], 0.1, 2.0)
-                        ).sum(),
+    lambda F, m, x, w: F.glu(x @ w.t()).sum()
+    + (F.softshrink(x[:, :3]) + F.hardshrink(x[:, 3:]) + F.threshold(x[:, :3], 0.1, 2.0)).sum(),
     lambda F, m, x, w: (F.rms_norm(x, (6,)) * F.rrelu(x, training=True)).sum() + F.soft_margin_loss(x, x.detach()),
     lambda F, m, x, w: F.gumbel_softmax(x, hard=True).mul(x).sum() + F.local_response_norm(x.view(1, 4, 6), 2).sum(),
     lambda F, m, x, w: F.multi_margin_loss(x, m.tensor([1, 0, 5, 2])) + F.multilabel_margin_loss(x, m.tensor(ML_T)),

@@ -19,8 +19,9 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
-        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{', '.join(map(str, shape))}]"
-                           f", but got input of size{list(input.shape)}")
+        expected = ", ".join(map(str, shape))
+        raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{expected}], but got "
+                           f"input of size{list(input.shape)}")
     if eps is None:
         eps = float(np.finfo(input._array.dtype).eps)
     dims = tuple(range(input.ndim - k, input.ndim))

@@ -38,7 +38,8 @@ class EmbeddingBag(Function):
     @staticmethod
     def forward(ctx, weight, indices, psw, pos, valid, mode, padding_idx):
         xp = get_array_module(weight)
-        pos, valid = backend.to_device(pos, backend.device_of(weight)), backend.to_device(valid, backend.device_of(weight))
+        device = backend.device_of(weight)
+        pos, valid = backend.to_device(pos, device), backend.to_device(valid, device)
         ids = indices.reshape(-1)[pos] if indices.size else xp.zeros(pos.shape, dtype=np.int64)
         if padding_idx is not None:
             valid = valid & (ids != padding_idx)
