@@ -75,6 +75,7 @@ CASES = {
                                    [X, Y, POS]),
     "gaussian_nll_loss_homo_none": (lambda m, F, x, y, v: F.gaussian_nll_loss(x, y, v[:, 0], reduction="none"),
                                     [X, Y, POS]),
+    "gaussian_nll_loss_float_var": (lambda m, F, x, y: F.gaussian_nll_loss(x, y, 0.5, reduction="sum"), [X, Y]),
     "GaussianNLLLoss_var1": (lambda m, F, x, y, v: m.nn.GaussianNLLLoss()(x, y, v[:, :1]), [X, Y, POS]),
     "poisson_nll_loss": (lambda m, F, x: F.poisson_nll_loss(x, _t(m, COUNTS)), [X]),
     "poisson_nll_loss_nolog": (lambda m, F, x: F.poisson_nll_loss(x, _t(m, COUNTS), log_input=False,
@@ -242,6 +243,16 @@ def test_module_repr_matches_torch(src):
         assert tuple(p.shape) == tuple(tp.shape), n
 
 
+def test_embedding_bag_from_pretrained():
+    torch = pytest.importorskip("torch")
+    ours = framework.nn.EmbeddingBag.from_pretrained(framework.tensor(EMB), mode="sum")
+    theirs = torch.nn.EmbeddingBag.from_pretrained(torch.tensor(EMB), mode="sum")
+    assert repr(ours) == repr(theirs) and ours.weight.requires_grad is False
+    out = ours(framework.tensor(IDX2))
+    assert_close(out, theirs(torch.tensor(IDX2)).numpy())
+    assert framework.nn.EmbeddingBag.from_pretrained(framework.tensor(EMB), freeze=False).weight.requires_grad
+
+
 def test_rms_norm_default_eps_and_embedding_bag_padding_row():
     torch = pytest.importorskip("torch")
     x = np.full((2, 3), 1e-5)
@@ -273,6 +284,12 @@ ERRORS = {
     "eb_mode": lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.zeros(5, 3), m.tensor([0]), mode="prod"),
     "eb_offsets0": lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.zeros(5, 3), m.tensor([1])),
     "eb_3d": lambda m, F: F.embedding_bag(m.tensor([[[1, 2]]]), m.zeros(5, 3)),
+    "eb_float_indices": lambda m, F: F.embedding_bag(m.tensor([1.0, 2.0]), m.zeros(5, 3), m.tensor([0])),
+    "eb_psw_shape": lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.zeros(5, 3), m.tensor([0]), mode="sum",
+                                                 per_sample_weights=m.ones(3)),
+    "eb_index_range": lambda m, F: F.embedding_bag(m.tensor([1, 7]), m.zeros(5, 3), m.tensor([0])),
+    "eb_2d_input_with_offsets": lambda m, F: F.embedding_bag(m.tensor([[1, 2]]), m.zeros(5, 3), m.tensor([0])),
+    "eb_offsets_2d": lambda m, F: F.embedding_bag(m.tensor([1, 2]), m.zeros(5, 3), m.tensor([[0]])),
     "gnll_var_neg": lambda m, F: F.gaussian_nll_loss(m.zeros(4, 5), m.zeros(4, 5), -m.ones(4, 5)),
     "gnll_var_shape": lambda m, F: F.gaussian_nll_loss(m.zeros(4, 5), m.zeros(4, 5), m.ones(3, 5)),
     "gnll_reduction": lambda m, F: F.gaussian_nll_loss(m.zeros(4, 5), m.zeros(4, 5), m.ones(4, 5), reduction="x"),
@@ -315,7 +332,8 @@ def test_errors_match_torch(name):
     with pytest.raises(Exception) as ours:
         ERRORS[name](framework, framework.nn.functional)
     assert type(ours.value).__name__ == type(theirs.value).__name__
-    assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0]
+    # torch's type names (torch.FloatTensor, torch.Size) are framework's here, as everywhere in the project
+    assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0].replace("torch.", "framework.")
 
 
 @pytest.mark.explicit_device

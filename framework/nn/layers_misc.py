@@ -174,6 +174,19 @@ class EmbeddingBag(Module):
             self.weight = Parameter(_weight)
         self.mode, self.sparse, self.include_last_offset = mode, sparse, include_last_offset
 
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, max_norm=None, norm_type: float = 2.0,
+                        scale_grad_by_freq: bool = False, mode: str = "mean", sparse: bool = False,
+                        include_last_offset: bool = False, padding_idx: int | None = None) -> "EmbeddingBag":
+        """An EmbeddingBag whose weight is ``embeddings`` (frozen unless freeze=False)."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        bag = cls(rows, cols, max_norm, norm_type, scale_grad_by_freq, mode, sparse, embeddings,
+                  include_last_offset, padding_idx)
+        bag.weight.requires_grad = not freeze
+        return bag
+
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
         if self.padding_idx is not None:

@@ -93,12 +93,14 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                   per_sample_weights: Tensor | None = None, include_last_offset: bool = False,
                   padding_idx: int | None = None) -> Tensor:
     """The sum, mean or max of weight's rows over each bag: 2-D input (one bag per row) or 1-D input + offsets."""
-    if weight.dtype == input.dtype and not weight.is_floating_point():
-        raise ValueError(f"weight has to be a floating point Tensor, but got {weight.dtype}")
+    if input._array.dtype.kind not in "iu":
+        raise RuntimeError("Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input.type()} instead (while checking arguments for embedding_bag)")
     if input.ndim == 2:
         if offsets is not None:
             raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
-                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+                             "fixed length sequences. However, found offsets of type "
+                             f"<class '{'framework.Tensor' if isinstance(offsets, Tensor) else type(offsets).__name__}'>")
         offs = np.arange(0, input.numel(), max(input.shape[1], 1), dtype=np.int64)[:input.shape[0]]
         include_last_offset = False
     elif input.ndim == 1:
@@ -119,8 +121,8 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
                                       f"supported for mode='sum' (got mode='{mode}'). Please open a feature request "
                                       "on GitHub.")
         if tuple(per_sample_weights.shape) != tuple(input.shape):
-            raise ValueError(f"embedding_bag: If per_sample_weights ({tuple(per_sample_weights.shape)}) is not None, "
-                             f"then it must have the same shape as the input ({tuple(input.shape)})")
+            raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, "
+                             f"then it must have the same shape as the input ({input.shape})")
     if len(offs) and offs[0] != 0:
         raise RuntimeError("offsets[0] has to be 0, i.e., the first sequence in the mini-batch has to start from "
                            f"position 0. However, got {offs[0]}")
@@ -128,5 +130,12 @@ def embedding_bag(input: Tensor, weight: Tensor, offsets: Tensor | None = None, 
         if not -weight.shape[0] <= padding_idx < weight.shape[0]:
             raise AssertionError("padding_idx must be within the number of embeddings")
         padding_idx %= weight.shape[0]
+    with backend.input_check():
+        flat = input._array.reshape(-1)
+        bad = (flat < 0) | (flat >= weight.shape[0])
+        if flat.size and bool(bad.any()):
+            at = int(get_array_module(flat).argmax(bad))
+            raise RuntimeError(f"Index {at} of input takes value {int(flat[at])} which is not in the valid range "
+                               f"[0, {weight.shape[0]})")
     pos, valid = _layout(offs, input.numel(), include_last_offset)
     return EmbeddingBag.apply(weight, input._array, per_sample_weights, pos, valid, mode, padding_idx)

@@ -246,7 +246,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 def frexp(input: Tensor):
     """(mantissa, exponent) of each element, as torch.return_types.frexp."""
     if input._array.dtype.kind != "f":
-        raise RuntimeError("torch.frexp() only supports floating-point dtypes")
+        raise RuntimeError("framework.frexp() only supports floating-point dtypes")
     m, e = Frexp.apply(input)
     return _FREXP(m, e)
 
