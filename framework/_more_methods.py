@@ -75,6 +75,7 @@ METHODS = {
     "logcumsumexp": ops.logcumsumexp, "heaviside": ops.heaviside, "copysign": ops.copysign, "ldexp": ops.ldexp,
     "frexp": ops.frexp, "quantile": ops.quantile, "nanquantile": ops.nanquantile, "nanmedian": ops.nanmedian,
     "renorm": ops.renorm, "clamp_min": ops.clamp_min, "hardshrink": _hardshrink,
+    "copysign_": ops.copysign_, "ldexp_": ops.ldexp_, "clamp_min_": ops.clamp_min_, "renorm_": ops.renorm_,
 }
 
 for _name, _fn in METHODS.items():

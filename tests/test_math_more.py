@@ -71,6 +71,12 @@ CASES = {
     "cumulative_trapezoid_x": (lambda m, y: m.cumulative_trapezoid(y, _t(m, XS)), [X]),
     "clamp_min": (lambda m, x: m.clamp_min(x, 0.1), [X]),
     "clamp_min_method": (lambda m, x: x.clamp_min(-0.2), [X]),
+    # in-place twins, on a non-leaf copy
+    "copysign_": (lambda m, x, y: (x * 1).copysign_(y), [X, Y]),
+    "copysign_scalar_": (lambda m, x: (x * 1).copysign_(-1.0), [X]),
+    "ldexp_": (lambda m, x, e: (x * 1).ldexp_(e), [X, Y]),
+    "clamp_min_": (lambda m, x: (x * 1).clamp_min_(0.1) * x, [X]),
+    "renorm_": (lambda m, x: (x * 1).renorm_(2, 1, 1.0), [X]),
 }
 
 
@@ -194,3 +200,15 @@ def test_errors_match_torch(name):
     assert type(ours.value).__name__ == type(theirs.value).__name__
     # torch's type names (torch.FloatTensor, torch.Size) are framework's here, as everywhere in the project
     assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0].replace("torch.", "framework.")
+
+
+def test_inplace_twins_return_self_bump_the_version_and_name_torch_nodes():
+    torch = pytest.importorskip("torch")
+    for fn in (lambda m, a: a.copysign_(m.tensor(Y)), lambda m, a: a.copysign_(-1.0), lambda m, a: a.clamp_min_(0.1),
+               lambda m, a: a.ldexp_(m.tensor(2)), lambda m, a: a.renorm_(2, 0, 1.0)):
+        results = []
+        for m in (framework, torch):
+            a = m.tensor(X, requires_grad=True) * 1
+            r = fn(m, a)
+            results.append((r is a, r._version, r.grad_fn.name()))
+        assert results[0] == results[1]

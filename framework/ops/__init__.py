@@ -48,6 +48,7 @@ from .order_stats import cummax, cummin, kthvalue
 from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_,
                             atanh, atanh_, erfinv, erfinv_, exp2, exp2_, logit, logit_)
 # more maths: nan reductions, std_mean/var_mean, quantiles, logaddexp, copysign, renorm, trapezoid (issue: nnmisc)
-from .pointwise_math import clamp_min, copysign, frexp, heaviside, ldexp, logaddexp, logaddexp2, renorm
+from .pointwise_math import (clamp_min, clamp_min_, copysign, copysign_, frexp, heaviside, ldexp, ldexp_, logaddexp,
+                             logaddexp2, renorm, renorm_)
 from .reduction_more import (cumulative_trapezoid, logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile,
                              std_mean, trapezoid, var_mean)

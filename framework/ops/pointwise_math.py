@@ -11,11 +11,12 @@ from collections import namedtuple
 import numpy as np
 
 from .. import dtypes
-from ..autograd.function import Function
+from ..autograd.function import Function, OriginalSelf
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import as_operand, binary_dtype, broadcast_shapes_checked, scalar_type_name, sum_to, wrap_dim
 from .unary import Clamp
+from .unary_inplace import _inplace
 
 
 def _float_pair(a, b):
@@ -212,6 +213,50 @@ class Renorm(Function):
         return grad * factor - active * maxnorm / (denom * denom) * inner * dnorm, None, None, None
 
 
+# ---- in-place twins (x.copysign_(y)...): torch's node names, the result written into x -------------------
+
+class CopysignInplace(Copysign):
+    """In-place copysign_: saves a copy of the input from before the write and the result (now in a)."""
+
+    node_name, inplace = "CopysignBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        original = OriginalSelf(a.copy())
+        a[...] = Copysign.forward(ctx, a, b)
+        ctx.save_for_backward(original, a)
+        return a
+
+
+class CopysignScalarInplace(CopysignInplace):
+    node_name = "CopysignBackward1"
+
+
+LdexpInplace = _inplace(Ldexp, "LdexpInplace")
+ClampMinInplace = _inplace(ClampMin, "ClampMinInplace", save_input_copy=True)
+RenormInplace = _inplace(Renorm, "RenormInplace", save_input_copy=True)
+
+
+def copysign_(input: Tensor, other) -> Tensor:
+    if isinstance(other, (int, float)):
+        return CopysignScalarInplace.apply(input, get_array_module(input._array).asarray(float(other)))
+    return CopysignInplace.apply(input, other)
+
+
+def ldexp_(input: Tensor, other: Tensor) -> Tensor:
+    input, other = _binary(input, other)
+    return LdexpInplace.apply(input, other)
+
+
+def clamp_min_(input: Tensor, min) -> Tensor:
+    return ClampMinInplace.apply(input, min)
+
+
+def renorm_(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    _check_renorm(input, p, maxnorm)
+    return RenormInplace.apply(input, p, wrap_dim(dim, input.ndim), maxnorm)
+
+
 # ---- the functional API ---------------------------------------------------------------------------------
 
 def _binary(a, b):
@@ -262,13 +307,17 @@ def clamp_min(input: Tensor, min) -> Tensor:
     return ClampMin.apply(input, min)
 
 
-def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
-    """input with every slice along dim scaled down to p-norm maxnorm where it exceeds it."""
+def _check_renorm(input: Tensor, p: float, maxnorm: float) -> None:
     if p <= 0:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
     if input._array.dtype.kind != "f":
         raise RuntimeError(f"\"renorm\" not implemented for '{scalar_type_name(input._array.dtype)}'")
+
+
+def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
+    """input with every slice along dim scaled down to p-norm maxnorm where it exceeds it."""
+    _check_renorm(input, p, maxnorm)
     return Renorm.apply(input, p, wrap_dim(dim, input.ndim), maxnorm)
 
