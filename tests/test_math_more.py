@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import framework
-from framework.testing import assert_close, gradcheck
+from framework.testing import assert_close, gradcheck, gradgradcheck
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 6))
@@ -121,6 +121,14 @@ def test_gradcheck(name):
         pytest.skip("integer exponents: torch's derivative pow(2, e) is 0 for e < 0 (matched above); "
                     "ldexp_float_exponent is the checked case")
     assert gradcheck(f, xs, eps=1e-6, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if n not in ("ldexp", "copysign", "copysign_")])
+def test_gradgradcheck(name):
+    # (copysign's gradient in other is torch's constant zeros_like(other), with no graph to check)
+    fn, arrays = CASES[name]
+    xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
+    assert gradgradcheck(lambda *t: fn(framework, *t), xs, atol=1e-4)
 
 
 def test_multi_output_grad_fns_and_types():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import framework
-from framework.testing import assert_close, gradcheck
+from framework.testing import assert_close, gradcheck, gradgradcheck
 
 rng = np.random.default_rng(0)
 X = rng.standard_normal((4, 6))
@@ -150,6 +150,37 @@ def test_gradcheck(name):
         arrays = [np.where(np.abs(a) < 0.35, np.sign(a) * 0.35 + a, a) if a.dtype.kind == "f" else a for a in arrays]
     xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
     assert gradcheck(lambda *t: fn(framework, framework.nn.functional, *t), xs, eps=1e-6, atol=1e-5)
+
+
+# torch's kernels whose gradient it does not differentiate again: a second backward raises its error
+NO_DOUBLE_BACKWARD = ("embedding_bag", "multi_margin", "MultiMargin", "multilabel_margin", "MultiLabelMargin")
+
+
+@pytest.mark.parametrize("name", [n for n in CASES if not n.startswith(NO_DOUBLE_BACKWARD)])
+def test_gradgradcheck(name):
+    fn, arrays = CASES[name]
+    arrays = [np.where(np.abs(a) < 0.35, np.sign(a) * 0.35 + a, a) for a in arrays]  # away from the kinks
+    xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True) for a in arrays]
+    assert gradgradcheck(lambda *t: fn(framework, framework.nn.functional, *t), xs, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", ["embedding_bag_sum", "embedding_bag_psw", "multi_margin_loss",
+                                  "multilabel_margin_loss"])
+def test_double_backward_refused_as_torch(name):
+    torch = pytest.importorskip("torch")
+    errors, names = [], []
+    for m in (framework, torch):
+        fn, arrays = CASES[name]
+        xs = [m.tensor(a, requires_grad=True) for a in arrays]
+        out = fn(m, m.nn.functional, *xs)
+        grads = m.autograd.grad((out * out).sum(), xs, create_graph=True)
+        names.append([g.grad_fn.name() for g in grads])
+        for g in grads:
+            with pytest.raises(Exception) as info:
+                g.sum().backward(retain_graph=True)
+            errors.append((type(info.value).__name__, str(info.value).split("\n")[0]))
+    half = len(errors) // 2
+    assert errors[:half] == errors[half:] and names[0] == names[1]
 
 
 def test_rrelu_training_draws_slopes_in_range_and_backward_uses_them():

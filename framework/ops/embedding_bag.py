@@ -12,7 +12,7 @@ from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
-from .gather import scatter_add
+from .loss_margin import GradOnly
 
 
 def _layout(offsets: np.ndarray, n: int, include_last_offset: bool):
@@ -27,6 +27,12 @@ def _layout(offsets: np.ndarray, n: int, include_last_offset: bool):
             pos[b, :e - s] = np.arange(s, e)
             valid[b, :e - s] = True
     return pos, valid
+
+
+class _EmbeddingBagGrad(GradOnly):
+    """embedding_bag's gradient (torch's _embedding_bag_backward): a node that refuses a second backward."""
+
+    node_name = "EmbeddingBagBackwardBackward0"
 
 
 class EmbeddingBag(Function):
@@ -64,27 +70,32 @@ class EmbeddingBag(Function):
     def backward(ctx, grad):
         weight, psw = ctx.saved_tensors
         needs = ctx.needs_input_grad
-        bags, dim = grad.shape
-        xp = get_array_module(grad._array)
-        gw = gp = None
-        zeros = Tensor._make(xp.zeros(tuple(weight.shape), dtype=grad._array.dtype))
-        if ctx.mode == "max":
-            winner = xp.take_along_axis(ctx.ids, ctx.arg, axis=1)  # (bags, dim): the row each feature came from
-            keep = Tensor._make(ctx.valid.any(axis=1)[:, None].astype(grad._array.dtype))
-            if needs[0]:
-                gw = scatter_add(zeros, 0, Tensor._make(winner), grad * keep)
-            return gw, None, None, None, None, None, None
-        if needs[0]:
-            longest = ctx.ids.shape[1]
-            contrib = grad.unsqueeze(1) * Tensor._make(ctx.coef[..., None])
-            index = Tensor._make(xp.broadcast_to(ctx.ids[..., None], (bags, longest, dim)).reshape(-1, dim))
-            gw = scatter_add(zeros, 0, index, contrib.reshape(bags * longest, dim))
-        if psw is not None and needs[2]:
-            # d out[b] / d psw[k] = weight[ids[k]]: the bag's gradient dotted with the row, masked
-            rows = Tensor._make(weight._array[ctx.ids]) if not needs[0] else weight[Tensor._make(ctx.ids)]
-            per = (grad.unsqueeze(1) * rows).sum(-1) * Tensor._make(ctx.valid.astype(grad._array.dtype))
-            flat = Tensor._make(xp.zeros(ctx.n, dtype=grad._array.dtype))
-            gp = scatter_add(flat, 0, Tensor._make(ctx.pos.reshape(-1)), per.reshape(-1)).view(tuple(psw.shape))
+        shape, n, w = tuple(weight.shape), ctx.n, weight._array
+        error = NotImplementedError("the derivative for '_embedding_bag_backward' is not implemented.")
+
+        def weight_grad(g):  # each bag's gradient, scattered to the rows it was made of
+            xp = get_array_module(g)
+            out = xp.zeros(shape, dtype=g.dtype)
+            if ctx.mode == "max":
+                winner = xp.take_along_axis(ctx.ids, ctx.arg, axis=1)  # (bags, dim): each feature's row
+                keep = ctx.valid.any(axis=1)[:, None]
+                cols = xp.broadcast_to(xp.arange(shape[1])[None, :], winner.shape)
+                backend.scatter_add(out, (winner, cols), g * keep.astype(g.dtype))  # an empty bag adds 0
+                return out
+            contrib = g[:, None, :] * ctx.coef[..., None]  # (bags, longest, dim)
+            backend.scatter_add(out, ctx.ids.reshape(-1), contrib.reshape(-1, shape[1]))
+            return out
+
+        def psw_grad(g):  # d out[b] / d psw[k] = weight[ids[k]]: the bag's gradient dotted with the row
+            xp = get_array_module(g)
+            per = (g[:, None, :] * w[ctx.ids]).sum(-1) * ctx.valid.astype(g.dtype)
+            out = xp.zeros(n, dtype=g.dtype)
+            backend.scatter_add(out, ctx.pos.reshape(-1), per.reshape(-1))
+            return out.reshape(tuple(psw.shape))
+
+        gw = _EmbeddingBagGrad.apply(grad, weight_grad, error) if needs[0] else None
+        psw_error = RuntimeError("derivative for aten::_embedding_bag_per_sample_weights_backward is not implemented")
+        gp = GradOnly.apply(grad, psw_grad, psw_error) if psw is not None and needs[2] else None
         return gw, None, gp, None, None, None, None
 
 

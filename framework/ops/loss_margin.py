@@ -22,13 +22,33 @@ def _reduce_arrays(xp, loss, reduction):
     return loss
 
 
-def _scaled(grad: Tensor, slope, reduction: str, shape: tuple) -> Tensor:
+class GradOnly(Function):
+    """out = compute(g): a gradient torch computes in one kernel that it does not differentiate again; under
+    create_graph its node is NotImplemented, and a second backward raises torch's error. Saves nothing."""
+
+    node_name, array_forward = "torch::autograd::NotImplemented", True
+
+    @staticmethod
+    def forward(ctx, g, compute, error, *inputs):
+        # inputs: the kernel's other tensor arguments, unused here but recorded as torch records them (so the
+        # node exists under create_graph whenever the loss's input requires grad)
+        ctx.error = error
+        return compute(g)
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise ctx.error
+
+
+def _scaled(grad: Tensor, x: Tensor, slope, reduction: str, shape: tuple, kernel: str) -> Tensor:
     """grad (a scalar for a reduced loss, else one per sample) times the saved (n, C) slopes (over n for a
     mean), in the input's shape."""
-    s = Tensor._make(slope / slope.shape[0] if reduction == "mean" else slope)
-    if reduction == "none":
-        return (grad.reshape(slope.shape[0], 1) * s).reshape(shape)
-    return (grad * s).reshape(shape)
+    s = slope / slope.shape[0] if reduction == "mean" else slope
+
+    def compute(g):
+        g = g.reshape(slope.shape[0], 1) if reduction == "none" else g
+        return (g * s).astype(s.dtype, copy=False).reshape(shape)
+    return GradOnly.apply(grad, compute, RuntimeError(f"derivative for aten::{kernel} is not implemented"), x)
 
 
 class SoftMarginLoss(Function):
@@ -83,12 +103,14 @@ class MultiMarginLoss(Function):
         slope = dz / c
         slope[rows, yy] = -slope.sum(axis=1)
         ctx.slope, ctx.reduction, ctx.shape = slope, reduction, x.shape
+        ctx.save_for_backward(x)  # as torch saves self (an in-place change of the input then raises)
         loss = (h.sum(axis=1) / c).astype(x.dtype, copy=False)
         return _reduce_arrays(xp, loss.reshape(out_shape), reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        return (_scaled(grad, ctx.slope, ctx.reduction, ctx.shape),) + (None,) * 6
+        (x,) = ctx.saved_tensors
+        return (_scaled(grad, x, ctx.slope, ctx.reduction, ctx.shape, "multi_margin_loss_backward"),) + (None,) * 6
 
 
 class MultilabelMarginLoss(Function):
@@ -118,9 +140,11 @@ class MultilabelMarginLoss(Function):
         neg = m.sum(axis=2) / c  # - for each active label a, scattered to its class
         slope = slope - (neg[:, :, None] * onehot.astype(x.dtype)).sum(axis=1)
         ctx.slope, ctx.reduction, ctx.shape = slope, reduction, x.shape
+        ctx.save_for_backward(x)  # as torch saves self (an in-place change of the input then raises)
         loss = (h.sum(axis=(1, 2)) / c).astype(x.dtype, copy=False)
         return _reduce_arrays(xp, loss.reshape(out_shape), reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        return _scaled(grad, ctx.slope, ctx.reduction, ctx.shape), None, None, None
+        (x,) = ctx.saved_tensors
+        return _scaled(grad, x, ctx.slope, ctx.reduction, ctx.shape, "multilabel_margin_loss_backward"), None, None, None

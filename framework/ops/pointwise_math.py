@@ -232,7 +232,16 @@ class CopysignScalarInplace(CopysignInplace):
     node_name = "CopysignBackward1"
 
 
-LdexpInplace = _inplace(Ldexp, "LdexpInplace")
+class LdexpInplace(Ldexp):
+    """In-place ldexp_: saves the exponent, and the result (now in a) when the exponent needs a gradient."""
+
+    node_name, inplace = "LdexpBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, e):
+        a[...] = Ldexp.forward(ctx, a, e)
+        ctx.save_for_backward(e, a if ctx.needs_input_grad[1] else None)
+        return a
 ClampMinInplace = _inplace(ClampMin, "ClampMinInplace", save_input_copy=True)
 RenormInplace = _inplace(Renorm, "RenormInplace", save_input_copy=True)
 

@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from ._util import normalize_dims, scalar_type_name, wrap_dim
 from .extrema import values_and_indices, values_indices
 from .order_stats import _running
-from .reduction import _expand_back, _unsqueeze_dims
+from .reduction import Std, _expand_back, _unsqueeze_dims
 from .scalar_ops import DivScalar, MulScalar
 from .select_more import MedianAll, MedianDim
 
@@ -75,7 +75,7 @@ class VarMean(Function):
         if g_out is not None:
             g = g_out
             if cls.std:  # d std = d var / (2 std), 0 where the std is 0
-                out = Tensor._make(ctx.out)
+                out = Std.apply(a, dims, ctx.correction, keepdim)  # differentiable: create_graph sees std's slope
                 zero = Tensor._make(ctx.out == 0)
                 g = (g / MulScalar.apply(out.masked_fill(zero, 1.0), 2)).masked_fill(zero, 0.0)
             if not keepdim and a.ndim > 0 and dims:
