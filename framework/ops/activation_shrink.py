@@ -58,8 +58,12 @@ class Hardshrink(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        keep = ~((x._array >= -ctx.lambd) & (x._array <= ctx.lambd))
-        return grad * _const(x, keep), None
+        return grad.masked_fill(Tensor._make(ctx._forward_cls._dead_zone(x._array, ctx.lambd)), 0.0), None
+
+    @staticmethod
+    def _dead_zone(x, lambd):
+        """Where the gradient is +0.0 whatever grad holds: torch's (x >= -lambd && x <= lambd) (a NaN passes grad)."""
+        return (x >= -lambd) & (x <= lambd)
 
 
 class Softshrink(Hardshrink):
@@ -72,8 +76,14 @@ class Softshrink(Hardshrink):
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         xp = get_array_module(x)
-        out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, xp.zeros((), x.dtype)))
+        # torch's middle branch is x * 0: -0.0 for negative x, NaN for NaN
+        out = xp.where(x > lambd, x - lambd, xp.where(x < -lambd, x + lambd, x * 0))
         return out.astype(x.dtype, copy=False)
+
+    @staticmethod
+    def _dead_zone(x, lambd):
+        """torch's softshrink_backward: (x < -lambd || x > lambd) ? grad : 0, so a NaN input gets +0.0."""
+        return ~((x < -lambd) | (x > lambd))
 
 
 class Threshold(Function):
@@ -86,12 +96,13 @@ class Threshold(Function):
         ctx.save_for_backward(x)
         ctx.threshold = threshold
         xp = get_array_module(x)
-        return xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
+        return xp.where(x <= threshold, xp.asarray(value).astype(x.dtype), x)  # torch's test: NaN stays NaN
 
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors  # threshold_: the input from before the write
-        return grad * _const(x, x._array > ctx.threshold), None, None
+        # torch's threshold_backward: x <= threshold ? 0 : grad
+        return grad.masked_fill(Tensor._make(x._array <= ctx.threshold), 0.0), None, None
 
 
 class ThresholdInplace(Threshold):
@@ -105,7 +116,7 @@ class ThresholdInplace(Threshold):
         ctx.threshold = threshold
         ctx.save_for_backward(OriginalSelf(x.copy()))
         xp = get_array_module(x)
-        x[...] = xp.where(x > threshold, x, xp.asarray(value).astype(x.dtype))
+        x[...] = xp.where(x <= threshold, xp.asarray(value).astype(x.dtype), x)
         return x
 
 
