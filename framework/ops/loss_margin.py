@@ -101,7 +101,7 @@ class MultiMarginLoss(Function):
             wy = w[yy][:, None].astype(x.dtype)
             h, dz = h * wy, dz * wy
         slope = dz / c
-        slope[rows, yy] = -slope.sum(axis=1)
+        slope[rows, yy] = -slope.sum(axis=1) + 0.0  # torch's sum starts at +0.0: no hits give +0.0, not -0.0
         ctx.slope, ctx.reduction, ctx.shape = slope, reduction, x.shape
         ctx.save_for_backward(x)  # as torch saves self (an in-place change of the input then raises)
         loss = (h.sum(axis=1) / c).astype(x.dtype, copy=False)

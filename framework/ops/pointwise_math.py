@@ -15,6 +15,7 @@ from ..autograd.function import Function, OriginalSelf
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._util import as_operand, binary_dtype, broadcast_shapes_checked, scalar_type_name, sum_to, wrap_dim
+from .combine import where_op
 from .unary import Clamp
 from .unary_inplace import _inplace
 
@@ -141,7 +142,7 @@ class Frexp(Function):
     @staticmethod
     def backward(ctx, grad, grad_e):
         (e,) = ctx.saved_tensors
-        return grad / e.to(grad.dtype).exp2()
+        return grad / e.exp2()  # torch's exponent.exp2(): an int32 exp2 is float32, 0 below 2**-149
 
 
 class Heaviside(Function):
@@ -198,19 +199,27 @@ class Renorm(Function):
     def backward(ctx, grad):
         (a,) = ctx.saved_tensors
         p, dims, maxnorm = ctx.p, ctx.dims, ctx.maxnorm
-        norm = a.abs().pow(p).sum(dim=dims, keepdim=True).pow(1.0 / p) if p != math.inf else \
-            a.abs().amax(dim=dims, keepdim=True)
-        active = Tensor._make((norm._array > maxnorm).astype(a._array.dtype))
-        inactive = 1 - active
-        denom = norm + 1e-7
-        factor = active * maxnorm / denom + inactive
-        # d norm / d a = sign(a) |a|**(p-1) / norm**(p-1) (p finite); the factor's slope is -maxnorm / denom**2
+        # torch's renorm_backward, op for op: where(norm > maxnorm, factor grad - factor / (norm + 1e-7) nb, grad),
+        # nb = norm_backward(sum(a * grad), a, p, norm); the slices left alone pass grad through exactly
         if p == math.inf:
-            dnorm = Tensor._make((a.abs()._array == norm._array).astype(a._array.dtype)) * a.sign()
+            norm = a.abs().amax(dim=dims, keepdim=True)
         else:
-            dnorm = a.sign() * a.abs().pow(p - 1) / norm.pow(p - 1)
-        inner = (grad * a).sum(dim=dims, keepdim=True)
-        return grad * factor - active * maxnorm / (denom * denom) * inner * dnorm, None, None, None
+            norm = a.abs().pow(p).sum(dim=dims, keepdim=True).pow(1.0 / p)
+        inner = (a * grad).sum(dim=dims, keepdim=True)
+        zero = Tensor._make(norm._array == 0)
+        if p == 1:
+            nb = a.sign() * inner
+        elif p == 2:
+            nb = a * (inner / norm).masked_fill(zero, 0.0)
+        elif p == math.inf:
+            hit = Tensor._make((a.abs()._array == norm._array).astype(a._array.dtype))
+            nb = a.sign() * hit * inner / hit.sum(dim=dims, keepdim=True)
+        else:
+            nb = a * a.abs().pow(p - 2) * (inner / norm.pow(p - 1)).masked_fill(zero, 0.0)
+        invnorm = (norm + 1e-7).reciprocal()
+        factor = invnorm * maxnorm
+        active = Tensor._make(norm._array > maxnorm)
+        return where_op(active, factor * grad - (factor * invnorm) * nb, grad), None, None, None
 
 
 # ---- in-place twins (x.copysign_(y)...): torch's node names, the result written into x -------------------

@@ -55,6 +55,7 @@ class VarMean(Function):
     def forward(cls, ctx, a, dims, correction, keepdim):
         xp = get_array_module(a)
         ctx.save_for_backward(a)
+        ctx.set_materialize_grads(False)  # an unused output's gradient stays None (adding zeros turns -0.0 to +0.0)
         ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
         ctx.n = int(np.prod([a.shape[d] for d in dims])) if dims else 1
         acc = np.float64 if a.dtype.itemsize < 8 else None
@@ -138,7 +139,8 @@ class Logcumsumexp(Function):
     def forward(ctx, a, dim):
         xp = get_array_module(a)
         with errstate(xp, over="ignore", invalid="ignore"):
-            out = _running(xp.logaddexp, a, dim) if a.ndim else a.copy()
+            # + 0.0: torch's first element is logaddexp(-inf, a) = a + log1p(0), so -0.0 comes out +0.0
+            out = (_running(xp.logaddexp, a, dim) if a.ndim else a.copy()) + a.dtype.type(0)
         ctx.save_for_backward(a, out)
         ctx.dim = dim
         return out
