@@ -52,8 +52,10 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     o, i, j = weight.shape
     batch = tuple(input1.shape[:-1])
     x1, x2 = input1.reshape(-1, i), input2.reshape(-1, j)
-    tmp = (x1 @ weight.permute(1, 0, 2).reshape(i, o * j)).view(-1, o, j)
-    out = (tmp * x2.unsqueeze(1)).sum(-1).view(batch + (o,))  # ViewBackward0, as torch's _trilinear result
+    # one (N, i) @ (i, j) product per output feature: the batched product saves the weight itself, as torch's
+    # _trilinear saves its three inputs (an in-place change of any of them then makes backward raise)
+    tmp = x1.unsqueeze(0).expand(o, x1.shape[0], i) @ weight  # (o, N, j)
+    out = (tmp * x2.unsqueeze(0)).sum(-1).t().contiguous().view(batch + (o,))  # ViewBackward0, as torch's
     return out + bias if bias is not None else out
 
 

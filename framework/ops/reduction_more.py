@@ -18,7 +18,7 @@ from ..tensor import Tensor
 from ._util import normalize_dims, scalar_type_name, wrap_dim
 from .extrema import values_and_indices, values_indices
 from .order_stats import _running
-from .reduction import Std, _expand_back, _unsqueeze_dims
+from .reduction import _expand_back, _unsqueeze_dims
 from .scalar_ops import DivScalar, MulScalar
 from .select_more import MedianAll, MedianDim
 
@@ -54,7 +54,6 @@ class VarMean(Function):
     @classmethod
     def forward(cls, ctx, a, dims, correction, keepdim):
         xp = get_array_module(a)
-        ctx.save_for_backward(a)
         ctx.set_materialize_grads(False)  # an unused output's gradient stays None (adding zeros turns -0.0 to +0.0)
         ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
         ctx.n = int(np.prod([a.shape[d] for d in dims])) if dims else 1
@@ -63,12 +62,13 @@ class VarMean(Function):
             v = a.var(axis=dims, ddof=correction, keepdims=keepdim, dtype=acc)
             out = xp.sqrt(v) if cls.std else v
         mean = a.mean(axis=dims, keepdims=keepdim)
-        ctx.out = xp.asarray(out, dtype=a.dtype)
-        return xp.asarray(out, dtype=a.dtype), xp.asarray(mean, dtype=a.dtype)
+        out = xp.asarray(out, dtype=a.dtype)
+        ctx.save_for_backward(a, out if cls.std else None)  # as torch: std_mean also saves its std
+        return out, xp.asarray(mean, dtype=a.dtype)
 
     @classmethod
     def backward(cls, ctx, g_out, g_mean):
-        (a,) = ctx.saved_tensors
+        a, out = ctx.saved_tensors
         dims, keepdim, n = ctx.dims, ctx.keepdim, ctx.n
         gx = None
         centered = a - a.mean(dim=dims, keepdim=True) if dims else a - a.mean()
@@ -76,8 +76,7 @@ class VarMean(Function):
         if g_out is not None:
             g = g_out
             if cls.std:  # d std = d var / (2 std), 0 where the std is 0
-                out = Std.apply(a, dims, ctx.correction, keepdim)  # differentiable: create_graph sees std's slope
-                zero = Tensor._make(ctx.out == 0)
+                zero = Tensor._make(out._array == 0)
                 g = (g / MulScalar.apply(out.masked_fill(zero, 1.0), 2)).masked_fill(zero, 0.0)
             if not keepdim and a.ndim > 0 and dims:
                 g = _unsqueeze_dims(g, dims)
