@@ -50,7 +50,7 @@ from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops.activation_more import celu, celu_, selu, selu_
-from .ops import clamp_min_  # noqa: F401  (torch.clamp_min_)
+from .ops import clamp_min_, ldexp_  # noqa: F401  (torch.clamp_min_, torch.ldexp_)
 from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
                   logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
                   var_mean)
