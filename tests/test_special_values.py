@@ -85,6 +85,9 @@ SKIP: dict = {
     ("softshrink", "forward"): "softshrink's dead zone: torch's vectorized loop gives +0.0 and its scalar tail "
                                "x * 0 (-0.0 for negative x), so the sign of a zero depends on the element's position",
     ("mode_last", "grad_special"): _TIES,
+    # quantile sorts, then its gradient goes to the sorted positions it read: which of tied elements (repeated
+    # special values) sits there is the sort's unspecified order (the CuPy stand-in's sort orders ties otherwise)
+    ("quantile", "grad"): _TIES, ("quantile", "grad_special"): _TIES,
 }
 
 # Known differences left for later, each an xfail(strict=True) with its reason: torch's result is well defined, ours
