@@ -73,6 +73,11 @@ from .utilities import (are_deterministic_algorithms_enabled, asarray, bartlett_
                         unravel_index, use_deterministic_algorithms)
 
 gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
+from .ops import clamp_min_, ldexp_  # noqa: F401  (torch.clamp_min_, torch.ldexp_)
+from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
+                  logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
+                  var_mean)
+from .ops.activation_shrink import hardshrink, rrelu, rrelu_, threshold, threshold_
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -190,6 +195,8 @@ def __getattr__(name: str):
                 "accelerator", "backends", "onnx", "distributed",
                 "compile", "special", "linalg"):
         return importlib.import_module(f".{name}", __name__)
+    if name in ("rms_norm", "bilinear", "alpha_dropout"):  # torch.rms_norm...: nn.functional's, loaded on first use
+        return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _FUNCTIONAL_ALIASES:  # torch.conv2d, torch.dropout, ...: nn.functional's, loaded on first use

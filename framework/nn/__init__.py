@@ -34,4 +34,10 @@ from .layers import BatchNorm3d  # noqa: E402
 from .instancenorm import InstanceNorm3d  # noqa: E402
 from .layers_misc import (AlphaDropout, ChannelShuffle, Dropout3d, FeatureAlphaDropout, Fold,  # noqa: E402
                           Unfold, UpsamplingBilinear2d, UpsamplingNearest2d)
+from .layers_extra import (GLU, Bilinear, EmbeddingBag, Hardshrink, LazyLinear,  # noqa: E402
+                           LocalResponseNorm, RMSNorm, RReLU, Softmax2d, Softshrink, Threshold,
+                           UninitializedParameter)
+from .losses_misc import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss,  # noqa: E402
+                          MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
+                          TripletMarginWithDistanceLoss)
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

@@ -332,3 +332,9 @@ from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive
                               max_pool2d, max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d,
                               max_unpool2d, max_unpool3d)
 upsample = interpolate  # torch's deprecated alias
+from ..ops.activation_shrink import glu, hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_  # noqa: E402
+from ..ops.embedding_bag import embedding_bag  # noqa: E402
+from .functional_misc import bilinear, gumbel_softmax, local_response_norm, rms_norm  # noqa: E402
+from .losses_misc import (gaussian_nll_loss, hinge_embedding_loss, multi_margin_loss,  # noqa: E402
+                          multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                          triplet_margin_with_distance_loss)
