@@ -495,7 +495,6 @@ OPS += [
     OpCase("clamp_tensor_min", lambda m, a, lo: m.clamp(a, min=lo), [(3, 4), (4,)]),
     OpCase("clamp_tensor_both", lambda m, a, lo, hi: m.clamp(a, lo, hi), [(3, 4), (3, 1), (4,)]),
     OpCase("clamp_tensor_max_method", lambda m, a, hi: a.clamp(max=hi), [(3, 4), (3, 4)]),
-    OpCase("clamp_min", lambda m, a: m.clamp_min(a, 0.3), [(3, 4)]),
     OpCase("clamp_max_method", lambda m, a: a.clamp_max(-0.2), [(3, 4)]),
     OpCase("clamp_min_tensor", lambda m, a, lo: a.clamp_min(lo), [(3, 4), (4,)]),
     OpCase("clamp_max_tensor", lambda m, a, hi: m.clamp_max(a, hi), [(3, 4), (3, 1)]),
@@ -565,7 +564,9 @@ OPS += [
     OpCase("diag_embed_dims", lambda m, a: m.diag_embed(a, offset=1, dim1=0, dim2=2), [(2, 3)]),
     OpCase("diagflat", lambda m, a: a.diagflat(-1), [(2, 2)]),
     OpCase("block_diag", lambda m, a, b: m.block_diag(a, b), [(2, 3), (3,)]),
-# gated/shrink activations, norms and losses (nn/layers_misc.py, nn/losses_misc.py) and more maths
+]
+
+# gated/shrink activations, norms and losses (nn/layers_extra.py, nn/losses_misc.py) and more maths
 # (ops/pointwise_math.py, ops/reduction_more.py)
 OPS += [
     OpCase("glu", lambda m, a: m.nn.functional.glu(a, 0), [(4, 3)]),
