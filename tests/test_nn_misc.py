@@ -405,3 +405,17 @@ def test_new_ops_replay_under_compile_as_eager(body):
     for (le, ge), (lc, gc) in zip(eager, replayed):
         assert le == lc and np.array_equal(ge, gc)
     assert compiled.replays >= 2  # captured once, then replayed: no graph break
+
+
+def test_bilinear_refuses_mixed_dtypes_first_as_torch():
+    """Found by the fuzzer: torch checks the four dtypes before any shape and names them as C++ does."""
+    t = pytest.importorskip("torch")
+    for make in (lambda m: (m.zeros(3, 2), m.zeros(3, 4, dtype=m.float64), m.zeros(5, 2, 4), m.zeros(5)),
+                 lambda m: (m.zeros(3, 2), m.zeros(3, 4), m.zeros(5, 2, 4), m.zeros(5, dtype=m.float64)),
+                 lambda m: (m.zeros(3, 2), m.zeros(3, 2, dtype=m.float64), m.zeros(5, 2, 4), None)):
+        errors = []
+        for m in (framework, t):
+            with pytest.raises(RuntimeError) as e:
+                m.nn.functional.bilinear(*make(m))
+            errors.append(str(e.value))
+        assert errors[0] == errors[1]

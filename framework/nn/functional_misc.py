@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import backend, creation, ops
+from ..ops._util import c_type_name
 from ..ops.resample import pad
 from ..random import _gen
 from ..tensor import Tensor
@@ -33,6 +34,11 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])."""
+    named = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
+                                                                          else [])
+    if len({t._array.dtype for _, t in named}) > 1:  # torch checks the dtypes first, naming them as C++ does
+        got = ", ".join(f"{n}: {c_type_name(t._array.dtype)}" for n, t in named)
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
     if input1.ndim != input2.ndim:
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.ndim} and {input2.ndim}")
     for i in range(input1.ndim - 1):
