@@ -26,8 +26,8 @@ def test_names_are_the_framework_functions():
     for name in ("xlogy", "digamma", "polygamma", "i0", "sinc"):  # the gamma family (ops/unary_gamma.py)
         assert getattr(special, name) is getattr(framework, name)
     assert special.gammaln is framework.lgamma and special.psi is framework.digamma
-    more = {"digamma", "entr", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",
-            "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "sinc", "xlog1py", "xlogy", "zeta"}  # test_math_breadth
+    more = {"digamma", "entr", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",  # their
+            "multigammaln", "ndtr", "ndtri", "polygamma", "psi", "sinc", "xlog1py", "xlogy", "zeta"}  # values: op table
     assert framework.special is special and sorted(special.__all__) == sorted((set(CALLS) - {"round_1"}) | more)
 
 
