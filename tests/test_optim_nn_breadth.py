@@ -172,3 +172,26 @@ def test_dirac_matches_torch():
     for m in (framework, torch):
         with pytest.raises(ValueError, match="Only tensors with 3, 4, or 5 dimensions are supported"):
             m.nn.init.dirac_(m.empty(2, 2))
+
+
+def test_module_half_type_to_empty_set_submodule_and_share_memory_match_torch():
+    outs = []
+    for m in (framework, torch):
+        net = m.nn.Sequential(m.nn.Linear(2, 3), m.nn.BatchNorm1d(3))
+        row = [[str(v.dtype).split(".")[-1] for v in net.half().state_dict().values()],
+               [str(v.dtype).split(".")[-1] for v in net.type(m.float64).state_dict().values()]]
+        w = net[0].weight
+        net.to_empty(device="cpu")
+        row.append((net[0].weight is w, tuple(w.shape), w.requires_grad, type(w).__name__))
+        net.set_submodule("1", m.nn.ReLU())
+        row.append(repr(net))
+        for target, module, strict in (("", m.nn.ReLU(), False), ("0", 3, False), ("5.x", m.nn.ReLU(), False),
+                                       ("7", m.nn.ReLU(), True)):
+            try:
+                net.set_submodule(target, module, strict=strict)
+                row.append(None)
+            except (ValueError, AttributeError) as e:
+                row.append((type(e).__name__, str(e)))
+        row.append(net.share_memory() is net)
+        outs.append(row)
+    assert outs[0] == outs[1]

@@ -10,7 +10,7 @@ from typing import Callable, Iterator
 
 from .. import backend, dtypes
 from ..autograd.grad_mode import no_grad
-from ..creation import as_tensor
+from ..creation import as_tensor, empty_like
 from ..tensor import Tensor
 from .module_hooks import ModuleHooks, call_with_hooks, has_call_hooks
 from .parameter import Parameter
@@ -160,6 +160,20 @@ class Module(ModuleHooks):
                 raise AttributeError(f"`{item}` is not an nn.Module")
         return mod
 
+    def set_submodule(self, target: str, module: "Module", strict: bool = False) -> None:
+        """Put ``module`` at a dotted path; the parent must exist (strict: the submodule too)."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        atoms = target.split(".")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent = self if len(atoms) == 1 else self.get_submodule(".".join(atoms[:-1]))
+        if strict and not hasattr(parent, atoms[-1]):
+            raise AttributeError(parent._get_name() + " has no attribute `" + atoms[-1] + "`")
+        if hasattr(parent, atoms[-1]) and not isinstance(getattr(parent, atoms[-1]), Module):
+            raise AttributeError("`" + atoms[-1] + "` is not an nn.Module")
+        setattr(parent, atoms[-1], module)
+
     def get_parameter(self, target: str) -> Parameter:
         """The parameter at a dotted path ("0.weight")."""
         module_path, _, name = target.rpartition(".")
@@ -305,6 +319,22 @@ class Module(ModuleHooks):
 
     def double(self) -> "Module":
         return self.to(dtype=_dt("float64"))
+
+    def half(self) -> "Module":
+        return self.to(dtype=_dt("float16"))
+
+    def type(self, dst_type) -> "Module":
+        """Every parameter and buffer cast to ``dst_type`` (integer tensors too, as torch's Module.type)."""
+        return self._apply_to_tensors(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device=None, recurse: bool = True) -> "Module":
+        """Parameters and buffers moved to ``device`` as new uninitialised storage (their values are not copied)."""
+        return self._apply_to_tensors(lambda t: empty_like(t, device=device))
+
+    def share_memory(self) -> "Module":
+        """Returns the module: its arrays already live in this process's memory (there is no torch.multiprocessing
+        here to share them with)."""
+        return self
 
     def cpu(self) -> "Module":
         return self.to(device="cpu")
