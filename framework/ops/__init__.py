@@ -47,3 +47,6 @@ from .order_stats import cummax, cummin, kthvalue
 # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py)
 from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_,
                             atanh, atanh_, erfinv, erfinv_, exp2, exp2_, logit, logit_)
+# index writes (ops/index_ops.py)
+from .index_ops import (index_add, index_add_, index_copy, index_copy_, index_fill, index_fill_, masked_scatter,
+                        masked_scatter_, put, put_)
