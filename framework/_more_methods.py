@@ -33,7 +33,7 @@ def _inplace_from(fn):
 
 METHODS = {
     "gather": ops.gather, "take_along_dim": ops.take_along_dim, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
-    "scatter_": _inplace_from(ops.scatter), "scatter_add_": _inplace_from(ops.scatter_add),
+    "scatter_": ops.scatter_, "scatter_add_": ops.scatter_add_,
     "index_select": ops.index_select, "index_put": ops.index_put, "index_put_": ops.index_put_,
     "tril": ops.tril, "triu": ops.triu,
     "tril_": _inplace_from(ops.tril), "triu_": _inplace_from(ops.triu),
@@ -73,6 +73,8 @@ METHODS = {
     "index_add": ops.index_add, "index_add_": ops.index_add_, "index_copy": ops.index_copy,
     "index_copy_": ops.index_copy_, "index_fill": ops.index_fill, "index_fill_": ops.index_fill_, "put": ops.put,
     "put_": ops.put_, "masked_scatter": ops.masked_scatter, "masked_scatter_": ops.masked_scatter_,
+    "index_reduce": ops.index_reduce, "index_reduce_": ops.index_reduce_, "scatter_reduce": ops.scatter_reduce,
+    "scatter_reduce_": ops.scatter_reduce_,
 }
 
 for _name, _fn in METHODS.items():

@@ -160,8 +160,9 @@ def _check_src_dtype(input, src) -> None:
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
     _check_src_dtype(input, src)
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add or scatter_reduce")
+    if reduce is not None:  # the deprecated form, with no derivative (ops/scatter_reduce.py)
+        from .scatter_reduce import scatter_with_reduce
+        return scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
     dim, index = dim % max(input.ndim, 1), _index_arg(index, "scatter")
     src = value if src is None else src
     if isinstance(src, Tensor):
