@@ -50,6 +50,7 @@ from .ops import pixel_shuffle, pixel_unshuffle
 from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_, atanh, atanh_,
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops import index_add, index_copy, index_fill, index_reduce, masked_scatter, put, scatter_reduce
+from .ops import diagonal_scatter, select_scatter, slice_scatter
 from .ops.activation_more import celu, celu_, selu, selu_
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor

@@ -74,7 +74,8 @@ METHODS = {
     "index_copy_": ops.index_copy_, "index_fill": ops.index_fill, "index_fill_": ops.index_fill_, "put": ops.put,
     "put_": ops.put_, "masked_scatter": ops.masked_scatter, "masked_scatter_": ops.masked_scatter_,
     "index_reduce": ops.index_reduce, "index_reduce_": ops.index_reduce_, "scatter_reduce": ops.scatter_reduce,
-    "scatter_reduce_": ops.scatter_reduce_,
+    "scatter_reduce_": ops.scatter_reduce_, "diagonal_scatter": ops.diagonal_scatter,
+    "select_scatter": ops.select_scatter, "slice_scatter": ops.slice_scatter,
 }
 
 for _name, _fn in METHODS.items():

@@ -51,3 +51,4 @@ from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_,
 from .index_ops import (index_add, index_add_, index_copy, index_copy_, index_fill, index_fill_, masked_scatter,
                         masked_scatter_, put, put_)
 from .scatter_reduce import index_reduce, index_reduce_, scatter_, scatter_add_, scatter_reduce, scatter_reduce_
+from .scatter_views import diagonal_scatter, select_scatter, slice_scatter
