@@ -383,3 +383,48 @@ OPS += [
     OpCase("pixel_unshuffle", lambda m, a: m.nn.functional.pixel_unshuffle(a, 2), [(2, 2, 4, 6)]),
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
+
+# index writes and reductions into indices (ops/index_ops.py, ops/scatter_reduce.py, ops/scatter_views.py); the
+# in-place twins on a clone, as the rows above
+_I3 = [0, 2, 2]  # a repeated index: index_add/index_reduce fold both rows in
+_J = [[0, 1, 1], [2, 0, 3], [0, 1, 1]]  # scatter_reduce's index into dim 0 of a (5, 3) input
+OPS += [
+    OpCase("index_add", lambda m, a, b: a.index_add(0, m.tensor(_I3), b, alpha=-1.5), [(5, 3), (3, 3)]),
+    OpCase("index_add_dim1", lambda m, a, b: m.index_add(a, 1, m.tensor([3, 0]), b), [(2, 4), (2, 2)]),
+    OpCase("index_add_inplace", lambda m, a, b: (a * 1).index_add_(0, m.tensor(_I3), b), [(5, 3), (3, 3)]),
+    OpCase("index_copy", lambda m, a, b: a.index_copy(0, m.tensor([4, 0, 2]), b), [(5, 3), (3, 3)]),
+    OpCase("index_copy_inplace", lambda m, a, b: (a * 1).index_copy_(1, m.tensor([1]), b), [(2, 3), (2, 1)]),
+    OpCase("index_fill", lambda m, a: a.index_fill(1, m.tensor([0, 2]), -1.0), [(3, 4)]),
+    OpCase("index_fill_tensor", lambda m, a, v: m.index_fill(a, 0, m.tensor([1, 1, 2]), v.sum()), [(3, 4), (2,)]),
+    OpCase("index_fill_inplace", lambda m, a: (a * 1).index_fill_(0, m.tensor([1]), 0.5), [(3, 4)]),
+    OpCase("index_reduce_prod", lambda m, a, b: a.index_reduce(0, m.tensor(_I3), b, "prod"), [(5, 3), (3, 3)]),
+    OpCase("index_reduce_mean", lambda m, a, b: a.index_reduce(0, m.tensor(_I3), b, "mean", include_self=False),
+           [(5, 3), (3, 3)]),
+    OpCase("index_reduce_amax", lambda m, a, b: m.index_reduce(a, 1, m.tensor([1, 1]), b, "amax"), [(3, 4), (3, 2)]),
+    OpCase("index_reduce_amin_inplace", lambda m, a, b: (a * 1).index_reduce_(0, m.tensor(_I3), b, "amin",
+                                                                               include_self=False), [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_sum", lambda m, a, b: a.scatter_reduce(0, m.tensor(_J), b, "sum"), [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_prod", lambda m, a, b: m.scatter_reduce(a, 0, m.tensor(_J), b, "prod", include_self=False),
+           [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_mean", lambda m, a, b: a.scatter_reduce(0, m.tensor(_J), b, "mean"), [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_amax", lambda m, a, b: a.scatter_reduce(1, m.tensor([[0, 0], [2, 1]]), b, "amax"),
+           [(2, 3), (2, 2)]),
+    OpCase("scatter_reduce_amin_inplace", lambda m, a, b: (a * 1).scatter_reduce_(0, m.tensor(_J), b, "amin"),
+           [(5, 3), (3, 3)]),
+    OpCase("scatter_inplace", lambda m, a, b: (a * 1).scatter_(0, m.tensor([[0, 1, 2]]), b), [(3, 3), (1, 3)]),
+    OpCase("scatter_add_inplace", lambda m, a, b: (a * 1).scatter_add_(0, m.tensor(_J), b), [(5, 3), (3, 3)]),
+    OpCase("put", lambda m, a, b: a.put(m.tensor([0, 5, -1]), b), [(3, 4), (3,)]),
+    OpCase("put_accumulate", lambda m, a, b: m.put(a, m.tensor([[0, 5], [0, 5]]), b, accumulate=True),
+           [(3, 4), (2, 2)]),
+    OpCase("put_inplace", lambda m, a, b: (a * 1).put_(m.tensor([2, 7]), b), [(3, 4), (2,)]),
+    OpCase("masked_scatter", lambda m, a, b: a.masked_scatter(a > 0, b), [(3, 4), (14,)]),
+    OpCase("masked_scatter_broadcast", lambda m, a, b: m.masked_scatter(a, m.tensor([True, False, True]), b),
+           [(3,), (2, 3)]),
+    OpCase("masked_scatter_inplace", lambda m, a, b: (a * 1).masked_scatter_(m.tensor([[True], [False]]), b),
+           [(2, 3), (4,)]),
+    OpCase("diagonal_scatter", lambda m, a, b: m.diagonal_scatter(a, b, 1), [(3, 4), (3,)]),
+    OpCase("diagonal_scatter_dims", lambda m, a, b: a.diagonal_scatter(b, -1, 0, 2), [(3, 2, 4), (2, 2)]),
+    OpCase("select_scatter", lambda m, a, b: m.select_scatter(a, b, 1, -1), [(3, 4), (3,)]),
+    OpCase("slice_scatter", lambda m, a, b: m.slice_scatter(a, b, 1, 1, None, 2), [(3, 4), (3, 2)]),
+    OpCase("slice_scatter_dim0", lambda m, a, b: a.slice_scatter(b, start=-2), [(3, 4), (2, 4)]),
+]

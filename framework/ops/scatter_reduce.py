@@ -256,7 +256,18 @@ def scatter_reduce_(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce:
                                                     include_self, "scatter_reduce_"))
 
 
+_warned = set()
+
+
+def _warn_once(key: str, text: str) -> None:
+    """torch's TORCH_WARN_ONCE: the warning on the first call in the process only."""
+    if key not in _warned:
+        _warned.add(key)
+        warnings.warn(text, UserWarning, stacklevel=4)
+
+
 def _check_index_reduce(reduce: str) -> None:
+    _warn_once("index_reduce", "index_reduce() is in beta and the API may change at any time.")
     if reduce not in ("prod", "mean", "amax", "amin"):
         raise RuntimeError(f"index_reduce(): Expected reduce to be one of prod, mean, amax or amin but got "
                            f"{reduce}.")
@@ -283,9 +294,9 @@ def scatter_with_reduce(input: Tensor, dim: int, index, src, reduce: str, inplac
         raise RuntimeError("reduce argument must be either add or multiply.")
     if isinstance(src, Tensor):
         _check_src_dtype(input, src)
-        warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
-                      "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.",
-                      UserWarning, stacklevel=3)
+        _warn_once("scatter", "The reduce argument of torch.scatter with Tensor src is deprecated and will be "
+                              "removed in a future PyTorch release. Use torch.scatter_reduce instead for more "
+                              "reduction options.")
     cls = ScatterLegacyReduceInplace if inplace else ScatterLegacyReduce
     return cls.apply(input, wrap_dim(dim, input.ndim), _index_arg(index, "scatter"), src, reduce)
 
