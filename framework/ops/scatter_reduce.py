@@ -224,7 +224,8 @@ class ScatterLegacyReduce(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        raise RuntimeError("derivative for aten::scatter is not implemented")
+        raise RuntimeError(f"derivative for aten::{'scatter_' if ctx._forward_cls.inplace else 'scatter'} is not "
+                           "implemented")
 
 
 ScatterInplace = inplace_twin(Scatter)
