@@ -93,7 +93,7 @@ def _run(m, fn):
     base = y._base
     base_name = _name(base.grad_fn) if base is not None else None
     y.backward(m.tensor(np.arange(y.numel(), dtype=np.float64).reshape(tuple(y.shape)) - 4.0))
-    return y.detach().numpy(), name, version, base_name, x.grad.numpy(), _numpy(s.grad)
+    return y.detach().cpu().numpy(), name, version, base_name, x.grad.cpu().numpy(), _numpy(s.grad)
 
 
 def _name(node) -> str:
@@ -102,7 +102,7 @@ def _name(node) -> str:
 
 
 def _numpy(grad):
-    return None if grad is None else grad.numpy()
+    return None if grad is None else grad.cpu().numpy()
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -209,8 +209,8 @@ def test_scatter_with_reduce_values_match_torch():
             x, j = m.tensor(X), m.tensor(J)
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                outs.append((x.scatter(0, j, m.tensor(S), reduce=reduce).numpy(),
-                             x.clone().scatter_(0, j, 1.5, reduce=reduce).numpy()))
+                outs.append((x.scatter(0, j, m.tensor(S), reduce=reduce).cpu().numpy(),
+                             x.clone().scatter_(0, j, 1.5, reduce=reduce).cpu().numpy()))
         np.testing.assert_array_equal(outs[0][0], outs[1][0])
         np.testing.assert_array_equal(outs[0][1], outs[1][1])
 
