@@ -76,6 +76,11 @@ METHODS = {
     "index_reduce": ops.index_reduce, "index_reduce_": ops.index_reduce_, "scatter_reduce": ops.scatter_reduce,
     "scatter_reduce_": ops.scatter_reduce_, "diagonal_scatter": ops.diagonal_scatter,
     "select_scatter": ops.select_scatter, "slice_scatter": ops.slice_scatter,
+    # searching and counting (ops/search.py) and shape helpers (ops/stacking.py)
+    "bincount": ops.bincount, "histc": ops.histc,
+    "unique_consecutive": ops.unique_consecutive, "aminmax": ops.aminmax, "msort": ops.msort,
+    "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit,
+    "rot90": ops.rot90, "diff": ops.diff,
 }
 
 for _name, _fn in METHODS.items():

@@ -52,3 +52,9 @@ from .index_ops import (index_add, index_add_, index_copy, index_copy_, index_fi
                         masked_scatter_, put, put_)
 from .scatter_reduce import index_reduce, index_reduce_, scatter_, scatter_add_, scatter_reduce, scatter_reduce_
 from .scatter_views import diagonal_scatter, select_scatter, slice_scatter
+# searching and counting (ops/search.py), shape helpers (ops/stacking.py)
+from .search import (aminmax, bincount, bucketize, histc, isin, msort, searchsorted, tril_indices, triu_indices,
+                     unique_consecutive)
+from .stacking import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack,
+                       combinations, diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split,
+                       vander, vsplit, vstack)
