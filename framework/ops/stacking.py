@@ -183,18 +183,18 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
-    swap = indexing == "xy" and len(tensors) >= 2
-    order = [1, 0] + list(range(2, len(tensors))) if swap else list(range(len(tensors)))
-    ts = [tensors[k] for k in order]
-    shape = [t.numel() for t in ts]
+    # 'xy' swaps the first two dims: the first tensor varies along columns, the second along rows
+    axes = list(range(len(tensors)))
+    if indexing == "xy" and len(tensors) >= 2:
+        axes[0], axes[1] = 1, 0
+    shape = [0] * len(tensors)
+    for t, ax in zip(tensors, axes):
+        shape[ax] = t.numel()
     grids = []
-    for k, t in enumerate(ts):
-        view = [1] * len(ts)
-        view[k] = -1
+    for t, ax in zip(tensors, axes):
+        view = [1] * len(tensors)
+        view[ax] = -1
         grids.append(t.view(*view).expand(*shape))
-    if swap:
-        grids = [g.transpose(0, 1) for g in grids]
-        grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
 
 
@@ -259,7 +259,10 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
 
 
 def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
-    """The Vandermonde matrix of a 1-D x: column j is x ** j (increasing) or x ** (N - 1 - j)."""
+    """The Vandermonde matrix of a 1-D x: column j is x ** j (increasing) or x ** (N - 1 - j).
+
+    deviation from torch: torch 2.13's vander(x) with N > 1 has a backward that always raises (its cumprod_out into
+    a slice of the result saves a tensor its own write then changes); ours gives the gradient."""
     from ..creation import ones
     from .sorting import cumprod
     if x.ndim != 1:
