@@ -428,3 +428,33 @@ OPS += [
     OpCase("slice_scatter", lambda m, a, b: m.slice_scatter(a, b, 1, 1, None, 2), [(3, 4), (3, 2)]),
     OpCase("slice_scatter_dim0", lambda m, a, b: a.slice_scatter(b, start=-2), [(3, 4), (2, 4)]),
 ]
+
+# shape helpers built of views, cat and stack (ops/stacking.py), and aminmax/msort (ops/search.py)
+OPS += [
+    OpCase("tensor_split", lambda m, a: m.tensor_split(a, 3, dim=1)[0] * m.tensor_split(a, 3, dim=1)[2],
+           [(3, 5)]),
+    OpCase("tensor_split_indices", lambda m, a: a.tensor_split([1, 3])[1], [(4, 3)]),
+    OpCase("hsplit", lambda m, a: m.hsplit(a, [1])[1], [(2, 3)]),
+    OpCase("vsplit", lambda m, a: a.vsplit(2)[1], [(4, 3)]),
+    OpCase("dsplit", lambda m, a: m.dsplit(a, 2)[0], [(2, 1, 4)]),
+    OpCase("hstack", lambda m, a, b: m.hstack([a, b]), [(3, 2), (3, 1)]),
+    OpCase("hstack_1d", lambda m, a, b: m.hstack((a, b, a)), [(3,), (2,)]),
+    OpCase("vstack", lambda m, a, b: m.vstack([a, b]), [(2, 3), (3,)]),
+    OpCase("row_stack", lambda m, a, b: m.row_stack([a, b]), [(2, 3), (1, 3)]),
+    OpCase("dstack", lambda m, a, b: m.dstack([a, b]), [(2, 3), (2, 3, 2)]),
+    OpCase("column_stack", lambda m, a, b: m.column_stack([a, b, a]), [(3,), (3, 2)]),
+    OpCase("atleast_3d", lambda m, a: m.atleast_3d(a), [(3,)]),
+    OpCase("atleast_2d_tuple", lambda m, a, b: m.atleast_2d(a, b)[0] * m.atleast_2d(a, b)[1], [(3,), (2, 3)]),
+    OpCase("broadcast_tensors", lambda m, a, b: m.broadcast_tensors(a, b)[0] * 2, [(3, 1), (4,)]),
+    OpCase("meshgrid_ij", lambda m, a, b: m.meshgrid(a, b, indexing="ij")[1], [(3,), (2,)]),
+    OpCase("meshgrid_xy", lambda m, a, b: m.meshgrid([a, b], indexing="xy")[0], [(3,), (2,)]),
+    OpCase("rot90", lambda m, a: m.rot90(a), [(2, 3)]),
+    OpCase("rot90_k3_dims", lambda m, a: a.rot90(3, [2, 0]), [(2, 3, 4)]),
+    OpCase("diff", lambda m, a: m.diff(a), [(3, 4)]),
+    OpCase("diff_n2_dim0_prepend", lambda m, a, b: a.diff(2, 0, prepend=b), [(3, 4), (2, 4)]),
+    OpCase("cartesian_prod", lambda m, a, b: m.cartesian_prod(a, b), [(3,), (2,)]),
+    OpCase("combinations", lambda m, a: m.combinations(a, 2), [(4,)]),
+    OpCase("aminmax", lambda m, a: m.aminmax(a, dim=1).max, [(3, 4)]),
+    OpCase("aminmax_all", lambda m, a: a.aminmax().min, [(3, 4)]),
+    OpCase("msort", lambda m, a: m.msort(a), [(4, 3)]),
+]

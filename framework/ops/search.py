@@ -132,7 +132,7 @@ def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype, device) ->
     r, c = xp.nonzero(xp.tri(row, col, offset - 1, dtype=bool) ^ True if upper else xp.tri(row, col, offset,
                                                                                                dtype=bool))
     out = xp.stack([r, c]).astype((dtype or dtypes.int64).np)
-    return _tensor(out, device=device) if device is not None else Tensor._make(out)
+    return _tensor(out, device=device)  # on the default device when none is given, as torch's factories
 
 
 def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:

@@ -16,6 +16,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import broadcast_shapes_checked, wrap_dim
 from .combine import cat, stack
+from .compare import logical_xor
 from .indexing import Slice
 
 
@@ -254,7 +255,7 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
         if size == 0:
             break
         hi, lo = Slice.apply(x, dim, slice(1, size)), Slice.apply(x, dim, slice(0, size - 1))
-        x = hi.logical_xor(lo) if x.dtype.np == np.bool_ else hi - lo
+        x = logical_xor(hi, lo) if x.dtype.np == np.bool_ else hi - lo
     return x
 
 
