@@ -30,7 +30,7 @@ from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log
 from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapaxes, t, transpose, unsqueeze, view
 # ops for real PyTorch scripts (issue 16): index, ordering, contraction, resampling
 from .contract import baddbmm, einsum, norm
-from .gather import gather, index_select, one_hot, scatter, scatter_add, take_along_dim, tril, triu
+from .gather import gather, index_select, one_hot, scatter_add, take_along_dim, tril, triu
 from .sorting import argsort, cumprod, cumsum, logsumexp, multinomial, sort, topk
 # more elementwise and shape ops (square, floor, log1p, flip, roll, repeat, diagonal, movedim...)
 from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil,
@@ -50,7 +50,8 @@ from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_,
 # index writes (ops/index_ops.py)
 from .index_ops import (index_add, index_add_, index_copy, index_copy_, index_fill, index_fill_, masked_scatter,
                         masked_scatter_, put, put_)
-from .scatter_reduce import index_reduce, index_reduce_, scatter_, scatter_add_, scatter_reduce, scatter_reduce_
+from .scatter_reduce import (index_reduce, index_reduce_, scatter, scatter_, scatter_add_, scatter_reduce,
+                             scatter_reduce_)
 from .scatter_views import diagonal_scatter, select_scatter, slice_scatter
 # searching and counting (ops/search.py), shape helpers (ops/stacking.py)
 from .search import (aminmax, bincount, bucketize, histc, isin, msort, searchsorted, tril_indices, triu_indices,

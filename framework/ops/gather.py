@@ -158,11 +158,9 @@ def _check_src_dtype(input, src) -> None:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
+    """input with input[index[i][j]][j] = src[i][j] (dim=0), or the value (reduce=: ops/scatter_reduce.py)."""
     _check_src_dtype(input, src)
-    if reduce is not None:  # the deprecated form, with no derivative (ops/scatter_reduce.py)
-        from .scatter_reduce import scatter_with_reduce
-        return scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
     dim, index = dim % max(input.ndim, 1), _index_arg(index, "scatter")
     src = value if src is None else src
     if isinstance(src, Tensor):

@@ -14,6 +14,9 @@ from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
+from .combine import cat, masked_fill
+from .gather import IndexSelect
+from .select_more import masked_select, take
 
 
 def inplace_twin(cls: type) -> type:
@@ -109,7 +112,6 @@ class IndexAdd(Function):
 
 def _select_for(grad: Tensor, dim: int, index: Tensor, shape: tuple) -> Tensor:
     """grad.index_select(dim, index) in the source's shape (a 0-d source gets a 0-d gradient)."""
-    from .gather import IndexSelect
     g = grad.reshape(1) if grad.ndim == 0 else grad
     out = IndexSelect.apply(g, dim, index)
     return out.reshape(shape) if tuple(out.shape) != tuple(shape) else out
@@ -197,7 +199,6 @@ class IndexFillTensor(IndexFill):
             xp = get_array_module(index._array)
             # torch's _unique(index), negative indices as they are: index_select then refuses them, as torch's
             distinct = Tensor._make(xp.unique(index._array.reshape(-1)))
-            from .gather import IndexSelect
             gv = IndexSelect.apply(grad.reshape(1) if grad.ndim == 0 else grad, ctx.dim, distinct).sum()
         return ga, None, None, gv
 
@@ -235,7 +236,6 @@ class Put(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from .select_more import take
         (index,) = ctx.saved_tensors
         needs = ctx.needs_input_grad
         ga = None
@@ -275,14 +275,11 @@ class MaskedScatter(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from .combine import masked_fill
         (mask,) = ctx.saved_tensors
         needs = ctx.needs_input_grad
         ga = sum_to(masked_fill(grad, mask, 0.0), ctx.a_shape) if needs[0] else None
         gs = None
         if needs[2]:
-            from .combine import cat
-            from .select_more import masked_select
             picked = masked_select(grad, mask)
             n = int(np.prod(ctx.src_shape, dtype=np.int64))
             if n > picked.shape[0]:  # torch's masked_scatter_backward pads with zeros for the unused source

@@ -17,7 +17,10 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
-from .gather import (Gather, Scatter, ScatterAdd, ScatterValue, _along, _check_range, _check_src_dtype, _index_arg)
+from .combine import where
+from . import gather as _gather
+from .gather import (Gather, IndexSelect, Scatter, ScatterAdd, ScatterValue, _along, _check_range, _check_src_dtype,
+                     _index_arg)
 from .index_ops import IndexAdd, IndexFill, index_arg, inplace_twin
 
 _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
@@ -143,7 +146,6 @@ class IndexReduce(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from .gather import IndexSelect
         index, a, src, out = ctx.saved_tensors
         dim, reduce, needs = ctx.dim, ctx.reduce, ctx.needs_input_grad
         ops = _Ops(dim, index, gather=lambda t: IndexSelect.apply(t, dim, index),
@@ -200,7 +202,6 @@ def _reduce_backward(ops: _Ops, grad: Tensor, reduce: str, include_self: bool, a
 
 
 def _where(cond, a: Tensor, b: Tensor) -> Tensor:
-    from .combine import where
     return where(_const(cond), a, b)
 
 
@@ -301,6 +302,14 @@ def scatter_with_reduce(input: Tensor, dim: int, index, src, reduce: str, inplac
     cls = ScatterLegacyReduceInplace if inplace else ScatterLegacyReduce
     return cls.apply(input, wrap_dim(dim, input.ndim), _index_arg(index, "scatter"), src, reduce)
 
+
+
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+    """input with input[index[i][j]][j] = src[i][j] (dim=0), or the value; with reduce='add'|'multiply' folded in
+    (torch's deprecated form, with no derivative)."""
+    if reduce is not None:
+        return scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
+    return _gather.scatter(input, dim, index, src, value=value)
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:

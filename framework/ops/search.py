@@ -15,6 +15,7 @@ from ..backend import get_array_module, host_array_module
 from ..creation import tensor as _tensor
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
+from .sorting import sort
 
 
 def _array(x, like=None):
@@ -225,6 +226,5 @@ def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
 
 def msort(input: Tensor) -> Tensor:
     """input sorted along dim 0 (torch.sort(input, 0).values)."""
-    from .sorting import sort
     return sort(input, 0)[0]
 

@@ -12,12 +12,14 @@ import numpy as np
 
 from .. import dtypes
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import get_array_module, to_device
+from ..creation import ones
 from ..tensor import Tensor
 from ._util import broadcast_shapes_checked, wrap_dim
 from .combine import cat, stack
 from .compare import logical_xor
 from .indexing import Slice
+from .sorting import cumprod
 
 
 # ---- splitting ----------------------------------------------------------------------------------------------
@@ -264,8 +266,6 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
     deviation from torch: torch 2.13's vander(x) with N > 1 has a backward that always raises (its cumprod_out into
     a slice of the result saves a tensor its own write then changes); ours gives the gradient."""
-    from ..creation import ones
-    from .sorting import cumprod
     if x.ndim != 1:
         raise RuntimeError("x must be a one-dimensional tensor.")
     n = x.shape[0] if N is None else N
@@ -292,7 +292,6 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
 
 
 def _on(host, like: Tensor) -> Tensor:
-    from ..backend import to_device
     return Tensor._make(to_device(np.ascontiguousarray(host), like.device))
 
 
