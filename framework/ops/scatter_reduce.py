@@ -18,9 +18,9 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
 from .combine import where
-from . import gather as _gather
 from .gather import (Gather, IndexSelect, Scatter, ScatterAdd, ScatterValue, _along, _check_range, _check_src_dtype,
                      _index_arg)
+from .gather import scatter as _scatter_plain
 from .index_ops import IndexAdd, IndexFill, index_arg, inplace_twin
 
 _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
@@ -309,7 +309,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, red
     (torch's deprecated form, with no derivative)."""
     if reduce is not None:
         return scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
-    return _gather.scatter(input, dim, index, src, value=value)
+    return _scatter_plain(input, dim, index, src, value=value)
 
 
 def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
