@@ -367,3 +367,32 @@ def test_amax_ties_share_the_gradient_without_torch():
     y = x.index_reduce(0, framework.tensor([0, 0, 1]), s, "amax")
     y.backward(framework.tensor([3.0, 1.0]))
     assert x.grad.tolist() == [1.0, 1.0] and s.grad.tolist() == [1.0, 1.0, 0.0]
+
+
+# ---- framework.compile: the index ops replay (no graph break), bit for bit equal to eager ---------------------
+
+@pytest.mark.explicit_device  # framework.compile records NumPy calls: on the CPU, as tests/test_compile.py
+def test_compiled_step_with_index_ops_replays_bit_for_bit():
+    idx, j = framework.tensor([0, 2, 2]), framework.tensor(J)
+
+    def step(x, s):
+        x, s = x.detach().requires_grad_(), s.detach().requires_grad_()
+        y = x.index_add(0, idx, s) * x.scatter_reduce(0, j, s, "amax") + x.index_reduce(0, idx, s, "prod") \
+            + x.put(framework.tensor([1, 4]), s[0, :2], accumulate=True) + framework.select_scatter(x, s[1], 0, 1) \
+            + x.masked_scatter(x > 0, s.reshape(-1).repeat(2)) + x.index_copy(0, framework.tensor([4, 0, 1]), s) \
+            + framework.diagonal_scatter(x, s[2], -1) + (x * 1).scatter_(0, j, s)
+        y.sum().backward()
+        return y.detach(), x.grad, s.grad
+
+    rng = np.random.default_rng(0)
+    data = [(framework.tensor(rng.standard_normal((5, 3))), framework.tensor(rng.standard_normal((3, 3))))
+            for _ in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        eager = [step(*d) for d in data]
+        compiled = framework.compile(step, fullgraph=True)  # a graph break would raise
+        replayed = [compiled(*data[i % 3]) for i in range(6)]
+    assert compiled.captures == 1 and compiled.replays == 5
+    for i, outs in enumerate(replayed):
+        for a, b in zip(eager[i % 3], outs):
+            np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())

@@ -14,9 +14,9 @@ from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
-from .combine import cat, masked_fill
-from .gather import IndexSelect
-from .select_more import masked_select, take
+from .combine import masked_fill
+from .gather import IndexSelect, ScatterAdd
+from .select_more import take
 
 
 def inplace_twin(cls: type) -> type:
@@ -263,15 +263,18 @@ class MaskedScatter(Function):
         xp = get_array_module(a)
         shape = np.broadcast_shapes(a.shape, mask.shape)
         full = xp.broadcast_to(mask, shape)
-        with backend.input_check():
-            count = int(full.sum())
-        if count > src.size:
+        with backend.input_check():  # only raises: under framework.compile, checked at capture
+            too_few = int(full.sum()) > src.size
+        if too_few:
             raise RuntimeError("Number of elements of source < number of ones in mask")
         ctx.src_shape, ctx.a_shape = src.shape, a.shape
         ctx.save_for_backward(mask)
-        out = xp.broadcast_to(a, shape).copy()
-        out[full] = src.reshape(-1)[:count]
-        return out
+        out = xp.broadcast_to(a, shape)
+        if src.size == 0:  # then the mask has no True: nothing to write
+            return out.copy()
+        # the k-th masked element takes src's k-th: a gather at the running count (fixed shapes, no host read)
+        taken = src.reshape(-1)[_source_positions(full, src.size)].reshape(shape)
+        return xp.where(full, taken, out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -279,14 +282,26 @@ class MaskedScatter(Function):
         needs = ctx.needs_input_grad
         ga = sum_to(masked_fill(grad, mask, 0.0), ctx.a_shape) if needs[0] else None
         gs = None
-        if needs[2]:
-            picked = masked_select(grad, mask)
+        if needs[2]:  # torch's masked_scatter_backward: the masked gradient in order, zeros for the unused source
+            xp = get_array_module(grad._array)
             n = int(np.prod(ctx.src_shape, dtype=np.int64))
-            if n > picked.shape[0]:  # torch's masked_scatter_backward pads with zeros for the unused source
-                pad = Tensor._make(get_array_module(grad._array).zeros(n - picked.shape[0], grad._array.dtype))
-                picked = cat([picked, pad])
-            gs = picked.reshape(ctx.src_shape)
+            zeros = Tensor._make(xp.zeros(n, grad._array.dtype))
+            if n == 0:
+                gs = zeros.reshape(ctx.src_shape)
+            else:
+                full = xp.broadcast_to(mask._array, grad.shape)
+                at = Tensor._make(_source_positions(full, n))
+                # unmasked positions add a zero (masked_fill) wherever their running count points
+                gs = ScatterAdd.apply(zeros, 0, at, masked_fill(grad, mask.logical_not(), 0.0).reshape(-1))
+                gs = gs.reshape(ctx.src_shape)
         return ga, None, gs
+
+
+def _source_positions(full, n: int):
+    """For each element of the (broadcast) mask, flattened: the index of the source element a True one takes
+    (the count of Trues before it), clipped into [0, n) for the False ones."""
+    xp = get_array_module(full)
+    return xp.clip(xp.cumsum(full.reshape(-1)) - 1, 0, n - 1)
 
 
 IndexAddInplace = inplace_twin(IndexAdd)
