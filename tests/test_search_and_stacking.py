@@ -153,6 +153,8 @@ ERRORS = [
     lambda m: m.cartesian_prod(m.zeros(2, 2)),
     lambda m: m.meshgrid(m.zeros(2), indexing="foo"),
     lambda m: m.hstack([]),
+    lambda m: m.cartesian_prod(m.zeros(2), m.zeros(2, dtype=m.float64)),
+    lambda m: m.meshgrid(m.zeros(2), m.zeros(2, dtype=m.int64), indexing="ij"),
     lambda m: m.broadcast_tensors(m.zeros(2), m.zeros(3)),
 ]
 
@@ -167,7 +169,7 @@ def test_errors_match_torch(k):
 
 def _graph(fn, m, shapes):
     rng = np.random.default_rng(0)
-    xs = [m.tensor(np.round(rng.uniform(-2, 2, s) * 2) / 2, requires_grad=True) for s in shapes]  # halves: ties
+    xs = [m.tensor(np.asarray(np.round(rng.uniform(-2, 2, s) * 2) / 2), requires_grad=True) for s in shapes]  # ties
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         outs = fn(m, *xs)

@@ -13,6 +13,7 @@ from ..autograd.broadcast import sum_to
 from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._layout import copy_preserving_layout
 from ._util import scalar_type_name, wrap_dim
 from .combine import masked_fill
 from .gather import IndexSelect, ScatterAdd
@@ -34,7 +35,7 @@ def inplace_twin(cls: type) -> type:
         "__doc__": f"The in-place twin of {cls.__name__} (writes into arg 0)."})
 
 
-def index_arg(index, op: str):
+def index_arg(index):
     """The index as an op takes it: a Tensor itself (saved, so changing it in place before backward is refused, as
     torch's), anything else (a list) as an int64 array."""
     return index if isinstance(index, Tensor) else np.asarray(index, dtype=np.int64)
@@ -63,10 +64,6 @@ def _as_1d(x):
 def _check_vector(index, message: str, error=IndexError) -> None:
     if index.ndim > 1:
         raise error(message)
-
-
-def _shape_text(shape) -> str:
-    return str(list(shape))
 
 
 class IndexAdd(Function):
@@ -173,7 +170,7 @@ class IndexFill(Function):
         check_index_range(index, a1.shape[dim], dim, error=IndexError, negative=True)
         ctx.dim = dim
         ctx.save_for_backward(index)
-        out = a1.copy()
+        out = copy_preserving_layout(a1)  # torch's index_fill keeps a transposed input's layout
         out[along(dim, index)] = value
         return out.reshape(a.shape)
 
@@ -226,12 +223,16 @@ class Put(Function):
                              "elements.")
         ctx.accumulate, ctx.src_shape = accumulate, src.shape
         ctx.save_for_backward(index)
-        out = a.copy()
-        flat, where = out.reshape(-1), index.reshape(-1) % max(a.size, 1)
+        written = a.copy()  # C order: its flat view is the flat index's order
+        flat, where = written.reshape(-1), index.reshape(-1) % max(a.size, 1)
         if accumulate:
             backend.scatter_reduce(flat, where, src.reshape(-1), "add")
         else:
             flat[where] = src.reshape(-1)
+        if written.flags.c_contiguous == a.flags.c_contiguous:
+            return written
+        out = copy_preserving_layout(a)  # torch's put keeps a transposed input's layout
+        out[...] = written
         return out
 
     @staticmethod
@@ -318,20 +319,20 @@ def _dim(input: Tensor, dim: int) -> int:
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
     """input with alpha * source[k] added at input.select(dim, index[k]) (repeated indices accumulate)."""
-    return IndexAdd.apply(input, _dim(input, dim), index_arg(index, "index_add"), source, alpha)
+    return IndexAdd.apply(input, _dim(input, dim), index_arg(index), source, alpha)
 
 
 def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=1) -> Tensor:
-    return IndexAddInplace.apply(input, _dim(input, dim), index_arg(index, "index_add_"), source, alpha)
+    return IndexAddInplace.apply(input, _dim(input, dim), index_arg(index), source, alpha)
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """input with input.select(dim, index[k]) replaced by source.select(dim, k)."""
-    return IndexCopy.apply(input, _dim(input, dim), index_arg(index, "index_copy"), source)
+    return IndexCopy.apply(input, _dim(input, dim), index_arg(index), source)
 
 
 def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
-    return IndexCopyInplace.apply(input, _dim(input, dim), index_arg(index, "index_copy_"), source)
+    return IndexCopyInplace.apply(input, _dim(input, dim), index_arg(index), source)
 
 
 def _fill_args(input: Tensor, dim: int, index, value) -> tuple:
@@ -339,8 +340,8 @@ def _fill_args(input: Tensor, dim: int, index, value) -> tuple:
         if value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        return (input, _dim(input, dim), index_arg(index, "index_fill"), value), True
-    return (input, _dim(input, dim), index_arg(index, "index_fill"), value), False
+        return (input, _dim(input, dim), index_arg(index), value), True
+    return (input, _dim(input, dim), index_arg(index), value), False
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
@@ -356,11 +357,11 @@ def index_fill_(input: Tensor, dim: int, index: Tensor, value) -> Tensor:
 
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """input with input.flatten()[index[k]] = source.flatten()[k] (added with accumulate)."""
-    return Put.apply(input, index_arg(index, "put"), source, accumulate)
+    return Put.apply(input, index_arg(index), source, accumulate)
 
 
 def put_(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    return PutInplace.apply(input, index_arg(index, "put_"), source, accumulate)
+    return PutInplace.apply(input, index_arg(index), source, accumulate)
 
 
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:

@@ -279,14 +279,14 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
                  include_self: bool = True) -> Tensor:
     """input with source.select(dim, k) folded into input.select(dim, index[k]) by prod, mean, amax or amin."""
     _check_index_reduce(reduce)
-    return IndexReduce.apply(*_reduce_args(input, dim, index_arg(index, "index_reduce"), source, reduce,
+    return IndexReduce.apply(*_reduce_args(input, dim, index_arg(index), source, reduce,
                                            include_self, "index_reduce"))
 
 
 def index_reduce_(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                   include_self: bool = True) -> Tensor:
     _check_index_reduce(reduce)
-    return IndexReduceInplace.apply(*_reduce_args(input, dim, index_arg(index, "index_reduce_"), source, reduce,
+    return IndexReduceInplace.apply(*_reduce_args(input, dim, index_arg(index), source, reduce,
                                                   include_self, "index_reduce_"))
 
 

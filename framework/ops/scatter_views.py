@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._layout import copy_preserving_layout
 from ._util import wrap_dim
 from .indexing import Select, Slice
 from .shape_more import Diagonal, _check_diagonal_dims, _set_diagonal
@@ -27,7 +28,7 @@ class _ViewScatter(Function):
     @classmethod
     def forward(cls, ctx, a, src, *args):
         ctx.args, ctx.src_meta = args, (src.shape, src.dtype)
-        out = a.copy()
+        out = copy_preserving_layout(a)  # torch's *_scatter keep a transposed input's layout
         cls._write(get_array_module(a), out, src.astype(a.dtype, copy=False), *args)
         return out
 

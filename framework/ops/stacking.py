@@ -186,6 +186,11 @@ def meshgrid(*tensors, indexing: str | None = None) -> tuple:
     for t in tensors:
         if t.ndim > 1:
             raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    for t in tensors[1:]:
+        if t.dtype != tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if t.device != tensors[0].device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
     # 'xy' swaps the first two dims: the first tensor varies along columns, the second along rows
     axes = list(range(len(tensors)))
     if indexing == "xy" and len(tensors) >= 2:
@@ -213,15 +218,15 @@ class Rot90(Function):
         ctx.k, ctx.dims = k, (d0, d1)
         xp = get_array_module(a)
         k %= 4
+        # torch's layout: k = 1, 3 flip a copy, then transpose it (a non-contiguous result); k = 2 flips both
+        # dims, k = 0 clones (contiguous)
         if k == 1:
-            out = xp.swapaxes(xp.flip(a, d1), d0, d1)
-        elif k == 2:
-            out = xp.flip(xp.flip(a, d0), d1)
-        elif k == 3:
-            out = xp.swapaxes(xp.flip(a, d0), d0, d1)
-        else:
-            out = a
-        return xp.ascontiguousarray(out).copy() if out is a else xp.ascontiguousarray(out)
+            return xp.swapaxes(xp.ascontiguousarray(xp.flip(a, d1)), d0, d1)
+        if k == 3:
+            return xp.swapaxes(xp.ascontiguousarray(xp.flip(a, d0)), d0, d1)
+        if k == 2:
+            return xp.ascontiguousarray(xp.flip(xp.flip(a, d0), d1))
+        return a.copy()
 
     @staticmethod
     def backward(ctx, grad):
