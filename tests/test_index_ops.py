@@ -173,6 +173,27 @@ def _mask_changed(m):
     y.sum().backward()
 
 
+def _source_changed(forward):
+    def scenario(m):
+        x, s, i = m.randn(5, 3, requires_grad=True), m.randn(3, 3), m.tensor([0, 2, 1])
+        y = forward(m, x, s, i)
+        s.mul_(2)  # a source that needs no gradient: torch keeps it only where the formula reads it anyway
+        y.sum().backward()
+
+    return scenario
+
+
+SAVED += [
+    _source_changed(lambda m, x, s, i: x.index_add(0, i, s)),
+    _source_changed(lambda m, x, s, i: x.index_copy(0, i, s)),
+    _source_changed(lambda m, x, s, i: x.put(i, s[0])),
+    _source_changed(lambda m, x, s, i: x.scatter_reduce(0, i[:, None].expand(3, 3), s, "sum")),
+    _source_changed(lambda m, x, s, i: x.index_reduce(0, i, s, "amax")),
+    _source_changed(lambda m, x, s, i: x.masked_scatter(x > 0, s.reshape(-1).repeat(2))),
+    _source_changed(lambda m, x, s, i: m.diagonal_scatter(x, s[0])),
+]
+
+
 @pytest.mark.parametrize("k", range(len(SAVED) + 1))
 def test_saved_index_changed_in_place_matches_torch(k):
     torch = _torch()

@@ -67,7 +67,8 @@ def _check_vector(index, message: str, error=IndexError) -> None:
 
 
 class IndexAdd(Function):
-    """out = a with alpha * src[k] added at a.select(dim, index[k]). Saves the index when src needs a gradient."""
+    """out = a with alpha * src[k] added at a.select(dim, index[k]). Saves the index and src (torch reads its
+    dims) when src needs a gradient."""
 
     node_name, array_forward, index_args = "IndexAddBackward0", True, (2,)
 
@@ -90,8 +91,8 @@ class IndexAdd(Function):
                                f"dimension. Got self.shape = {list(a.shape)} source.shape = {list(src.shape)}")
         check_index_range(index, a1.shape[dim], dim)
         ctx.dim, ctx.alpha, ctx.src_shape = dim, alpha, src.shape
-        if ctx.needs_input_grad[3]:  # as torch's: only source's gradient reads the index
-            ctx.save_for_backward(index)
+        if ctx.needs_input_grad[3]:  # as torch's: only source's gradient reads the index (and source's dims)
+            ctx.save_for_backward(index, src)
         out = a1.copy()
         values = s1 if alpha == 1 else (s1 * alpha).astype(a.dtype, copy=False)
         backend.scatter_reduce(out, along(dim, index), values, "add")
@@ -101,7 +102,7 @@ class IndexAdd(Function):
     def backward(ctx, grad):
         gs = None
         if ctx.needs_input_grad[3]:
-            (index,) = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+            index, _ = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
             gs = _select_for(grad, ctx.dim, index, ctx.src_shape)
             gs = gs if ctx.alpha == 1 else gs * ctx.alpha
         return grad, None, None, gs, None
@@ -115,7 +116,8 @@ def _select_for(grad: Tensor, dim: int, index: Tensor, shape: tuple) -> Tensor:
 
 
 class IndexCopy(Function):
-    """out = a with a.select(dim, index[k]) = src[k]. Saves the index."""
+    """out = a with a.select(dim, index[k]) = src[k]. Saves the index, and src (torch reads its dims) when src
+    needs a gradient."""
 
     node_name, array_forward, index_args = "IndexCopyBackward0", True, (2,)
 
@@ -139,14 +141,14 @@ class IndexCopy(Function):
                                f"{scalar_type_name(a.dtype)} and (source) {scalar_type_name(src.dtype)}")
         check_index_range(index, a1.shape[dim], dim, "index_copy_(): ", IndexError)
         ctx.dim, ctx.src_shape = dim, src.shape
-        ctx.save_for_backward(index)
+        ctx.save_for_backward(index, src if ctx.needs_input_grad[3] else None)
         out = a1.copy()
         out[along(dim, index)] = s1
         return out.reshape(a.shape)
 
     @staticmethod
     def backward(ctx, grad):
-        (index,) = ctx.saved_tensors
+        index, _ = ctx.saved_tensors
         needs = ctx.needs_input_grad
         ga = IndexFill.apply(grad, ctx.dim, index, 0.0) if needs[0] else None
         gs = _select_for(grad, ctx.dim, index, ctx.src_shape) if needs[3] else None
@@ -201,7 +203,8 @@ class IndexFillTensor(IndexFill):
 
 
 class Put(Function):
-    """out = a with a.flatten()[index[k]] = src[k] (or += with accumulate). Saves the index."""
+    """out = a with a.flatten()[index[k]] = src[k] (or += with accumulate). Saves the index, and src (torch reads
+    its shape) when src needs a gradient."""
 
     node_name, array_forward, index_args = "PutBackward0", True, (1,)
 
@@ -222,7 +225,7 @@ class Put(Function):
             raise IndexError(f"out of range: tried to access index {int(index[bad][0])} on a tensor of {a.size} "
                              "elements.")
         ctx.accumulate, ctx.src_shape = accumulate, src.shape
-        ctx.save_for_backward(index)
+        ctx.save_for_backward(index, src if ctx.needs_input_grad[2] else None)
         written = a.copy()  # C order: its flat view is the flat index's order
         flat, where = written.reshape(-1), index.reshape(-1) % max(a.size, 1)
         if accumulate:
@@ -237,7 +240,7 @@ class Put(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        (index,) = ctx.saved_tensors
+        index, _ = ctx.saved_tensors
         needs = ctx.needs_input_grad
         ga = None
         if needs[0]:

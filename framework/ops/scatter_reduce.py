@@ -67,8 +67,8 @@ def _check_reduce(reduce: str) -> str:
 
 
 class ScatterReduce(Function):
-    """out = a with src[i][j] folded into a[index[i][j]][j] (dim=0) by sum/prod/mean/amax/amin. Saves the index,
-    and for prod/mean/amax/amin a, src and out."""
+    """out = a with src[i][j] folded into a[index[i][j]][j] (dim=0) by sum/prod/mean/amax/amin. Saves a, the
+    index, src and out (as torch's, for every reduction)."""
 
     node_name, array_forward, index_args = "ScatterReduceBackward0", True, (2,)
 
@@ -86,15 +86,12 @@ class ScatterReduce(Function):
         ctx.dim, ctx.reduce, ctx.include_self, ctx.src_shape = dim, reduce, include_self, src.shape
         values = src[tuple(slice(0, s) for s in index.shape)]
         out = _reduce_into(a, _along(index, dim), values, reduce, include_self)
-        if reduce == "sum":  # torch's: the index only (saved whether or not src needs a gradient)
-            ctx.save_for_backward(index)
-        else:
-            ctx.save_for_backward(index, a, src, out)
+        ctx.save_for_backward(index, a, src, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        index, *rest = ctx.saved_tensors
+        index, *rest = ctx.saved_tensors  # torch's error if any was changed in place since forward
         dim, reduce, needs = ctx.dim, ctx.reduce, ctx.needs_input_grad
         if needs[3] and tuple(index.shape) != tuple(ctx.src_shape):
             raise RuntimeError(f"Function ScatterReduceBackward0 returned an invalid gradient at index 1 - got "
@@ -103,9 +100,9 @@ class ScatterReduce(Function):
                    add=lambda t, v: ScatterAdd.apply(t, dim, index, v),
                    reduce=lambda s, v: ScatterReduce.apply(s, dim, index, v, reduce, ctx.include_self),
                    clear=lambda t: ScatterValue.apply(t, dim, index, 0.0))
-        if rest:
+        if reduce != "sum":
             ga, gs = _reduce_backward(ops, grad, reduce, ctx.include_self, *rest)
-        else:  # sum
+        else:
             ga = grad if ctx.include_self else ops.clear(grad)
             gs = ops.gather(grad) if needs[3] else None
         return (ga if needs[0] else None), None, None, (gs if needs[3] else None), None, None

@@ -197,21 +197,24 @@ class Aminmax(Function):
         axis = None if dim is None or a.ndim == 0 else dim
         lo = a.min(axis=axis, keepdims=True)
         hi = a.max(axis=axis, keepdims=True)
-        ctx.dim, ctx.keepdim, ctx.shape = axis, keepdim, a.shape
-        ctx.lo_mask, ctx.hi_mask = a == lo, a == hi
+        ctx.dim = axis
         shape = lo.shape if keepdim or (dim is not None and a.ndim == 0) else \
             (() if axis is None else lo.shape[:axis] + lo.shape[axis + 1:])
-        return lo.reshape(shape), hi.reshape(shape)
+        lo, hi = lo.reshape(shape), hi.reshape(shape)
+        ctx.save_for_backward(a, lo, hi)
+        return lo, hi
 
     @staticmethod
     def backward(ctx, grad_min, grad_max):
+        a, lo, hi = ctx.saved_arrays
         axis = ctx.dim
-        kept = [1 if axis is None or k == axis else n for k, n in enumerate(ctx.shape)]
+        kept = tuple(1 if axis is None or k == axis else n for k, n in enumerate(a.shape))
         out = None
-        for g, mask in ((grad_min, ctx.lo_mask), (grad_max, ctx.hi_mask)):
+        for g, value in ((grad_min, lo), (grad_max, hi)):
+            mask = a == value.reshape(kept)
             count = mask.sum(axis=axis, keepdims=True).astype(g._array.dtype)
             share = Tensor._make(mask.astype(g._array.dtype) / count)  # torch's scale_grad_by_count
-            part = g.reshape(tuple(kept)) * share
+            part = g.reshape(kept) * share
             out = part if out is None else out + part
         return out, None, None
 

@@ -291,13 +291,16 @@ def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> T
         raise RuntimeError(f"Expect a non-negative number, but got {r}")
     if r == 0:
         return input.new_empty(0)
+    # torch's: r meshgrids of the input, each masked to the index tuples in order (masked_select saves its input,
+    # here an expand of the input's: changing the input in place before backward is then refused, as torch's)
     pick = itertools.combinations_with_replacement if with_replacement else itertools.combinations
-    rows = np.asarray(list(pick(range(input.shape[0]), r)), dtype=np.int64).reshape(-1, r)
-    return stack([input.index_select(0, _on(rows[:, k], input)) for k in range(r)], 1)
-
-
-def _on(host, like: Tensor) -> Tensor:
-    return Tensor._make(to_device(np.ascontiguousarray(host), like.device))
+    n = input.shape[0]
+    keep = np.zeros((n,) * r, dtype=bool)
+    for combo in pick(range(n), r):
+        keep[combo] = True
+    mask = Tensor._make(to_device(keep, input.device))
+    grids = meshgrid(*([input] * r), indexing="ij")
+    return stack([g.masked_select(mask) for g in grids], 1)
 
 
 def cartesian_prod(*tensors) -> Tensor:
