@@ -80,7 +80,7 @@ SKIP: dict = {
                                     "tail (a one-element tensor); float64 is inf in both, and matched",
     ("topk", "*"): _TIES, ("topk_smallest", "*"): _TIES, ("sort", "*"): _TIES, ("sort_descending", "*"): _TIES,
     ("median_dim", "*"): _TIES, ("mode", "*"): _TIES, ("kthvalue", "*"): _TIES, ("cummax", "*"): _TIES,
-    ("cummin", "*"): _TIES, ("mode_last", "grad"): _TIES,
+    ("cummin", "*"): _TIES, ("msort", "*"): _TIES, ("mode_last", "grad"): _TIES,
     ("mode_last", "grad_special"): _TIES,
 }
 

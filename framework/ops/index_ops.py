@@ -15,8 +15,8 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._layout import copy_preserving_layout
 from ._util import scalar_type_name, wrap_dim
-from .combine import masked_fill
-from .gather import IndexSelect, ScatterAdd
+from .combine import masked_fill, where
+from .gather import IndexSelect
 from .select_more import take
 
 
@@ -290,13 +290,15 @@ class MaskedScatter(Function):
             xp = get_array_module(grad._array)
             n = int(np.prod(ctx.src_shape, dtype=np.int64))
             zeros = Tensor._make(xp.zeros(n, grad._array.dtype))
-            if n == 0:
+            if n == 0 or grad.numel() == 0:
                 gs = zeros.reshape(ctx.src_shape)
             else:
-                full = xp.broadcast_to(mask._array, grad.shape)
-                at = Tensor._make(_source_positions(full, n))
-                # unmasked positions add a zero (masked_fill) wherever their running count points
-                gs = ScatterAdd.apply(zeros, 0, at, masked_fill(grad, mask.logical_not(), 0.0).reshape(-1))
+                # source element k got the k-th True's gradient: a gather at the k-th True's position (found in the
+                # running count; fixed shapes, no host read), and zero past the last True
+                running = xp.cumsum(xp.broadcast_to(mask._array, grad.shape).reshape(-1))
+                kth = xp.searchsorted(running, xp.arange(1, n + 1), side="left")
+                used = Tensor._make(kth < running.size)
+                gs = where(used, take(grad, Tensor._make(xp.minimum(kth, running.size - 1))), zeros)
                 gs = gs.reshape(ctx.src_shape)
         return ga, None, gs
 

@@ -202,6 +202,7 @@ class Aminmax(Function):
             (() if axis is None else lo.shape[:axis] + lo.shape[axis + 1:])
         lo, hi = lo.reshape(shape), hi.reshape(shape)
         ctx.save_for_backward(a, lo, hi)
+        ctx.set_materialize_grads(False)
         return lo, hi
 
     @staticmethod
@@ -211,10 +212,11 @@ class Aminmax(Function):
         kept = tuple(1 if axis is None or k == axis else n for k, n in enumerate(a.shape))
         out = None
         for g, value in ((grad_min, lo), (grad_max, hi)):
+            if g is None:  # torch adds only the gradients it was given (a zero would turn -0.0 into +0.0)
+                continue
             mask = a == value.reshape(kept)
-            count = mask.sum(axis=axis, keepdims=True).astype(g._array.dtype)
-            share = Tensor._make(mask.astype(g._array.dtype) / count)  # torch's scale_grad_by_count
-            part = g.reshape(kept) * share
+            count = Tensor._make(mask.sum(axis=axis, keepdims=True).astype(g._array.dtype))
+            part = g.reshape(kept) / count * Tensor._make(mask.astype(g._array.dtype))  # torch's scale_grad_by_count
             out = part if out is None else out + part
         return out, None, None
 
