@@ -417,3 +417,23 @@ def test_compiled_step_with_index_ops_replays_bit_for_bit():
     for i, outs in enumerate(replayed):
         for a, b in zip(eager[i % 3], outs):
             np.testing.assert_array_equal(a.cpu().numpy(), b.cpu().numpy())
+
+
+def test_in_place_into_an_expanded_tensor_as_torch():
+    """index_fill_ is a fill: it writes an expand()ed tensor's shared elements; the others refuse such a target."""
+    torch = _torch()
+
+    def run(m, op):
+        def scenario(m):
+            x = m.zeros(1, 3).expand(2, 3)
+            getattr(x, op)(0, m.tensor([0]), *((1.0,) if op == "index_fill_" else (m.ones(1, 3),)))
+            return x
+        return _outcome(scenario, m)
+
+    for op in ("index_fill_", "index_copy_", "index_add_"):
+        ours, theirs = run(framework, op), run(torch, op)
+        assert ours[0] == theirs[0]
+        if ours[0] == "ran":
+            np.testing.assert_array_equal(ours[1].cpu().numpy(), theirs[1].cpu().numpy())
+        else:
+            assert ours == theirs

@@ -20,7 +20,7 @@ from .gather import IndexSelect
 from .select_more import take
 
 
-def inplace_twin(cls: type) -> type:
+def inplace_twin(cls: type, **attrs) -> type:
     """The in-place twin of an out-of-place op: forward computes the result, then writes it into arg 0. What the
     op saved of arg 0 becomes a copy from before the write (torch's original_self); its result, arg 0 itself."""
     def forward(ctx, a, *args):
@@ -32,7 +32,7 @@ def inplace_twin(cls: type) -> type:
 
     return type(f"{cls.__name__}Inplace", (cls,), {
         "node_name": cls.node_name, "inplace": True, "forward": staticmethod(forward), "__module__": cls.__module__,
-        "__doc__": f"The in-place twin of {cls.__name__} (writes into arg 0)."})
+        "__doc__": f"The in-place twin of {cls.__name__} (writes into arg 0).", **attrs})  # attrs may replace them
 
 
 def index_arg(index):
@@ -161,7 +161,7 @@ class IndexFill(Function):
     node_name, array_forward, index_args = "IndexFillBackward0", True, (2,)
 
     @staticmethod
-    def forward(ctx, a, dim, index, value):
+    def forward(ctx, a, dim, index, value, out=None):
         if hasattr(value, "ndim") and value.ndim:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
@@ -172,7 +172,8 @@ class IndexFill(Function):
         check_index_range(index, a1.shape[dim], dim, error=IndexError, negative=True)
         ctx.dim = dim
         ctx.save_for_backward(index)
-        out = copy_preserving_layout(a1)  # torch's index_fill keeps a transposed input's layout
+        if out is None:  # out of place; in place, ``out`` is arg 0 itself (written element by element, as torch's)
+            out = copy_preserving_layout(a1)  # torch's index_fill keeps a transposed input's layout
         out[along(dim, index)] = value
         return out.reshape(a.shape)
 
@@ -312,8 +313,18 @@ def _source_positions(full, n: int):
 
 IndexAddInplace = inplace_twin(IndexAdd)
 IndexCopyInplace = inplace_twin(IndexCopy)
-IndexFillInplace = inplace_twin(IndexFill)
-IndexFillTensorInplace = inplace_twin(IndexFillTensor)
+
+
+def _fill_in_place(ctx, a, dim, index, value):
+    """index_fill_: the fill written straight into arg 0 (an expand()ed one's shared elements too, as torch's)."""
+    IndexFill.forward(ctx, a, dim, index, value, a.reshape(1) if a.ndim == 0 else a)
+    return a
+
+
+# torch's index_fill_ is a fill kernel: it writes an expand()ed tensor's shared elements without complaint
+IndexFillInplace = inplace_twin(IndexFill, checks_internal_overlap=False, forward=staticmethod(_fill_in_place))
+IndexFillTensorInplace = inplace_twin(IndexFillTensor, checks_internal_overlap=False,
+                                      forward=staticmethod(_fill_in_place))
 PutInplace = inplace_twin(Put)
 MaskedScatterInplace = inplace_twin(MaskedScatter)
 
