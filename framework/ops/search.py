@@ -83,6 +83,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     lo, hi = float(min), float(max)
     if lo == hi and a.size:
         lo, hi = float(a.min()), float(a.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_c_number(lo)}, {_c_number(hi)}] is not finite")
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     flat = a.reshape(-1)
@@ -90,6 +92,13 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     pos = ((flat[inside] - lo) * bins / (hi - lo)).astype(np.int64)
     pos = xp.minimum(pos, bins - 1)  # the top edge belongs to the last bin
     return Tensor._make(xp.bincount(pos, minlength=bins).astype(a.dtype))
+
+
+def _c_number(x: float) -> str:
+    """A bound as torch's message prints it (C++ stream: 1, 2.5, inf, -nan for the NaN its reductions give)."""
+    if np.isnan(x):
+        return "-nan"
+    return "inf" if x == np.inf else "-inf" if x == -np.inf else f"{x:g}"
 
 
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:

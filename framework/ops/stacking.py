@@ -15,7 +15,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module, to_device
 from ..creation import ones
 from ..tensor import Tensor
-from ._util import broadcast_shapes_checked, wrap_dim
+from ._util import broadcast_shapes_checked, scalar_type_name, wrap_dim
 from .combine import cat, stack
 from .compare import logical_xor
 from .indexing import Slice
@@ -28,9 +28,9 @@ def _section_bounds(size: int, indices_or_sections) -> list:
     """The (start, stop) of each part: n near-equal sections (the first size % n one longer), or cuts at indices."""
     if isinstance(indices_or_sections, Tensor):
         arr = indices_or_sections._array
-        if arr.dtype.kind not in "iu":
-            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have an integral dtype, but "
-                               f"got {indices_or_sections.dtype}")
+        if arr.dtype != np.int64:
+            raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                               f"{scalar_type_name(arr.dtype)}")
         if arr.ndim > 1:
             raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
                                f"one-dimensional tensor, but got a tensor with {arr.ndim} dims")
@@ -254,9 +254,20 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     if n < 0:
         raise RuntimeError(f"order must be non-negative but got {n}")
     dim = wrap_dim(dim, input.ndim)
+    for p in (prepend, append):
+        if p is None:
+            continue
+        if p.ndim != input.ndim:
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+        for k in range(input.ndim):
+            if k != dim and p.shape[k] != input.shape[k]:
+                raise RuntimeError(f"diff expects the shape of tensor to prepend or append to match that of input "
+                                   f"except along the differencing dimension; input.size({k}) = {input.shape[k]}, "
+                                   f"but got tensor.size({k}) = {p.shape[k]}")
+    if n == 0:  # torch: the input as it is, prepend and append left out
+        return input
     parts = [p for p in (prepend, input, append) if p is not None]
-    x = cat([p if p.ndim else p.expand(*[1 if k == dim else s for k, s in enumerate(input.shape)])
-             for p in parts], dim) if len(parts) > 1 else input
+    x = cat(parts, dim) if len(parts) > 1 else input
     for _ in range(n):
         size = x.shape[dim]
         if size == 0:
