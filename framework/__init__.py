@@ -12,6 +12,7 @@ from . import backend, dtypes
 from . import autograd
 from . import _tensor_methods  # noqa: F401  (floor 4: installs Tensor methods and operators)
 from . import _more_methods  # noqa: F401  (floor 4: gather, topk, cumsum, new_zeros... methods)
+from . import _math_methods  # noqa: F401  (floor 4: lgamma, bitwise ops, clamp bounds, eq_... methods)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd import functional as _autograd_functional  # noqa: F401  (sets framework.autograd.functional)
@@ -56,7 +57,27 @@ from .ops import (aminmax, bincount, bucketize, histc, isin, msort, searchsorted
 from .ops import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack, combinations,
                   diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split, vander, vsplit,
                   vstack)
+from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky, det, diag_embed, diagflat, dist, inner,
+                  inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
 from .ops.activation_more import celu, celu_, selu, selu_
+from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
+                  clamp_max, clamp_max_, clamp_min, clamp_min_, deg2rad, deg2rad_, digamma, float_power, fmax, fmin,
+                  gcd, i0, i0_, isneginf, isposinf, isreal, lcm, lgamma, mvlgamma, polygamma, positive, rad2deg,
+                  rad2deg_, sgn, signbit, sinc, sinc_, xlogy, xlogy_)
+from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as less, ne as not_equal
+from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
+from .ops import corrcoef, cov, ravel, vdot
+from .ops.unary_inplace import _method as _inplace_function
+from ._tensor_str import get_printoptions, set_printoptions
+from .utilities import (are_deterministic_algorithms_enabled, asarray, bartlett_window, blackman_window,
+                        broadcast_shapes, can_cast, empty_strided, finfo, get_float32_matmul_precision,
+                        get_num_threads, hamming_window, hann_window, iinfo, is_anomaly_check_nan_enabled,
+                        is_anomaly_enabled, is_deterministic_algorithms_warn_only_enabled, is_inference,
+                        kaiser_window, logspace, normal, poisson, randint_like, range, result_type, rsub,
+                        scalar_tensor, set_anomaly_enabled, set_float32_matmul_precision, set_num_threads, typename,
+                        unravel_index, use_deterministic_algorithms)
+
+gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -75,6 +96,49 @@ def detach(input: Tensor) -> Tensor:
 
 def is_floating_point(input: Tensor) -> bool:
     return input.is_floating_point()
+
+
+def is_complex(input: Tensor) -> bool:
+    """False: framework has no complex dtypes."""
+    return input.is_complex()
+
+
+def is_nonzero(input: Tensor) -> bool:
+    return input.is_nonzero()
+
+
+def conj(input: Tensor) -> Tensor:
+    """input itself (real tensors: the conjugate is the tensor, as torch returns it)."""
+    return input.conj()
+
+
+resolve_conj = resolve_neg = conj
+
+
+def real(input: Tensor) -> Tensor:
+    return input.real
+
+
+def imag(input: Tensor) -> Tensor:
+    return input.imag
+
+
+def adjoint(input: Tensor) -> Tensor:
+    return input.adjoint()
+
+
+def split_with_sizes(input: Tensor, split_sizes, dim: int = 0):
+    return input.split_with_sizes(split_sizes, dim)
+
+
+def igamma(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized lower incomplete gamma function (torch.special.gammainc)."""
+    return input.igamma(other)
+
+
+def igammac(input: Tensor, other: Tensor) -> Tensor:
+    """The regularized upper incomplete gamma function (torch.special.gammaincc)."""
+    return input.igammac(other)
 
 
 def get_default_dtype() -> dtype:
@@ -108,7 +172,7 @@ def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
     if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
                 "accelerator", "backends", "onnx", "distributed",
-                "compile", "special"):
+                "compile", "special", "linalg"):
         return importlib.import_module(f".{name}", __name__)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)

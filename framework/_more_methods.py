@@ -81,6 +81,11 @@ METHODS = {
     "unique_consecutive": ops.unique_consecutive, "aminmax": ops.aminmax, "msort": ops.msort,
     "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit,
     "rot90": ops.rot90, "diff": ops.diff,
+    # linear algebra (ops/linalg_legacy.py, ops/linalg_products.py)
+    "det": ops.det, "logdet": ops.logdet, "slogdet": ops.slogdet, "inverse": ops.inverse, "pinverse": ops.pinverse,
+    "cholesky": ops.cholesky, "qr": ops.qr, "svd": ops.svd, "matrix_power": ops.matrix_power,
+    "matrix_exp": ops.matrix_exp, "kron": ops.kron, "inner": ops.inner, "addmv": ops.addmv, "addr": ops.addr,
+    "addbmm": ops.addbmm, "dist": ops.dist, "diag_embed": ops.diag_embed, "diagflat": ops.diagflat,
 }
 
 for _name, _fn in METHODS.items():

@@ -8,6 +8,35 @@ import numpy as np
 from . import dtypes
 
 PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+SCI_MODE = None  # None: chosen from the values, as torch's; True/False: forced (set_printoptions(sci_mode=))
+
+
+def set_printoptions(precision: int | None = None, threshold: int | None = None, edgeitems: int | None = None,
+                     linewidth: int | None = None, profile: str | None = None, sci_mode: bool | None = None) -> None:
+    """torch.set_printoptions: digits, summarising threshold, edge items, line width, a profile ('default',
+    'short', 'full') and forced scientific notation; unset options keep their value (sci_mode: back to auto)."""
+    global PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH, SCI_MODE
+    if profile == "default":
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, 1000, 3, 80
+    elif profile == "short":
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 2, 1000, 2, 80
+    elif profile == "full":
+        PRECISION, THRESHOLD, EDGEITEMS, LINEWIDTH = 4, math.inf, 3, 80
+    if precision is not None:
+        PRECISION = precision
+    if threshold is not None:
+        THRESHOLD = threshold
+    if edgeitems is not None:
+        EDGEITEMS = edgeitems
+    if linewidth is not None:
+        LINEWIDTH = linewidth
+    SCI_MODE = sci_mode
+
+
+def get_printoptions() -> dict:
+    """The options set_printoptions sets (torch._tensor_str.get_printoptions)."""
+    return {"precision": PRECISION, "threshold": THRESHOLD, "edgeitems": EDGEITEMS, "linewidth": LINEWIDTH,
+            "sci_mode": SCI_MODE}
 
 
 class _Formatter:
@@ -28,6 +57,8 @@ class _Formatter:
         vmin, vmax = absv.min(), absv.max()
         self.int_mode = bool(np.all(vals == np.ceil(vals)))
         self.sci_mode = vmax / vmin > 1000.0 or vmax > 1.0e8 or vmin < 1.0e-4
+        if SCI_MODE is not None:
+            self.sci_mode = SCI_MODE
         for v in vals.tolist():
             if self.sci_mode:
                 s = f"{v:.{PRECISION}e}"

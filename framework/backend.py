@@ -382,6 +382,31 @@ def _host_ufunc(ufunc, array: Array) -> Array:
     return ufunc(array.reshape(-1)).astype(array.dtype).reshape(array.shape)
 
 
+def _lgamma_scalar(x: float) -> float:
+    """math.lgamma with C's results where Python raises: +inf at the poles (0, negative integers) and on overflow."""
+    try:
+        return math.lgamma(x)
+    except (ValueError, OverflowError):
+        return math.inf
+
+
+_LGAMMA_UFUNC = np.frompyfunc(_lgamma_scalar, 1, 1)
+
+
+def lgamma(array: Array) -> Array:
+    """ln|Gamma| elementwise: C's lgamma per element on the CPU (as torch's kernel calls it: exact at subnormal
+    and infinite arguments, where SciPy's gammaln overflows), cupyx's gammaln on the GPU."""
+    if not _on_gpu(array):
+        return _host_ufunc(_LGAMMA_UFUNC, array)
+    cp = _import_cupy()
+    out = _import_cupyx().scipy.special.gammaln(array)
+    # C's values where Cephes's gammaln overflows or differs: -log|x| for tiny x (lgamma(x) = -log|x| - 0.577 x +
+    # ..., exact to the last bit below 1e-17), +inf at +-inf
+    tiny = (cp.abs(array) < 1e-17) & (array != 0)
+    out = cp.where(tiny, -cp.log(cp.abs(array)), out)
+    return cp.where(cp.isinf(array), cp.asarray(cp.inf, dtype=out.dtype), out).astype(array.dtype)
+
+
 def erf(array: Array) -> Array:
     """erf elementwise: math.erf per element on the CPU (exact; NumPy has no erf), cupyx's kernel on the GPU."""
     if not _on_gpu(array):
@@ -395,6 +420,30 @@ def erfc(array: Array) -> Array:
     if not _on_gpu(array):
         return _host_ufunc(_ERFC_UFUNC, array)
     return _import_cupyx().scipy.special.erfc(array)
+
+
+_scipy_special = None
+
+
+def special(name: str, *args) -> Array:
+    """scipy.special's ``name`` (a ufunc: gammaln, psi, zeta, i0e, ...) elementwise, in the first array's dtype:
+    SciPy's kernel on the CPU (imported on first use), cupyx.scipy.special's on the GPU. Both are ufuncs, so
+    framework.compile records them like NumPy's."""
+    global _scipy_special
+    first = next(a for a in args if hasattr(a, "dtype"))
+    if _on_gpu(first):
+        fn = getattr(_import_cupyx().scipy.special, name)
+    else:
+        if _scipy_special is None:
+            try:
+                _scipy_special = importlib.import_module("scipy.special")
+            except ImportError:  # a dependency in setup.cfg; only a hand-made environment lacks it
+                raise RuntimeError(f"framework needs SciPy for {name} on the CPU: pip install scipy") from None
+        fn = getattr(_scipy_special, name)
+    out = fn(*args)
+    if not hasattr(out, "shape") or out.dtype != first.dtype:  # a 0-d input gives a NumPy scalar back
+        out = get_array_module(first).asarray(out, dtype=first.dtype)
+    return out
 
 
 # erfinv's starting point: Pavlis's rational approximation (the one torch's calc_erfinv began with), central part

@@ -41,6 +41,7 @@ moveaxis multiply nan_to_num nanmax nanmin nansum ndim negative nonzero not_equa
 power prod put_along_axis rad2deg ravel reciprocal remainder repeat reshape rint roll rollaxis round searchsorted
 sign signbit sin sinh sort split sqrt square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh
 tensordot tile trace transpose tri tril triu true_divide trunc unique var vstack where zeros zeros_like
+sinc gcd lcm left_shift right_shift
 """.split())
 # Names that are not functions on arrays: dtypes, constants, type helpers (CuPy re-exports NumPy's).
 PASSTHROUGH = set("""
@@ -138,9 +139,26 @@ def _erfinv(x):
     return ndarray(backend.erfinv(x._a))
 
 
+class _Special(types.SimpleNamespace):
+    """cupyx.scipy.special: erf/erfc/erfinv as above; any other name is SciPy's ufunc on the stored NumPy arrays
+    (the framework calls these with device arrays only: a NumPy array is refused, as CuPy's kernels refuse it)."""
+
+    def __getattr__(self, name):
+        import scipy.special  # here: only the strict runs need SciPy's kernels
+        fn = getattr(scipy.special, name)
+
+        def kernel(*args):
+            for a in args:
+                if isinstance(a, np.ndarray):
+                    raise TypeError(f"Unsupported type <class 'numpy.ndarray'> (cupyx.scipy.special.{name})")
+            out = fn(*[a._a if isinstance(a, ndarray) else a for a in args])
+            return ndarray(np.asarray(out))
+
+        return kernel
+
+
 cupyx = types.SimpleNamespace(scatter_add=_scatter_add,
-                              scipy=types.SimpleNamespace(special=types.SimpleNamespace(erf=_erf, erfc=_erfc,
-                                                                                        erfinv=_erfinv)))
+                              scipy=types.SimpleNamespace(special=_Special(erf=_erf, erfc=_erfc, erfinv=_erfinv)))
 random = types.SimpleNamespace(seed=_random_seed)
 
 
@@ -161,6 +179,42 @@ class _OpenGrid:
 
 ogrid = _OpenGrid()
 take = _function("take")
-linalg = types.SimpleNamespace(norm=lambda x, *a, **k: _wrap(np.linalg.norm(_to_numpy_args(x), *a, **k)),
-                                qr=lambda x, *a, **k: tuple(_wrap(r) for r in np.linalg.qr(_to_numpy_args(x), *a, **k)))
+
+
+def _linalg(name: str, nan_on_error: bool = False):
+    """cupy.linalg.<name> on the host; cupy's inv/solve/cholesky do not raise on a singular or indefinite matrix
+    (the default cupyx.errstate(linalg='ignore')): their results hold nan instead, modelled here."""
+    def call(*args, **kwargs):
+        args, kwargs = _to_numpy_args(args), _to_numpy_args(kwargs)
+        try:
+            out = getattr(np.linalg, name)(*args, **kwargs)
+        except np.linalg.LinAlgError:
+            if not nan_on_error:
+                raise
+            out = _per_matrix(getattr(np.linalg, name), *args)
+        return tuple(_wrap(r) for r in out) if isinstance(out, tuple) else _wrap(out)
+    return call
+
+
+def _per_matrix(fn, a, b=None):
+    """fn on each matrix of the batch on its own (CuPy's batched kernels), nan for the ones it fails on."""
+    if b is not None:  # solve: broadcast the batch dims first
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    flat_a = a.reshape((-1,) + a.shape[-2:])
+    flat_b = None if b is None else b.reshape((-1,) + b.shape[-2:])
+    out = []
+    for i in range(flat_a.shape[0]):
+        like = flat_a[i] if b is None else flat_b[i]
+        try:
+            out.append(fn(flat_a[i]) if b is None else fn(flat_a[i], flat_b[i]))
+        except np.linalg.LinAlgError:
+            out.append(np.full(like.shape, np.nan, dtype=a.dtype))
+    shape = (a.shape if b is None else b.shape)
+    return np.stack(out).reshape(shape) if out else np.full(shape, np.nan, dtype=a.dtype)
+
+
+linalg = types.SimpleNamespace(**{name: _linalg(name) for name in ("norm", "qr", "svd", "eigh", "eigvalsh", "det",
+                                                                   "slogdet", "pinv")},
+                               **{name: _linalg(name, True) for name in ("inv", "solve", "cholesky")})
 _module = sys.modules[__name__]

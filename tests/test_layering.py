@@ -29,16 +29,18 @@ FLOORS = {
     "framework.autograd": 3, "framework.diagnostics": 3,
     # process groups and collectives act on Tensors only; nn.parallel (DDP, floor 5) builds on them
     "framework.distributed": 3,
-    "framework.ops": 4, "framework._tensor_methods": 4, "framework._more_methods": 4,
+    "framework.ops": 4, "framework._tensor_methods": 4, "framework._more_methods": 4, "framework._math_methods": 4,
+    "framework.utilities": 4,
     "framework.nn": 5,
     "framework.optim": 6,
     "framework.utils": 7, "framework.serialization": 7, "framework.viz": 7, "framework.testing": 7,
     "framework.distributions": 7, "framework.torch_format": 7, "framework.special": 7,
+    "framework.linalg": 7,
     "framework.compile": 7,
     "framework": 8,
 }
 # imports allowed inside a function: optional dependencies only (each with a comment saying so)
-LAZY_OK = {"cupy", "cupyx", "graphviz", "mpi4py", "matplotlib"}
+LAZY_OK = {"cupy", "cupyx", "graphviz", "mpi4py", "matplotlib", "threadpoolctl"}
 
 
 def floor_of(module: str, floors: dict = FLOORS) -> int:

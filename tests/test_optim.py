@@ -26,6 +26,18 @@ OPTIMIZERS = [
     ("adagrad_decay_wd_init", "Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1, initial_accumulator_value=0.5)),
     ("adadelta", "Adadelta", dict()),
     ("adadelta_rho_wd_eps", "Adadelta", dict(lr=0.5, rho=0.8, eps=1e-4, weight_decay=0.1)),
+    ("adamax", "Adamax", dict()),
+    ("adamax_wd_max", "Adamax", dict(lr=0.01, betas=(0.8, 0.99), weight_decay=0.1, maximize=True)),
+    ("nadam", "NAdam", dict()),
+    ("nadam_wd_decay", "NAdam", dict(lr=0.01, weight_decay=0.1, momentum_decay=0.01)),
+    ("nadam_decoupled_max", "NAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True, maximize=True)),
+    ("radam", "RAdam", dict()),
+    ("radam_wd", "RAdam", dict(lr=0.01, weight_decay=0.1, betas=(0.9, 0.9))),
+    ("radam_decoupled", "RAdam", dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True)),
+    ("rprop", "Rprop", dict()),
+    ("rprop_etas_max", "Rprop", dict(lr=0.05, etas=(0.3, 1.5), step_sizes=(1e-3, 0.2), maximize=True)),
+    ("asgd", "ASGD", dict()),
+    ("asgd_t0_wd", "ASGD", dict(lr=0.05, lambd=0.01, alpha=0.5, t0=20, weight_decay=0.1)),
 ]
 
 
@@ -113,6 +125,15 @@ SCHEDULERS = [
     ("onecycle", lambda m, o: m.optim.lr_scheduler.OneCycleLR(o, max_lr=0.5, total_steps=60)),
     ("onecycle_linear_3phase", lambda m, o: m.optim.lr_scheduler.OneCycleLR(
         o, max_lr=[0.5, 0.2], total_steps=60, anneal_strategy="linear", three_phase=True, pct_start=0.25)),
+    ("multiplicative", lambda m, o: m.optim.lr_scheduler.MultiplicativeLR(o, lambda e: 0.95 if e % 3 else 1.1)),
+    ("chained", lambda m, o: m.optim.lr_scheduler.ChainedScheduler(
+        [m.optim.lr_scheduler.ExponentialLR(o, gamma=0.9), m.optim.lr_scheduler.StepLR(o, step_size=5, gamma=0.5)])),
+    ("cyclic", lambda m, o: m.optim.lr_scheduler.CyclicLR(o, base_lr=0.01, max_lr=[0.2, 0.1], step_size_up=4,
+                                                          step_size_down=7)),
+    ("cyclic_triangular2", lambda m, o: m.optim.lr_scheduler.CyclicLR(o, 0.01, 0.2, step_size_up=3,
+                                                                      mode="triangular2")),
+    ("cyclic_exp_range", lambda m, o: m.optim.lr_scheduler.CyclicLR(o, 0.01, 0.2, step_size_up=5, mode="exp_range",
+                                                                    gamma=0.97, base_momentum=0.7)),
 ]
 
 

@@ -76,6 +76,11 @@ _TIES = ("which of equal elements (-0.0 and 0.0, repeated special values) torch 
 SKIP: dict = {
     ("maximum", "forward"): "maximum(-0.0, 0.0): torch's vectorized loop returns the second operand and its scalar "
                             "tail the first, so the sign of a tied zero depends on the element's position",
+    ("fmax", "forward"): "fmax(-0.0, 0.0): which tied zero torch returns depends on the element's position "
+                         "(vectorized loop or scalar tail), as for maximum",
+    ("fmin_method", "forward"): "fmin(-0.0, 0.0): which tied zero torch returns depends on the element's position",
+    ("clamp_tensor_max_method", "forward"): "clamp(-0.0, max=0.0) with a tensor bound: which tied zero torch "
+                                            "returns depends on the element's position, as for maximum",
     ("gelu", "forward", "float32"): "gelu(inf) in float32 is NaN in torch's vectorized loop and inf in its scalar "
                                     "tail (a one-element tensor); float64 is inf in both, and matched",
     ("topk", "*"): _TIES, ("topk_smallest", "*"): _TIES, ("sort", "*"): _TIES, ("sort_descending", "*"): _TIES,
@@ -83,10 +88,26 @@ SKIP: dict = {
     ("cummin", "*"): _TIES, ("msort", "*"): _TIES, ("mode_last", "grad"): _TIES,
     ("mode_last", "grad_special"): _TIES,
 }
+# the LAPACK-based rows: what an inverse, determinant, factorization or eigen/singular-value solver returns for
+# NaN, inf or 1e30 entries is the LAPACK build's (pivot order, blocking, scaling: torch's and numpy's differ)
+_LAPACK = ("LAPACK results for NaN/inf/huge entries are implementation-defined (pivoting, blocking and scaling "
+           "differ between torch's LAPACK and numpy's), so there is no one answer to match")
+SKIP.update({(row, "*"): _LAPACK for row in (
+    "linalg_inv", "inverse_method", "linalg_det", "det_nonsym", "linalg_slogdet", "logdet", "linalg_solve",
+    "linalg_solve_vec", "linalg_cholesky", "linalg_eigvalsh", "linalg_svdvals", "linalg_matrix_norm_nuc")})
+SKIP[("linalg_matrix_exp", "*")] = (
+    "matrix_exp of inf/1e30 entries: torch picks its Taylor degree and number of squarings from the norm (ours: "
+    "scaling to norm 1/4 and degree 18), so where the squarings overflow to inf or NaN differs by algorithm")
 
 # Known differences left for later, each an xfail(strict=True) with its reason: torch's result is well defined, ours
 # differs. Entries: "case what size dtype".
 XFAIL_GROUPS = {
+    "float32 special functions from SciPy's kernels (i0e, i1e, gammainc) at tiny arguments: SciPy evaluates them "
+    "in double and rounds, torch's float kernels give another last bit (a 1e-23 gradient where ours is 0, a "
+    "subnormal 1e-45 where torch's is 0)": [
+        f"{c} {w} {s} float32" for c in ("special_i0e", "special_i1e") for w in ("grad", "grad_special")
+        for s in ("small", "big")] + ["special_gammainc_x forward small float32",
+                                      "special_gammainc_x forward big float32"],
     "conv via im2col/matmul multiplies the padding's (and dilation's) zeros by the weights, 0 * inf = NaN, where "
     "torch's kernel never reads the padding": [
         "conv2d forward small float32", "conv2d forward big float32", "conv_transpose2d grad big float32",
@@ -94,7 +115,8 @@ XFAIL_GROUPS = {
         "conv1d grad_special small float32", "conv1d_dilated forward big float32",
     ],
     "cumprod's backward divides by the input (0 and inf give NaN); torch's cumprod_backward handles zeros without "
-    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero") for w in ("grad", "grad_special")
+    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero", "cumprod_inplace")
+                 for w in ("grad", "grad_special")
                  for s in ("small", "big") for d in ("float32", "float64")],
     "group_norm with inf/1e30 inputs: our mean/var/normalize order gives other signed zeros and inf where torch "
     "gives NaN": [
@@ -115,6 +137,8 @@ XFAIL_GROUPS = {
         "adaptive_avg_pool2d forward big float32", "adaptive_avg_pool2d forward big float64",
         "adaptive_avg_pool2d_global forward big float32", "adaptive_avg_pool2d_global forward big float64",
     ],
+    "cov over +-1e30 observations: what is left of the cancellation in the centred product depends on the "
+    "matrix product's summation order (ours NumPy's BLAS, torch's its own)": ["cov forward big float64"],
     "remainder by a subnormal divisor: torch's a - b * floor(a / b) overflows to NaN, ours (fmod based) is exact": [
         "remainder_neg forward big float32", "remainder_neg forward big float64",
     ],
@@ -145,6 +169,16 @@ XFAIL_GROUPS = {
     "infinity differs from torch's; not investigated yet": [
         f"{c} {w} big {d}" for c in ("logit", "logit_eps") for w in ("grad", "grad_special")
         for d in ("float32", "float64")],
+    "float32 matrix products over inf and 1e30 entries: which partial sums meet first (inf - inf = NaN, or an "
+    "overflow to inf) is the BLAS kernel's blocking, torch's and numpy's differ": [
+        "matrix_power forward big float32", "matrix_power grad big float32", "inner forward big float32",
+    ],
+    "cdist's gradient at NaN/inf inputs and the sign of its zeros: torch's _cdist_backward kernels compute the "
+    "second input's gradient on their own (not as the negated sum) and spread NaN along a row for p=1; not "
+    "investigated yet": [
+        "cdist grad small float32", "cdist grad_special small float32",
+    ] + [f"cdist_p1 {w} {s} {d}" for w in ("grad", "grad_special") for s in ("small", "big")
+         for d in ("float32", "float64")],
     "mode of a row holding NaN: torch reports NaN, ours a finite value": [
         "mode_last forward big float32", "mode_last forward big float64",
     ],

@@ -178,7 +178,9 @@ class Recorder:
     def _result(self, fn, args, kwargs, result, sources, text):
         """Wrap ``result``: views of a source stay views (nothing to replay); new data is recorded as a copy-in."""
         if isinstance(result, (tuple, list)):  # np.split, np.broadcast_arrays: each part on its own
-            return type(result)(self._one(_part(fn, i), args, kwargs, r, sources, text) for i, r in enumerate(result))
+            parts = [self._one(_part(fn, i), args, kwargs, r, sources, text) for i, r in enumerate(result)]
+            # np.linalg's results are named tuples (SVDResult(U, S, Vh)), built from their fields
+            return type(result)(*parts) if hasattr(result, "_fields") else type(result)(parts)
         return self._one(fn, args, kwargs, result, sources, text)
 
     def _one(self, fn, args, kwargs, result, sources, text):

@@ -2,10 +2,12 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
-from ..creation import eye
+from ..creation import empty_like, eye
+from ..ops import where
 from ..tensor import Tensor
 
 
@@ -116,4 +118,63 @@ def orthogonal_(tensor: Tensor, gain: float = 1, generator=None) -> Tensor:
     with no_grad():
         tensor.view(rows, cols).copy_(Tensor._make(xp.ascontiguousarray(q)))
         tensor.mul_(gain)
+    return tensor
+
+
+def trunc_normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                  generator=None) -> Tensor:
+    """Fill with N(mean, std**2) draws restricted to [a, b] (torch's algorithm: redraw the values outside while
+    the window holds more than 30 % of the mass, else rejection sampling from U(a, b))."""
+
+    def norm_cdf(x: float) -> float:
+        return (1.0 + math.erf(x / math.sqrt(2.0))) / 2.0
+
+    if (mean < a - 2 * std) or (mean > b + 2 * std):
+        warnings.warn("mean is more than 2 std from [a, b] in nn.init.trunc_normal_. The distribution of values may "
+                      "be incorrect.", stacklevel=2)
+    with no_grad():
+        p = norm_cdf((b - mean) / std) - norm_cdf((a - mean) / std)
+        if p > 0.3:
+            result = tensor.normal_(mean, std, generator=generator)
+            while True:
+                mask = (result < a) | (result > b)
+                if not mask.any():
+                    break
+                result = where(mask, empty_like(result).normal_(mean, std, generator=generator), result)
+            if tensor is not result:
+                tensor.copy_(result)
+            return tensor
+        mode = max(a, min(mean, b))
+        log_peak = -0.5 * ((mode - mean) / std) ** 2
+        candidates, accept = empty_like(tensor), empty_like(tensor)
+        tensor.uniform_(a, b, generator=generator)
+        candidates.copy_(tensor)
+        candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+        pending = accept.uniform_(generator=generator).log_().gt(candidates)
+        result = tensor
+        while pending.any():
+            candidates.uniform_(a, b, generator=generator)
+            result = where(pending, candidates, result)
+            candidates.sub_(mean).div_(std).pow_(2).mul_(-0.5).sub_(log_peak)
+            pending = where(pending, accept.uniform_(generator=generator).log_().gt(candidates), pending)
+        if tensor is not result:
+            tensor.copy_(result)
+        return tensor
+
+
+def dirac_(tensor: Tensor, groups: int = 1) -> Tensor:
+    """A 3/4/5-D convolution weight that passes its input through (a 1 at each kernel's centre, for as many
+    channels as in and out share, per group)."""
+    if tensor.ndim not in (3, 4, 5):
+        raise ValueError("Only tensors with 3, 4, or 5 dimensions are supported")
+    sizes = tensor.shape
+    if sizes[0] % groups != 0:
+        raise ValueError("dim 0 must be divisible by groups")
+    out_per_group = sizes[0] // groups
+    with no_grad():
+        tensor.zero_()
+        centre = tuple(s // 2 for s in sizes[2:])
+        for g in range(groups):
+            for d in range(min(out_per_group, sizes[1])):
+                tensor[(g * out_per_group + d, d) + centre] = 1
     return tensor

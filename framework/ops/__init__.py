@@ -40,6 +40,10 @@ from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arcta
 from .shape_more import (broadcast_to, diag, diagonal, flip, fliplr, flipud, ger, moveaxis, movedim, outer, repeat,
                          roll, swapdims, tile, trace, unflatten)
 from .pointwise_more import (addcdiv, addcmul, addmm, argwhere, count_nonzero, isclose, lerp, nonzero)
+from .linalg_legacy import (chain_matmul, cholesky, det, inverse, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet,
+                            svd)
+from .linalg_products import (addbmm, addmv, addr, block_diag, cdist, diag_embed, diagflat, dist, inner, kron,
+                              multi_dot, tensordot)
 from .select_more import bernoulli, cross, masked_select, median, repeat_interleave, take, unique
 from .strided import as_strided, mode
 from .pixel_shuffle import pixel_shuffle, pixel_unshuffle
@@ -59,3 +63,16 @@ from .search import (aminmax, bincount, bucketize, histc, isin, msort, searchsor
 from .stacking import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack,
                        combinations, diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split,
                        vander, vsplit, vstack)
+# the gamma family and torch.special's functions (ops/unary_gamma.py); clamp with tensor bounds, clamp_min/max
+# (ops/clamp_more.py); bitwise ops, gcd/lcm, fmax/fmin, float_power, deg2rad, sgn, ... (ops/pointwise_extra.py)
+from .unary_gamma import (digamma, digamma_, i0, i0_, lgamma, lgamma_, mvlgamma, polygamma, polygamma_, sinc, sinc_,
+                          xlogy, xlogy_)
+from .clamp_more import clamp, clamp_, clamp_max, clamp_max_, clamp_min, clamp_min_
+from .pointwise_extra import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift,
+                              bitwise_xor, deg2rad, deg2rad_, float_power, float_power_, fmax, fmin, gcd, isneginf,
+                              isposinf, isreal, lcm, positive, rad2deg, rad2deg_, sgn, signbit)
+clip, clip_ = clamp, clamp_
+# more of torch.Tensor's surface (ops/tensor_more.py), random fills (ops/random_fill.py), cov/corrcoef/vdot
+from .tensor_more import cumprod_, cumsum_, fill_diagonal_, ravel, sum_to_size, unfold
+from .stats_more import corrcoef, cov, vdot
+from .random_fill import bernoulli_, cauchy_, exponential_, geometric_, log_normal_, random_

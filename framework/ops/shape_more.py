@@ -170,22 +170,26 @@ class DiagonalBackward(Function):
 
 
 class DiagEmbed(Function):
-    """out = a square matrix with the vector a on its ``offset`` diagonal, zeros elsewhere. Saves nothing."""
+    """out = matrices with a's last dim on their ``offset`` diagonal over dims d1, d2, zeros elsewhere. Saves
+    nothing."""
 
     node_name, array_forward = "DiagEmbedBackward0", True
 
     @staticmethod
-    def forward(ctx, a, offset):
-        ctx.offset = offset
-        n = a.shape[0] + abs(offset)
+    def forward(ctx, a, offset, d1=0, d2=1):
+        ctx.offset, ctx.dims = offset, (d1, d2)
+        n = a.shape[-1] + abs(offset)
+        batch = list(a.shape[:-1])
+        for d in sorted((d1, d2)):
+            batch.insert(d, n)
         xp = get_array_module(a)
-        out = xp.zeros((n, n), dtype=a.dtype)
-        _set_diagonal(xp, out, a, offset, 0, 1)
+        out = xp.zeros(tuple(batch), dtype=a.dtype)
+        _set_diagonal(xp, out, a, offset, d1, d2)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        return Diagonal.apply(grad, ctx.offset, 0, 1), None
+        return Diagonal.apply(grad, ctx.offset, *ctx.dims), None, None, None
 
 
 class Trace(Function):

@@ -2,7 +2,9 @@
 from . import lr_scheduler  # noqa: F401
 from .adadelta import Adadelta, adadelta_step
 from .adam import Adam, AdamW, adam_step
+from .adam_variants import Adamax, NAdam, RAdam
 from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import Adagrad, RMSprop, adagrad_step, rmsprop_step
+from .rprop_asgd import ASGD, Rprop
 from .sgd import SGD, sgd_step

@@ -172,6 +172,29 @@ class LambdaLR(LRScheduler):
         return [base * fn(self.last_epoch) for fn, base in zip(self.lr_lambdas, self.base_lrs)]
 
 
+class MultiplicativeLR(LRScheduler):
+    """lr *= lr_lambda(epoch) at every step (the factor multiplies the current lr, not the initial one)."""
+
+    def __init__(self, optimizer, lr_lambda: Callable | list, last_epoch: int = -1) -> None:
+        n = len(optimizer.param_groups)
+        if isinstance(lr_lambda, (list, tuple)):
+            if len(lr_lambda) != n:
+                raise ValueError(f"Expected {n} lr_lambdas, but got {len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        else:
+            self.lr_lambdas = [lr_lambda] * n
+        for fn in self.lr_lambdas:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self):
+        groups = self.optimizer.param_groups
+        if self._is_initial:
+            return [g["lr"] for g in groups]
+        return [g["lr"] * fn(self.last_epoch) for fn, g in zip(self.lr_lambdas, groups)]
+
+
 class StepLR(LRScheduler):
     """Multiply lr by gamma every step_size epochs."""
 
@@ -426,6 +449,130 @@ class SequentialLR(LRScheduler):
         self.__dict__.update(state)
         for s, sd in zip(self._schedulers, schedulers):
             s.load_state_dict(sd)
+
+
+class ChainedScheduler(LRScheduler):
+    """Several schedulers stepped together, each applying its change to the lr the one before left."""
+
+    def __init__(self, schedulers: list, optimizer=None) -> None:
+        name = type(self).__name__
+        if len(schedulers) < 1:
+            raise ValueError(f"{name} expects at least one scheduler to be chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(f"{name} does not support `ReduceLROnPlateau` scheduler as it requires additional "
+                                 "kwargs to be specified when calling `step`, but got one at index "
+                                 f"{i} in the given schedulers sequence.")
+            if optimizer != scheduler.optimizer:
+                raise ValueError(f"{name} expects all schedulers to belong to the same optimizer, but got scheduler "
+                                 f"{type(scheduler).__name__} at index {i} has {scheduler.optimizer}, which is "
+                                 f"different from {type(optimizer).__name__}.")
+        self._schedulers, self.optimizer = schedulers, optimizer
+        self._last_lr = [_copy(g["lr"]) for g in schedulers[-1].optimizer.param_groups]
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = [_copy(g["lr"]) for g in self._schedulers[-1].optimizer.param_groups]
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state = dict(state_dict)
+        schedulers = state.pop("_schedulers")
+        self.__dict__.update(state)
+        for s, sd in zip(self._schedulers, schedulers):
+            s.load_state_dict(sd)
+
+
+class CyclicLR(LRScheduler):
+    """The lr cycles between base_lr and max_lr (triangular, triangular2 or exp_range), stepped every batch;
+    momentum (or Adam's beta1) cycles inversely."""
+
+    def __init__(self, optimizer, base_lr, max_lr, step_size_up: int = 2000, step_size_down: int | None = None,
+                 mode: str = "triangular", gamma: float = 1.0, scale_fn: Callable | None = None,
+                 scale_mode: str = "cycle", cycle_momentum: bool = True, base_momentum: float = 0.8,
+                 max_momentum: float = 0.9, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        base_lrs = _per_group("base_lr", optimizer, base_lr)
+        if last_epoch == -1:
+            for lr, group in zip(base_lrs, optimizer.param_groups):
+                _set_lr(group, lr)
+        self.max_lrs = _per_group("max_lr", optimizer, max_lr)
+        step_size_up = float(step_size_up)
+        step_size_down = float(step_size_down) if step_size_down is not None else step_size_up
+        self.total_size = step_size_up + step_size_down
+        self.step_ratio = step_size_up / self.total_size
+        if mode not in ("triangular", "triangular2", "exp_range") and scale_fn is None:
+            raise ValueError("mode is invalid and scale_fn is None")
+        self.mode, self.gamma, self._scale_fn_custom, self.scale_mode = mode, gamma, scale_fn, scale_mode
+        if scale_fn is None:  # the built-in modes fix the scale mode, as torch's
+            self.scale_mode = "iterations" if mode == "exp_range" else "cycle"
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            self.base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            self.max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            if last_epoch == -1:
+                for high, low, group in zip(self.max_momentums, self.base_momentums, optimizer.param_groups):
+                    if self.use_beta1:
+                        group["betas"] = (high, *group["betas"][1:])
+                    else:
+                        group["momentum"] = high
+                    group["max_momentum"], group["base_momentum"] = high, low
+        super().__init__(optimizer, last_epoch)
+        self.base_lrs = base_lrs
+
+    def scale_fn(self, x) -> float:
+        if self._scale_fn_custom is not None:
+            return self._scale_fn_custom(x)
+        if self.mode == "triangular":
+            return 1.0
+        if self.mode == "triangular2":
+            return 1 / (2.0 ** (x - 1))
+        return self.gamma ** x
+
+    def get_lr(self):
+        cycle = math.floor(1 + self.last_epoch / self.total_size)
+        x = 1.0 + self.last_epoch / self.total_size - cycle
+        scale_factor = x / self.step_ratio if x <= self.step_ratio else (x - 1) / (self.step_ratio - 1)
+        at = cycle if self.scale_mode == "cycle" else self.last_epoch
+        lrs = [base + (high - base) * scale_factor * self.scale_fn(at)
+               for base, high in zip(self.base_lrs, self.max_lrs)]
+        if self.cycle_momentum:
+            for group, low, high in zip(self.optimizer.param_groups, self.base_momentums, self.max_momentums):
+                momentum = high - (high - low) * scale_factor * self.scale_fn(at)
+                if self.use_beta1:
+                    group["betas"] = (momentum, *group["betas"][1:])
+                else:
+                    group["momentum"] = momentum
+        return lrs
+
+    def state_dict(self) -> dict:
+        state = super().state_dict()
+        state.pop("_scale_fn_custom", None)  # a function: not saved (torch drops _scale_fn_ref the same way)
+        return state
+
+
+def _per_group(name: str, optimizer, value) -> list:
+    """A per-group list of a hyperparameter given once or per group (torch's _format_param)."""
+    n = len(optimizer.param_groups)
+    if isinstance(value, (list, tuple)):
+        if len(value) != n:
+            raise ValueError(f"{name} must have the same length as optimizer.param_groups. "
+                             f"{name} has {len(value)} values, param_groups has {n}.")
+        return list(value)
+    return [value] * n
 
 
 class OneCycleLR(LRScheduler):

@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 from ...autograd.grad_mode import no_grad
 from ...creation import tensor
-from ...ops import cat
+from ...ops import cat, stack
 from ...tensor import Tensor
 
 
@@ -53,3 +54,38 @@ def vector_to_parameters(vec: Tensor, parameters) -> None:
             n = p.numel()
             p.copy_(vec[i:i + n].view_as(p))
             i += n
+
+
+def clip_grad_norm(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                   foreach=None) -> Tensor:
+    """The old name of clip_grad_norm_ (deprecated in torch: it warns, then clips in place all the same)."""
+    warnings.warn("`torch.nn.utils.clip_grad_norm` is now deprecated in favor of `torch.nn.utils.clip_grad_norm_`.",
+                  FutureWarning, stacklevel=2)
+    return clip_grad_norm_(parameters, max_norm, norm_type, error_if_nonfinite)
+
+
+def get_total_norm(tensors, norm_type: float = 2.0, error_if_nonfinite: bool = False, foreach=None) -> Tensor:
+    """The norm of all ``tensors`` together, as if concatenated into one vector (torch's: the norm of the norms)."""
+    tensors = [tensors] if isinstance(tensors, Tensor) else [t for t in tensors if t is not None]
+    if not tensors:
+        return tensor(0.0)
+    with no_grad():
+        norms = stack([t.norm(norm_type) for t in tensors])
+        total = norms.max() if norm_type == math.inf else norms.norm(norm_type)
+    if error_if_nonfinite and not bool(total.isfinite()):
+        raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is "
+                           "non-finite, so it cannot be clipped. To disable this error and scale the gradients by "
+                           "the non-finite norm anyway, set `error_if_nonfinite=False`")
+    return total
+
+
+def clip_grads_with_norm_(parameters, max_norm: float, total_norm: Tensor, foreach=None) -> None:
+    """Scale the gradients in place by min(1, max_norm / (total_norm + 1e-6)) (the norm computed beforehand, e.g.
+    by get_total_norm)."""
+    grads = _grads(parameters)
+    if not grads:
+        return
+    with no_grad():
+        coef = (max_norm / (total_norm + 1e-6)).clamp(max=1.0)
+        for g in grads:
+            g.mul_(coef.to(g.dtype))

@@ -1,4 +1,4 @@
-"""Parametrizations of weights (torch.nn.utils.parametrizations): ``spectral_norm``.
+"""Parametrizations of weights (torch.nn.utils.parametrizations): ``spectral_norm`` and ``weight_norm``.
 
 Spectral normalisation (Miyato et al. 2018) divides a weight by its largest singular value sigma, so the layer is
 1-Lipschitz; a GAN discriminator built from such layers cannot become arbitrarily steep and overpower G.  sigma is
@@ -14,6 +14,7 @@ from ..functional_more import normalize
 from ..layers import ConvTranspose2d
 from ..module import Module
 from . import parametrize
+from .weight_norm import parametrized_weight_norm
 
 
 class _SpectralNorm(Module):
@@ -87,3 +88,9 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
         dim = 1 if isinstance(module, ConvTranspose2d) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
+
+
+def weight_norm(module: Module, name: str = "weight", dim: int | None = 0) -> Module:
+    """Register weight normalisation on ``module.<name>``: it then reads as g * v / ||v||, with g
+    (``parametrizations.<name>.original0``) and v (``original1``) new Parameters to train."""
+    return parametrized_weight_norm(module, name, dim)

@@ -70,15 +70,28 @@ class ParametrizationList(ModuleList):
                         new = module.right_inverse(new)
                     except NotImplementedError:
                         pass  # no right inverse: assume the identity, as torch does
-        if not isinstance(new, Tensor):
+        if isinstance(new, Tensor):
+            self.is_tensor, self.ntensors = True, 1
+            if original.dtype != new.dtype:
+                raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
+                                 f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}")
+            _maybe_set(original, new)  # keep the Parameter object, so an optimizer built before still trains it
+            _register_parameter_or_buffer(self, "original", original)
+        elif isinstance(new, (list, tuple)):
+            # several originals (weight_norm's g and v): new Parameters, which the user hands to the optimizer
+            self.is_tensor, self.ntensors = False, len(new)
+            for i, part in enumerate(new):
+                if not isinstance(part, Tensor):
+                    raise ValueError(f"'right_inverse' must return a Tensor or a Sequence of tensors (list, "
+                                     f"tuple...). Got element {i} of the sequence with type {type(part).__name__}.")
+                part = part.detach().clone()
+                if isinstance(original, Parameter):
+                    part = Parameter(part, original.requires_grad)
+                part.requires_grad_(original.requires_grad)
+                _register_parameter_or_buffer(self, f"original{i}", part)
+        else:
             raise ValueError("'right_inverse' must return a Tensor or a Sequence of tensors (list, tuple...). "
                              f"Got {type(new).__name__}")
-        self.is_tensor, self.ntensors = True, 1
-        if original.dtype != new.dtype:
-            raise ValueError("When `right_inverse` outputs one tensor, it may not change the dtype.\n"
-                             f"original.dtype: {original.dtype}\nright_inverse(original).dtype: {new.dtype}")
-        _maybe_set(original, new)  # keep the Parameter object, so an optimizer built before still trains it
-        _register_parameter_or_buffer(self, "original", original)
         if not self.unsafe:
             z = self()  # torch runs the parametrization once here too (spectral_norm: one power iteration)
             if not isinstance(z, Tensor):
@@ -99,6 +112,15 @@ class ParametrizationList(ModuleList):
                 if not hasattr(module, "right_inverse"):
                     raise RuntimeError(f"parametrization {type(module).__name__} does not implement right_inverse.")
                 value = module.right_inverse(value)
+            if not self.is_tensor:
+                if not isinstance(value, (list, tuple)):
+                    raise ValueError(f"'right_inverse' must return a sequence of tensors. Got {type(value).__name__}.")
+                if len(value) != self.ntensors:
+                    raise ValueError(f"'right_inverse' must return a sequence of tensors of length {self.ntensors}. "
+                                     f"Got a sequence of length {len(value)}.")
+                for i, part in enumerate(value):
+                    _maybe_set(getattr(self, f"original{i}"), part)
+                return
             if not isinstance(value, Tensor):
                 raise ValueError(f"`right_inverse` should return a tensor. Got {type(value).__name__}")
             if value.dtype != self.original.dtype:
@@ -107,8 +129,12 @@ class ParametrizationList(ModuleList):
             _maybe_set(self.original, value)
 
     def forward(self) -> Tensor:
-        x = self.original
-        for module in self:
+        modules = list(self)
+        if self.is_tensor:
+            x = modules[0](self.original)
+        else:
+            x = modules[0](*(getattr(self, f"original{i}") for i in range(self.ntensors)))
+        for module in modules[1:]:
             x = module(x)
         return x
 
@@ -213,8 +239,17 @@ def remove_parametrizations(module: Module, tensor_name: str, leave_parametrized
     if not is_parametrized(module, tensor_name):
         raise ValueError(f"Module {module} does not have a parametrization on {tensor_name}")
     parametrizations = module.parametrizations[tensor_name]
-    original = parametrizations.original
-    if leave_parametrized:
+    if not parametrizations.is_tensor:  # g and v (weight_norm): a new Parameter holding the parametrized value
+        if not leave_parametrized:
+            raise ValueError("Cannot leave unparametrized (`leave_parametrized=False`) a tensor that is parametrized "
+                             "in terms of a sequence of tensors.")
+        with no_grad():
+            t = getattr(module, tensor_name)
+        first = parametrizations.original0
+        original = Parameter(t.detach().clone(), first.requires_grad) if isinstance(first, Parameter) else t
+    else:
+        original = parametrizations.original
+    if leave_parametrized and parametrizations.is_tensor:
         with no_grad():
             t = getattr(module, tensor_name)
         _maybe_set(original, t)
