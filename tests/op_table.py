@@ -457,6 +457,8 @@ OPS += [
     OpCase("aminmax", lambda m, a: m.aminmax(a, dim=1).max, [(3, 4)]),
     OpCase("aminmax_all", lambda m, a: a.aminmax().min, [(3, 4)]),
     OpCase("msort", lambda m, a: m.msort(a), [(4, 3)]),
+]
+
 # the gamma family and torch.special (ops/unary_gamma.py), clamp with tensor bounds and clamp_min/max
 # (ops/clamp_more.py), fmax/fmin, float_power, deg2rad/rad2deg, sgn, angle (ops/pointwise_extra.py)
 OPS += [
