@@ -4,6 +4,7 @@
 """
 from __future__ import annotations
 
+import builtins
 import importlib
 
 from . import backend, dtypes
@@ -35,7 +36,8 @@ from .ops import arctan2, atan2, floor_divide, fmod, prod, remainder
 from .ops import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log_, neg_, negative_, relu_, sigmoid_, sin_,
                   sqrt_, tanh_, zero_)
 from .ops import (argsort, baddbmm, cumprod, cumsum, einsum, gather, index_select, logsumexp, multinomial,
-                  norm, scatter, scatter_add, sort, topk, tril, triu)
+                  scatter, scatter_add, sort, topk, tril, triu)
+from .ops import norm as _vector_norm
 from .ops import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil, ceil_,
                   cosh, cosh_, erf, erf_, erfc, erfc_, expm1, expm1_, fix, fix_, floor, floor_, frac, frac_, log10, log10_, log1p,
                   log1p_, log2, log2_, nan_to_num, nan_to_num_, round, round_, sinh, sinh_, square, square_, tan,
@@ -87,6 +89,19 @@ half = float16
 long = int64
 int = int32
 short = int16
+
+
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """torch.norm: vector norms (p a number, or 'fro' over at most two dims) by ops.norm; 'nuc' and 'fro' over
+    more dims are matrix norms, from framework.linalg (a floor above the ops), as torch dispatches them."""
+    if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2)):
+        matrix_norm = importlib.import_module(".linalg", __name__).matrix_norm  # (lazy, as the submodules below)
+        dims = tuple(builtins.range(input.ndim)) if dim is None else dim  # (this module's `range` is torch's)
+        return matrix_norm(input, p, dims, keepdim, dtype=dtype)
+    return _vector_norm(input, p, dim, keepdim, dtype)
+
+
+Tensor.norm = norm  # (the ops floor installed the vector-norm form)
 
 
 def detach(input: Tensor) -> Tensor:

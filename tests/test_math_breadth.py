@@ -254,3 +254,18 @@ def test_special_functions_replay_under_compile_bit_for_bit():
         opt2.step()
         assert loss.item() == losses[i]
     assert np.array_equal(_np(w), _np(w2))
+
+
+@pytest.mark.parametrize("args", [dict(p="nuc"), dict(p="fro"), dict(p="fro", dim=(0, 1)), dict(p=1, dim=1),
+                                  dict(p="nuc", keepdim=True), dict(), dict(p=3)])
+def test_torch_norm_dispatches_matrix_norms_as_torch(args):
+    a = np.random.default_rng(0).standard_normal((3, 4))
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(a, requires_grad=True)
+        n = m.norm(x, **args)
+        n.sum().backward()
+        outs.append((n.grad_fn.name(), tuple(n.shape), _np(n), _np(x.grad), _np(x.norm(**args))))
+    assert outs[0][:2] == outs[1][:2]
+    for o, t in zip(outs[0][2:], outs[1][2:]):
+        assert_close(o, t, rtol=1e-12, atol=1e-12)

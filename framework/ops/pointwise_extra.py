@@ -219,7 +219,8 @@ def _zeros(grad: Tensor) -> Tensor:
 
 
 class Sgn(Function):
-    """out = sign(a) (torch's sgn, which is sign for real numbers); its gradient is zero. Saves nothing."""
+    """out = sign(a) (torch's sgn, which is sign for real numbers); its gradient is zero. Saves a and out (torch's
+    sgn_backward takes both, so an in-place change of either still raises)."""
 
     node_name, array_forward = "SgnBackward0", True
 
@@ -227,11 +228,15 @@ class Sgn(Function):
     def forward(ctx, a):
         xp = get_array_module(a)
         if a.dtype.kind != "f":
-            return a.copy() if a.dtype.kind == "b" else xp.sign(a)
-        return xp.subtract(xp.greater(a, 0), xp.less(a, 0), dtype=a.dtype)  # as torch.sign: sgn(NaN) is 0
+            out = a.copy() if a.dtype.kind == "b" else xp.sign(a)
+        else:
+            out = xp.subtract(xp.greater(a, 0), xp.less(a, 0), dtype=a.dtype)  # as torch.sign: sgn(NaN) is 0
+        ctx.save_for_backward(a, out)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # (unpacking checks the versions, as torch's)
         return _zeros(grad)  # torch's sgn_backward of a real tensor: zeros (not grad * 0: inf * 0 is NaN)
 
 
@@ -241,12 +246,13 @@ def sgn(input: Tensor) -> Tensor:
 
 class Angle(Function):
     """out = the argument of a real number: pi below 0, 0 at and above, NaN for NaN; float for integers.
-    Its gradient is zero. Saves nothing."""
+    Its gradient is zero. Saves a."""
 
     node_name, array_forward = "AngleBackward0", True
 
     @staticmethod
     def forward(ctx, a):
+        ctx.save_for_backward(a)  # torch's angle_backward takes self
         xp = get_array_module(a)
         a = _float(a)
         out = xp.where(a < 0, a.dtype.type(math.pi), a.dtype.type(0))
@@ -254,6 +260,7 @@ class Angle(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        ctx.saved_tensors  # (unpacking checks the version, as torch's)
         return _zeros(grad)  # torch's angle_backward of a real input: at::zeros_like(self)
 
 
