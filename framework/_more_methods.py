@@ -23,20 +23,12 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = Fa
                            requires_grad=requires_grad)
 
 
-def _inplace_from(fn):
-    """x.scatter_(...) and friends: compute out of place, then copy into x (recorded as a copy_)."""
-    def method(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
-
-    return method
-
-
 METHODS = {
     "gather": ops.gather, "take_along_dim": ops.take_along_dim, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
     "scatter_": ops.scatter_, "scatter_add_": ops.scatter_add_,
     "index_select": ops.index_select, "index_put": ops.index_put, "index_put_": ops.index_put_,
     "tril": ops.tril, "triu": ops.triu,
-    "tril_": _inplace_from(ops.tril), "triu_": _inplace_from(ops.triu),
+    "tril_": ops.tril_, "triu_": ops.triu_,
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "cumsum": ops.cumsum, "cumprod": ops.cumprod,
     "logsumexp": ops.logsumexp, "norm": ops.norm, "baddbmm": ops.baddbmm, "multinomial": ops.multinomial,
     "new_zeros": _like_factory(creation.zeros), "new_ones": _like_factory(creation.ones),

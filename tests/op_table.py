@@ -413,6 +413,8 @@ OPS += [
            [(5, 3), (3, 3)]),
     OpCase("scatter_inplace", lambda m, a, b: (a * 1).scatter_(0, m.tensor([[0, 1, 2]]), b), [(3, 3), (1, 3)]),
     OpCase("scatter_add_inplace", lambda m, a, b: (a * 1).scatter_add_(0, m.tensor(_J), b), [(5, 3), (3, 3)]),
+    OpCase("tril_inplace", lambda m, a: (a * 1).tril_(-1), [(3, 4)]),
+    OpCase("triu_inplace", lambda m, a: (a * 2).triu_(1), [(2, 3, 3)]),
     OpCase("put", lambda m, a, b: a.put(m.tensor([0, 5, -1]), b), [(3, 4), (3,)]),
     OpCase("put_accumulate", lambda m, a, b: m.put(a, m.tensor([[0, 5], [0, 5]]), b, accumulate=True),
            [(3, 4), (2, 2)]),

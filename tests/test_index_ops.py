@@ -66,6 +66,11 @@ CASES = {
     "diagonal_scatter": lambda m, x, s: m.diagonal_scatter(x, s[0], -1),
     "select_scatter": lambda m, x, s: m.select_scatter(x, s[2], 0, -2),
     "slice_scatter": lambda m, x, s: m.slice_scatter(x, s[:2], 0, 1, 5, 2),
+    "scatter_": lambda m, x, s: (x * 1).scatter_(0, m.tensor(J), s),
+    "scatter_value_view": lambda m, x, s: (x * 1)[1:].scatter_(0, m.tensor(J), 2.5),
+    "scatter_add_view": lambda m, x, s: (x * 1)[:, :].scatter_add_(0, m.tensor(J), s),
+    "tril_": lambda m, x, s: (x * 1).tril_(-1),
+    "triu_view": lambda m, x, s: (x * 1)[1:].triu_(),
 }
 for _red in ("sum", "prod", "mean", "amax", "amin"):
     for _inc in (True, False):

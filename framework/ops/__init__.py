@@ -30,7 +30,7 @@ from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log
 from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapaxes, t, transpose, unsqueeze, view
 # ops for real PyTorch scripts (issue 16): index, ordering, contraction, resampling
 from .contract import baddbmm, einsum, norm
-from .gather import gather, index_select, one_hot, scatter_add, take_along_dim, tril, triu
+from .gather import gather, index_select, one_hot, scatter_add, take_along_dim, tril, tril_, triu, triu_
 from .sorting import argsort, cumprod, cumsum, logsumexp, multinomial, sort, topk
 # more elementwise and shape ops (square, floor, log1p, flip, roll, repeat, diagonal, movedim...)
 from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil,

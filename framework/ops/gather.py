@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..creation import zeros
 from ..tensor import Tensor
+from ._twin import inplace_twin
 from ._util import broadcast_shapes_checked, wrap_dim
 from .indexing import EmbeddingGrad, IndexAddGrad
 
@@ -235,12 +236,25 @@ class Triu(Tril):
     _upper = True
 
 
+# tril_/triu_: torch's TrilBackward0/TriuBackward0 nodes (their backward is the out-of-place op on the gradient)
+TrilInplace = inplace_twin(Tril, backward=classmethod(lambda cls, ctx, grad: (Tril.apply(grad, ctx.diagonal), None)))
+TriuInplace = inplace_twin(Triu, backward=classmethod(lambda cls, ctx, grad: (Triu.apply(grad, ctx.diagonal), None)))
+
+
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return Tril.apply(input, diagonal)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return Triu.apply(input, diagonal)
+
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    return TrilInplace.apply(input, diagonal)
+
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    return TriuInplace.apply(input, diagonal)
 
 
 class Embedding(Function):

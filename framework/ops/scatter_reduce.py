@@ -21,7 +21,8 @@ from .combine import where
 from .gather import (Gather, IndexSelect, Scatter, ScatterAdd, ScatterValue, _along, _check_range, _check_src_dtype,
                      _index_arg)
 from .gather import scatter as _scatter_plain
-from .index_ops import IndexAdd, IndexFill, index_arg, inplace_twin
+from ._twin import inplace_twin
+from .index_ops import IndexAdd, IndexFill, index_arg
 
 _UFUNC = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "maximum", "amin": "minimum"}
 
