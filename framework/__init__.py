@@ -80,6 +80,11 @@ from .utilities import (are_deterministic_algorithms_enabled, asarray, bartlett_
                         unravel_index, use_deterministic_algorithms)
 
 gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
+from .ops import clamp_min_, ldexp_  # noqa: F401  (torch.clamp_min_, torch.ldexp_)
+from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
+                  logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
+                  var_mean)
+from .ops.activation_shrink import hardshrink, rrelu, rrelu_, threshold, threshold_
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -183,14 +188,26 @@ def get_default_device() -> str:
     return backend.get_default_device()
 
 
+_FUNCTIONAL_ALIASES = {
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool1d",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "adaptive_avg_pool1d", "adaptive_max_pool1d",
+    "cosine_similarity", "pairwise_distance", "prelu", "channel_shuffle", "pdist", "bilinear", "hardshrink",
+    "threshold", "threshold_", "rrelu", "rrelu_", "rms_norm", "batch_norm", "instance_norm", "layer_norm",
+    "group_norm", "embedding", "dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "constant_pad_nd"}
+
+
 def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
     if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
                 "accelerator", "backends", "onnx", "distributed",
                 "compile", "special", "linalg"):
         return importlib.import_module(f".{name}", __name__)
+    if name in ("rms_norm", "bilinear", "alpha_dropout"):  # torch.rms_norm...: nn.functional's, loaded on first use
+        return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
+    if name in _FUNCTIONAL_ALIASES:  # torch.conv2d, torch.dropout, ...: nn.functional's, loaded on first use
+        return getattr(importlib.import_module(".functional_aliases", __name__), name)
     raise AttributeError(f"module 'framework' has no attribute '{name}'")
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from . import creation, ops
+from .ops.activation_shrink import hardshrink as _hardshrink
 from .tensor import Tensor
 
 
@@ -78,6 +79,12 @@ METHODS = {
     "cholesky": ops.cholesky, "qr": ops.qr, "svd": ops.svd, "matrix_power": ops.matrix_power,
     "matrix_exp": ops.matrix_exp, "kron": ops.kron, "inner": ops.inner, "addmv": ops.addmv, "addr": ops.addr,
     "addbmm": ops.addbmm, "dist": ops.dist, "diag_embed": ops.diag_embed, "diagflat": ops.diagflat,
+    # more maths (ops/pointwise_math.py, ops/reduction_more.py)
+    "nansum": ops.nansum, "nanmean": ops.nanmean, "logaddexp": ops.logaddexp, "logaddexp2": ops.logaddexp2,
+    "logcumsumexp": ops.logcumsumexp, "heaviside": ops.heaviside, "copysign": ops.copysign, "ldexp": ops.ldexp,
+    "frexp": ops.frexp, "quantile": ops.quantile, "nanquantile": ops.nanquantile, "nanmedian": ops.nanmedian,
+    "renorm": ops.renorm, "clamp_min": ops.clamp_min, "hardshrink": _hardshrink,
+    "copysign_": ops.copysign_, "ldexp_": ops.ldexp_, "clamp_min_": ops.clamp_min_, "renorm_": ops.renorm_,
 }
 
 for _name, _fn in METHODS.items():

@@ -37,10 +37,16 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
 
 
 def _keep(out: Tensor, dims: tuple, keepdim: bool) -> Tensor:
-    if keepdim:
-        for d in sorted(dims):
-            out = out.unsqueeze(d)
-    return out
+    """keepdim for a reduction over the two matrix dims: torch unsqueezes at the end, then permutes the two size-1
+    dims back into place (its node is PermuteBackward0)."""
+    if not keepdim:
+        return out
+    n = out.ndim + len(dims)
+    perm = [i for i in range(n) if i not in dims] + list(dims)  # torch's backshift permutation
+    inverse = [perm.index(i) for i in range(n)]
+    for _ in dims:
+        out = out.unsqueeze(-1)
+    return out.permute(*inverse)
 
 
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:

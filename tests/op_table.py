@@ -461,6 +461,84 @@ OPS += [
     OpCase("msort", lambda m, a: m.msort(a), [(4, 3)]),
 ]
 
+# pooling with indices, 3-D and adaptive max pools, unpooling, LP pools (ops/pool.py, nn/functional_pool.py)
+OPS += [
+    OpCase("max_pool2d_indices", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)[0],
+           [(2, 3, 7, 7)]),
+    OpCase("max_pool2d_dilated_ceil", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True),
+           [(1, 2, 9, 8)]),
+    OpCase("max_pool2d_unbatched", lambda m, x: m.nn.functional.max_pool2d(x, (2, 3), return_indices=True)[0],
+           [(2, 5, 7)]),
+    OpCase("max_pool1d_indices", lambda m, x: m.nn.functional.max_pool1d(x, 3, 2, 1, return_indices=True)[0],
+           [(2, 3, 9)]),
+    OpCase("max_pool1d_ceil", lambda m, x: m.nn.functional.max_pool1d(x, 2, ceil_mode=True), [(2, 7)]),
+    OpCase("max_pool3d", lambda m, x: m.nn.functional.max_pool3d(x, 2, padding=1), [(1, 2, 4, 5, 3)]),
+    OpCase("max_pool3d_indices", lambda m, x: m.nn.functional.max_pool3d(x, (2, 3, 2), stride=(1, 2, 2),
+                                                                         return_indices=True)[0], [(2, 4, 6, 5)]),
+    OpCase("avg_pool3d", lambda m, x: m.nn.functional.avg_pool3d(x, 2), [(2, 2, 4, 4, 5)]),
+    OpCase("avg_pool3d_ceil_nopad", lambda m, x: m.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True,
+                                                                            count_include_pad=False),
+           [(1, 2, 5, 6, 4)]),
+    OpCase("avg_pool3d_divisor", lambda m, x: m.nn.functional.avg_pool3d(x, 2, 1, 1, divisor_override=3),
+           [(2, 3, 3, 4)]),
+    OpCase("avg_pool2d_ceil", lambda m, x: m.nn.functional.avg_pool2d(x, 3, 2, 1, ceil_mode=True), [(2, 2, 6, 7)]),
+    OpCase("avg_pool1d_nopad", lambda m, x: m.nn.functional.avg_pool1d(x, 3, 2, 1, count_include_pad=False),
+           [(2, 3, 8)]),
+    OpCase("max_unpool2d", lambda m, x: m.nn.functional.max_unpool2d(*m.nn.functional.max_pool2d(
+        x, 2, return_indices=True), 2), [(2, 3, 4, 6)]),
+    # (windows that do not overlap: where two pick one element, torch's gradient counts it twice, as ours)
+    OpCase("max_unpool1d_size", lambda m, x: m.nn.functional.max_unpool1d(*m.nn.functional.max_pool1d(
+        x, 2, return_indices=True), 2, output_size=(9,)), [(2, 3, 9)]),
+    OpCase("adaptive_max_pool2d", lambda m, x: m.nn.functional.adaptive_max_pool2d(x, (3, 2)), [(2, 3, 7, 5)]),
+    OpCase("adaptive_max_pool1d", lambda m, x: m.nn.functional.adaptive_max_pool1d(x, 4, return_indices=True)[0],
+           [(2, 3, 9)]),
+    OpCase("adaptive_avg_pool1d", lambda m, x: m.nn.functional.adaptive_avg_pool1d(x, 3), [(2, 3, 7)]),
+    OpCase("adaptive_avg_pool3d", lambda m, x: m.nn.functional.adaptive_avg_pool3d(x, (2, 3, None)),
+           [(1, 2, 5, 7, 3)]),
+    OpCase("lp_pool2d", lambda m, x: m.nn.functional.lp_pool2d(x, 2, (2, 3)), [(2, 2, 4, 6)]),
+    OpCase("lp_pool1d", lambda m, x: m.nn.functional.lp_pool1d(x, 3, 3, stride=2), [(2, 3, 9)], domain=_pos()),
+]
+
+# N-d convolutions (ops/conv_nd.py)
+OPS += [
+    OpCase("conv3d", lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, stride=(2, 1, 1), padding=1),
+           [(2, 2, 4, 3, 4), (3, 2, 2, 3, 2), (3,)]),
+    OpCase("conv3d_dilated_same", lambda m, x, w: m.nn.functional.conv3d(x, w, padding="same", dilation=(1, 2, 1)),
+           [(1, 2, 3, 5, 4), (2, 2, 3, 3, 1)]),
+    OpCase("conv3d_unbatched", lambda m, x, w: m.nn.functional.conv3d(x, w), [(2, 3, 3, 4), (2, 2, 2, 2, 3)]),
+    OpCase("conv_transpose1d", lambda m, x, w, b: m.nn.functional.conv_transpose1d(
+        x, w, b, stride=2, padding=1, output_padding=1, dilation=2), [(2, 3, 5), (3, 4, 3), (4,)]),
+    OpCase("conv_transpose1d_unbatched", lambda m, x, w: m.nn.functional.conv_transpose1d(x, w, stride=3),
+           [(3, 4), (3, 2, 2)]),
+    OpCase("conv_transpose3d", lambda m, x, w, b: m.nn.functional.conv_transpose3d(x, w, b, stride=(2, 1, 2),
+                                                                                   padding=(0, 1, 1)),
+           [(1, 2, 2, 3, 2), (2, 3, 2, 3, 2), (3,)]),
+]
+
+# unfold / fold, channel shuffle (ops/fold.py); 3-D padding (ops/resample.py; circular padding's CopySlices graph is
+# tested in tests/test_nn_layers_misc.py)
+OPS += [
+    OpCase("unfold_im2col", lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1,
+                                                                 stride=(1, 2)), [(2, 3, 5, 7)]),
+    OpCase("unfold_im2col_unbatched", lambda m, x: m.nn.functional.unfold(x, 2), [(2, 3, 4)]),
+    OpCase("fold", lambda m, x: m.nn.functional.fold(x, (4, 5), (2, 3), padding=1, stride=(1, 2)), [(2, 12, 15)]),
+    OpCase("fold_unbatched", lambda m, x: m.nn.functional.fold(x, (4, 4), 2, dilation=2), [(8, 4)]),
+    OpCase("channel_shuffle", lambda m, x: m.nn.functional.channel_shuffle(x, 3), [(2, 6, 3, 2)]),
+    OpCase("pad_constant_3d", lambda m, x: m.nn.functional.pad(x, (1, 2, 0, 1, 1, 0), value=0.5), [(1, 2, 3, 2, 3)]),
+    OpCase("pad_reflect_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 1), mode="reflect"),
+           [(1, 2, 3, 4, 3)]),
+    OpCase("pad_replicate_3d", lambda m, x: m.nn.functional.pad(x, (1, 0, 2, 1, 0, 2), mode="replicate"),
+           [(2, 3, 2, 3)]),
+]
+
+# 3-D unpooling, adaptive max pool and LP pool (ops/pool.py)
+OPS += [
+    OpCase("max_unpool3d", lambda m, x: m.nn.functional.max_unpool3d(*m.nn.functional.max_pool3d(
+        x, 2, return_indices=True), 2), [(1, 2, 4, 2, 4)]),
+    OpCase("adaptive_max_pool3d", lambda m, x: m.nn.functional.adaptive_max_pool3d(x, (2, 3, None)), [(1, 2, 5, 4, 3)]),
+    OpCase("lp_pool3d", lambda m, x: m.nn.functional.lp_pool3d(x, 2, (2, 1, 2)), [(1, 2, 4, 3, 4)]),
+]
+
 # the gamma family and torch.special (ops/unary_gamma.py), clamp with tensor bounds and clamp_min/max
 # (ops/clamp_more.py), fmax/fmin, float_power, deg2rad/rad2deg, sgn, angle (ops/pointwise_extra.py)
 OPS += [
@@ -494,7 +572,6 @@ OPS += [
     OpCase("clamp_tensor_min", lambda m, a, lo: m.clamp(a, min=lo), [(3, 4), (4,)]),
     OpCase("clamp_tensor_both", lambda m, a, lo, hi: m.clamp(a, lo, hi), [(3, 4), (3, 1), (4,)]),
     OpCase("clamp_tensor_max_method", lambda m, a, hi: a.clamp(max=hi), [(3, 4), (3, 4)]),
-    OpCase("clamp_min", lambda m, a: m.clamp_min(a, 0.3), [(3, 4)]),
     OpCase("clamp_max_method", lambda m, a: a.clamp_max(-0.2), [(3, 4)]),
     OpCase("clamp_min_tensor", lambda m, a, lo: a.clamp_min(lo), [(3, 4), (4,)]),
     OpCase("clamp_max_tensor", lambda m, a, hi: m.clamp_max(a, hi), [(3, 4), (3, 1)]),
@@ -564,4 +641,51 @@ OPS += [
     OpCase("diag_embed_dims", lambda m, a: m.diag_embed(a, offset=1, dim1=0, dim2=2), [(2, 3)]),
     OpCase("diagflat", lambda m, a: a.diagflat(-1), [(2, 2)]),
     OpCase("block_diag", lambda m, a, b: m.block_diag(a, b), [(2, 3), (3,)]),
+]
+
+# gated/shrink activations, norms and losses (nn/layers_extra.py, nn/losses_misc.py) and more maths
+# (ops/pointwise_math.py, ops/reduction_more.py)
+OPS += [
+    OpCase("glu", lambda m, a: m.nn.functional.glu(a, 0), [(4, 3)]),
+    OpCase("hardshrink", lambda m, a: m.nn.functional.hardshrink(a, 0.4), [(3, 4)]),
+    OpCase("softshrink", lambda m, a: m.nn.functional.softshrink(a, 0.4), [(3, 4)]),
+    OpCase("threshold", lambda m, a: m.nn.functional.threshold(a, 0.3, -1.0), [(3, 4)]),
+    OpCase("rrelu_eval", lambda m, a: m.nn.functional.rrelu(a, 0.1, 0.3), [(3, 4)]),
+    OpCase("rms_norm", lambda m, a, w: m.nn.functional.rms_norm(a, (4,), w), [(3, 4), (4,)]),
+    OpCase("bilinear", lambda m, a, b, w, c: m.nn.functional.bilinear(a, b, w, c), [(3, 2), (3, 4), (5, 2, 4), (5,)]),
+    OpCase("local_response_norm", lambda m, a: m.nn.functional.local_response_norm(a, 3, 0.5), [(2, 4, 3)]),
+    OpCase("softmax2d", lambda m, a: m.nn.Softmax2d()(a), [(2, 3, 2, 2)]),
+    OpCase("gaussian_nll_loss", lambda m, a, b, v: m.nn.functional.gaussian_nll_loss(a, b, v), [(3, 4), (3, 4), (3, 4)],
+           domain=_pos()),
+    OpCase("poisson_nll_loss", lambda m, a, t: m.nn.functional.poisson_nll_loss(a, t), [(3, 4), (3, 4)]),
+    OpCase("hinge_embedding_loss", lambda m, a: m.nn.functional.hinge_embedding_loss(
+        a, m.tensor([[1.0, -1.0, 1.0, -1.0]], dtype=a.dtype)), [(3, 4)]),
+    OpCase("soft_margin_loss", lambda m, a: m.nn.functional.soft_margin_loss(
+        a, m.tensor([1.0, -1.0, -1.0, 1.0], dtype=a.dtype).expand(3, 4)), [(3, 4)]),
+    OpCase("multi_margin_loss", lambda m, a: m.nn.functional.multi_margin_loss(a, m.tensor([0, 3, 1])), [(3, 4)]),
+    OpCase("multilabel_margin_loss", lambda m, a: m.nn.functional.multilabel_margin_loss(
+        a, m.tensor([[3, 0, -1, 1], [1, -1, 0, 0], [0, 1, 2, 3]])), [(3, 4)]),
+    OpCase("multilabel_soft_margin_loss", lambda m, a, t: m.nn.functional.multilabel_soft_margin_loss(a, t),
+           [(3, 4), (3, 4)], domain=(0.0, 1.0)),
+    OpCase("triplet_margin_with_distance_loss", lambda m, a, p, n: m.nn.functional.triplet_margin_with_distance_loss(
+        a, p, n, margin=2.0), [(3, 4), (3, 4), (3, 4)]),
+    OpCase("nansum", lambda m, a: m.nansum(a, 1), [(3, 4)]),
+    OpCase("nanmean", lambda m, a: a.nanmean(), [(3, 4)]),
+    OpCase("logaddexp", lambda m, a, b: m.logaddexp(a, b), [(3, 4), (4,)]),
+    OpCase("logaddexp2", lambda m, a, b: m.logaddexp2(a, b), [(3, 4), (3, 4)]),
+    OpCase("logcumsumexp", lambda m, a: m.logcumsumexp(a, 1), [(3, 4)]),
+    OpCase("copysign", lambda m, a, b: m.copysign(a, b), [(3, 4), (3, 4)]),
+    OpCase("copysign_scalar", lambda m, a: a.copysign(-2.0), [(3, 4)]),
+    OpCase("ldexp", lambda m, a, b: m.ldexp(a, b), [(3, 4), (3, 4)]),
+    OpCase("frexp", lambda m, a: m.frexp(a).mantissa, [(3, 4)]),
+    OpCase("std_mean", lambda m, a: m.std_mean(a, 1)[0], [(3, 4)]),
+    OpCase("var_mean", lambda m, a: m.var_mean(a, 0, correction=0)[1], [(3, 4)]),
+    OpCase("quantile", lambda m, a: m.quantile(a, 0.3, dim=1), [(3, 4)]),
+    OpCase("nanquantile", lambda m, a: a.nanquantile(0.6, interpolation="midpoint"), [(3, 4)]),
+    OpCase("nanmedian", lambda m, a: m.nanmedian(a, 0).values, [(3, 4)]),
+    OpCase("renorm", lambda m, a: m.renorm(a, 2, 0, 1.0), [(3, 4)]),
+    OpCase("trapezoid", lambda m, a: m.trapezoid(a), [(3, 4)]),
+    OpCase("trapezoid_x", lambda m, y, x: m.trapezoid(y, x, dim=0), [(3, 4), (3, 4)]),
+    OpCase("cumulative_trapezoid", lambda m, a: m.cumulative_trapezoid(a, dx=0.5), [(3, 4)]),
+    OpCase("clamp_min_fn", lambda m, a: m.clamp_min(a, 0.2), [(3, 4)]),
 ]

@@ -34,9 +34,9 @@ abs absolute add all allclose amax amin any arange arccos arccosh arcsin arcsinh
 argmin argsort around round_ array array_equal asarray ascontiguousarray atleast_1d atleast_2d atleast_3d bincount
 bitwise_and bitwise_not bitwise_or bitwise_xor broadcast_arrays broadcast_to cbrt ceil clip concatenate copy
 copysign cos cosh count_nonzero cumprod cumsum deg2rad diag diagonal diff divide dot einsum empty empty_like equal
-exp exp2 expand_dims expm1 eye flatnonzero flip floor floor_divide fmax fmin fmod full full_like greater
+exp exp2 expand_dims expm1 eye flatnonzero flip floor floor_divide fmax fmin fmod frexp full full_like greater
 greater_equal hstack hypot identity inner invert isclose isfinite isinf isnan kron less less_equal linspace log log10
-log1p log2 logaddexp logical_and logical_not logical_or logical_xor matmul max maximum mean min minimum mod
+log1p log2 logaddexp logaddexp2 logical_and logical_not logical_or logical_xor matmul max maximum mean min minimum mod
 moveaxis multiply nan_to_num nanmax nanmin nansum ndim negative nonzero not_equal ones ones_like outer pad
 power prod put_along_axis rad2deg ravel reciprocal remainder repeat reshape rint roll rollaxis round searchsorted
 sign signbit sin sinh sort split sqrt square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh

@@ -30,7 +30,7 @@ FLOORS = {
     # process groups and collectives act on Tensors only; nn.parallel (DDP, floor 5) builds on them
     "framework.distributed": 3,
     "framework.ops": 4, "framework._tensor_methods": 4, "framework._more_methods": 4, "framework._math_methods": 4,
-    "framework.utilities": 4,
+    "framework.utilities": 4, "framework.functional_aliases": 8,
     "framework.nn": 5,
     "framework.optim": 6,
     "framework.utils": 7, "framework.serialization": 7, "framework.viz": 7, "framework.testing": 7,

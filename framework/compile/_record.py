@@ -270,7 +270,10 @@ class Recorder:
         result = fn(*pargs, **pkw)
         flat = [a for a in _flatten(pargs) if isinstance(a, np.ndarray)]
         if isinstance(result, np.ndarray) and any(result is a or _root(result) is _root(a) for a in flat):
-            return args[0] if result is pargs[0] else result  # asarray of an array: that array
+            same = args[0] if result is pargs[0] else result  # asarray of an array: that array
+            # a host constant (a table an op builds with NumPy) becomes traced too: indexing it with a traced
+            # array (table[idx]) goes through no numpy protocol, so only a traced table records that getitem
+            return same if isinstance(same, TracedArray) else self._traced_of(result)
         t = self.traced(result)
         if name in _FILLS or name in ("full", "full_like"):  # a fill of the buffer: no new array and copy per replay
             value = _FILLS[name] if name in _FILLS else (pargs[1] if len(pargs) > 1 else pkw["fill_value"])

@@ -23,5 +23,21 @@ from .layers_more import (AdaptiveAvgPool2d, AvgPool1d, Conv1d, GroupNorm, MaxPo
 from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 from .parallel import DataParallel  # noqa: E402
 from .instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
-from .padding import ReflectionPad1d, ReflectionPad2d, ReplicationPad1d, ReplicationPad2d  # noqa: E402
+from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad3d,  # noqa: E402
+                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                      ReplicationPad3d, ZeroPad1d, ZeroPad3d)
+from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: E402
+                      AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
+                      MaxUnpool3d)
+from .convolution import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
+from .layers import BatchNorm3d  # noqa: E402
+from .instancenorm import InstanceNorm3d  # noqa: E402
+from .layers_misc import (AlphaDropout, ChannelShuffle, Dropout3d, FeatureAlphaDropout, Fold,  # noqa: E402
+                          Unfold, UpsamplingBilinear2d, UpsamplingNearest2d)
+from .layers_extra import (GLU, Bilinear, EmbeddingBag, Hardshrink, LazyLinear,  # noqa: E402
+                           LocalResponseNorm, RMSNorm, RReLU, Softmax2d, Softshrink, Threshold,
+                           UninitializedParameter)
+from .losses_misc import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss,  # noqa: E402
+                          MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
+                          TripletMarginWithDistanceLoss)
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

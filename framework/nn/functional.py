@@ -180,16 +180,6 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
                                        _pair(dilation))
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0):
-    return _conv.MaxPool2d.apply(x, _pair(kernel_size), _pair(stride if stride is not None else kernel_size),
-                                 _pair(padding))
-
-
-def avg_pool2d(x, kernel_size, stride=None, padding=0):
-    return _conv.AvgPool2d.apply(x, _pair(kernel_size), _pair(stride if stride is not None else kernel_size),
-                                 _pair(padding))
-
-
 def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
     """Normalise over every dim but the channel dim (1); in training, update running stats (unbiased var).
@@ -331,5 +321,20 @@ from .losses_more import (cosine_embedding_loss, cosine_similarity, huber_loss, 
 from ..ops.activation_more import (celu, celu_, elu, elu_, hardsigmoid, hardswish, hardtanh, hardtanh_,  # noqa: E402
                                    logsigmoid, mish, prelu, relu6, selu, selu_, silu, softmin, softplus, softsign,
                                    tanhshrink)
-from ..ops.conv_more import adaptive_avg_pool2d, avg_pool1d, conv1d, group_norm, max_pool1d  # noqa: E402
+from ..ops.conv_more import adaptive_avg_pool2d, conv1d, group_norm  # noqa: E402
+from ..ops.conv_nd import conv3d, conv_transpose1d, conv_transpose3d  # noqa: E402
+from ..ops.fold import channel_shuffle, fold, unfold  # noqa: E402
+from ..ops.dropout_more import alpha_dropout, dropout3d, feature_alpha_dropout  # noqa: E402
+from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive_max_pool1d,  # noqa: E402
+                              adaptive_max_pool1d_with_indices, adaptive_max_pool2d, adaptive_max_pool2d_with_indices,
+                              adaptive_max_pool3d, adaptive_max_pool3d_with_indices, avg_pool1d, avg_pool2d,
+                              avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices,
+                              max_pool2d, max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d,
+                              max_unpool2d, max_unpool3d)
 upsample = interpolate  # torch's deprecated alias
+from ..ops.activation_shrink import glu, hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_  # noqa: E402
+from ..ops.embedding_bag import embedding_bag  # noqa: E402
+from .functional_misc import bilinear, gumbel_softmax, local_response_norm, rms_norm  # noqa: E402
+from .losses_misc import (gaussian_nll_loss, hinge_embedding_loss, multi_margin_loss,  # noqa: E402
+                          multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
+                          triplet_margin_with_distance_loss)

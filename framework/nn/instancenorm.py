@@ -1,4 +1,4 @@
-"""Instance normalisation layers (torch.nn.modules.instancenorm): InstanceNorm1d/2d over F.instance_norm."""
+"""Instance normalisation layers (torch.nn.modules.instancenorm): InstanceNorm1d/2d/3d over F.instance_norm."""
 from __future__ import annotations
 
 import warnings
@@ -50,3 +50,9 @@ class InstanceNorm2d(_InstanceNorm):
     """Instance normalisation over (N, C, H, W) or unbatched (C, H, W) inputs."""
 
     _expected_dims, _no_batch_dim = (3, 4), 3
+
+
+class InstanceNorm3d(_InstanceNorm):
+    """Instance normalisation over (N, C, D, H, W) or unbatched (C, D, H, W) inputs."""
+
+    _expected_dims, _no_batch_dim = (4, 5), 4

@@ -1,4 +1,4 @@
-"""Layers with parameters: Linear, Conv2d, ConvTranspose2d, BatchNorm1d/2d, LayerNorm, Embedding."""
+"""Layers with parameters: Linear, Conv2d, ConvTranspose2d, BatchNorm1d/2d/3d, LayerNorm, Embedding."""
 from __future__ import annotations
 
 import math
@@ -197,6 +197,12 @@ class BatchNorm2d(_BatchNorm):
     """Batch normalisation over (N, C, H, W) inputs, with running statistics for eval."""
 
     _expected_dims = (4,)
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalisation over (N, C, D, H, W) inputs, with running statistics for eval."""
+
+    _expected_dims = (5,)
 
 
 class LayerNorm(Module):

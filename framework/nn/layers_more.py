@@ -4,6 +4,7 @@ from __future__ import annotations
 from .. import creation
 from ..ops import conv_more as C
 from ..ops.resample import interpolate
+from . import functional_pool as FP
 from .layers import _WeightBias
 from .module import Module
 from .parameter import Parameter
@@ -84,8 +85,8 @@ class MaxPool1d(Module):
         self.padding, self.dilation, self.return_indices, self.ceil_mode = padding, dilation, return_indices, ceil_mode
 
     def forward(self, input):
-        return C.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
-                            self.return_indices)
+        return FP.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation, self.ceil_mode,
+                             self.return_indices)
 
     def extra_repr(self) -> str:
         return (f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}, "
@@ -101,7 +102,8 @@ class AvgPool1d(Module):
         self.padding, self.ceil_mode, self.count_include_pad = _one(padding), ceil_mode, count_include_pad
 
     def forward(self, input):
-        return C.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode, self.count_include_pad)
+        return FP.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad)
 
     def extra_repr(self) -> str:
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"

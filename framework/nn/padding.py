@@ -1,4 +1,5 @@
-"""Reflection and replication padding layers (torch.nn.modules.padding), over F.pad's 'reflect'/'replicate'."""
+"""Padding layers (torch.nn.modules.padding) over F.pad: reflection, replication, circular (1-3 D), constant and zero
+(1-D, 3-D; the 2-D ones are in activation_more.py)."""
 from __future__ import annotations
 
 from ..ops import resample as _resample
@@ -45,3 +46,91 @@ class ReplicationPad2d(_PadNd):
     """Pad the last two dims by repeating their edge values."""
 
     _dims, _mode = 2, "replicate"
+
+
+class ReflectionPad3d(_PadNd):
+    """Pad the last three dims with their reflection (the edge values not repeated)."""
+
+    _dims, _mode = 3, "reflect"
+
+
+class ReplicationPad3d(_PadNd):
+    """Pad the last three dims by repeating their edge values."""
+
+    _dims, _mode = 3, "replicate"
+
+
+class _CircularPadNd(_PadNd):
+    _mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (self._dims + 1, self._dims + 2):  # torch's _check_input_dim
+            raise ValueError(f"expected {self._dims + 1}D or {self._dims + 2}D input (got {input.dim()}D input)")
+        return _resample.pad(input, self.padding, "circular")
+
+
+class CircularPad1d(_CircularPadNd):
+    """Pad the last dim with its own values wrapped around."""
+
+    _dims = 1
+
+
+class CircularPad2d(_CircularPadNd):
+    """Pad the last two dims with their own values wrapped around."""
+
+    _dims = 2
+
+
+class CircularPad3d(_CircularPadNd):
+    """Pad the last three dims with their own values wrapped around."""
+
+    _dims = 3
+
+
+class _ConstantPadNd(Module):
+    """Pad the last ``_dims`` dims with ``value`` (an int pads every side; else (left, right[, top, ...]))."""
+
+    _dims = 1
+
+    def __init__(self, padding, value: float) -> None:
+        super().__init__()
+        self.padding = (padding,) * (2 * self._dims) if isinstance(padding, int) else tuple(padding)
+        self.value = value
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _resample.pad(input, self.padding, "constant", self.value)
+
+    def extra_repr(self) -> str:
+        return f"padding={self.padding}, value={self.value}"
+
+
+class ConstantPad1d(_ConstantPadNd):
+    """Pad the last dim by (left, right) with ``value``."""
+
+    _dims = 1
+
+
+class ConstantPad3d(_ConstantPadNd):
+    """Pad the last three dims by (left, right, top, bottom, front, back) with ``value``."""
+
+    _dims = 3
+
+
+class ZeroPad1d(ConstantPad1d):
+    """Pad the last dim by (left, right) with zeros."""
+
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
+class ZeroPad3d(ConstantPad3d):
+    """Pad the last three dims with zeros."""
+
+    def __init__(self, padding) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"

@@ -63,6 +63,11 @@ from .search import (aminmax, bincount, bucketize, histc, isin, msort, searchsor
 from .stacking import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack,
                        combinations, diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split,
                        vander, vsplit, vstack)
+# more maths: nan reductions, std_mean/var_mean, quantiles, logaddexp, copysign, renorm, trapezoid (issue: nnmisc)
+from .pointwise_math import (clamp_min, clamp_min_, copysign, copysign_, frexp, heaviside, ldexp, ldexp_, logaddexp,
+                             logaddexp2, renorm, renorm_)
+from .reduction_more import (cumulative_trapezoid, logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile,
+                             std_mean, trapezoid, var_mean)
 # the gamma family and torch.special's functions (ops/unary_gamma.py); clamp with tensor bounds, clamp_min/max
 # (ops/clamp_more.py); bitwise ops, gcd/lcm, fmax/fmin, float_power, deg2rad, sgn, ... (ops/pointwise_extra.py)
 from .unary_gamma import (digamma, digamma_, i0, i0_, lgamma, lgamma_, mvlgamma, polygamma, polygamma_, sinc, sinc_,

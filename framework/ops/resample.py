@@ -13,6 +13,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from .pad_circular import pad_circular
 
 
 def _apply_maps(xp, a, mats, picks=None):
@@ -179,6 +180,8 @@ def pad(input: Tensor, pad: tuple, mode: str = "constant", value: float | None =
         raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if input.ndim not in (k + 1, k + 2) or k > 3:
         raise NotImplementedError(f"Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now")
+    if mode == "circular":  # torch's composite of copies (CopySlices), not a map
+        return pad_circular(input, tuple(int(p) for p in pad))
     mats = []
     for d, (lo, hi) in zip(range(input.ndim - k, input.ndim), pairs):
         n = input.shape[d]
@@ -191,13 +194,10 @@ def pad(input: Tensor, pad: tuple, mode: str = "constant", value: float | None =
             period = 2 * (n - 1) if n > 1 else 1
             pos = np.abs(pos) % period
             src = np.where(pos >= n, period - pos, pos)
-        elif mode == "replicate":
+        else:  # replicate
             src = np.clip(pos, 0, n - 1)
-        else:
-            src = pos % n
         mats.append(_selection(src, n))
-    if mode == "circular":
-        return _node("CircularPadBackward0").apply(input, mats)
+
     name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad"}[mode]
     return _node(f"{name}{k}DBackward0").apply(input, mats)
 

@@ -3,14 +3,17 @@
 Each submodule re-exports the same class objects, so ``isinstance`` checks, ``safe_globals([...])`` lists and
 scripts that spell torch's module paths all see one class.
 """
-from . import (activation, batchnorm, container, conv, dropout, flatten, instancenorm, linear, loss,  # noqa: F401
-               module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
+from . import (activation, batchnorm, channelshuffle, container, conv, dropout, flatten, fold,  # noqa: F401
+               instancenorm, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
+               transformer, upsampling)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
+from .channelshuffle import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .dropout import *  # noqa: F401,F403
 from .flatten import *  # noqa: F401,F403
+from .fold import *  # noqa: F401,F403
 from .instancenorm import *  # noqa: F401,F403
 from .linear import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403

@@ -2,4 +2,6 @@
 from ..attention import NonDynamicallyQuantizableLinear  # noqa: F401  (MultiheadAttention.out_proj's class)
 from ..layers import Identity, Linear  # noqa: F401
 
-__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear"]
+from ..layers_extra import Bilinear, LazyLinear  # noqa: F401
+
+__all__ = ["Identity", "Linear", "NonDynamicallyQuantizableLinear", "Bilinear", "LazyLinear"]

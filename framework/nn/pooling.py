@@ -1,0 +1,152 @@
+"""Pooling layers torch.nn has beyond MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool2d: 3-D pools, max unpooling,
+adaptive max pools (1-3 D), 1-D/3-D adaptive average pools, LP pools (1-3 D) (torch's arguments, defaults and reprs)."""
+from __future__ import annotations
+
+from ..tensor import Tensor
+from . import functional_pool as FP
+from .activation import AvgPool2d, MaxPool2d
+from .module import Module
+
+
+class MaxPool3d(MaxPool2d):
+    """The max over each (kD, kH, kW) window; with return_indices also its flat position in the (D, H, W) volume."""
+
+    def forward(self, input: Tensor):
+        return FP.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool3d(AvgPool2d):
+    """The mean over each (kD, kH, kW) window (torch's ceil_mode, count_include_pad, divisor_override)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                             self.count_include_pad, self.divisor_override)
+
+
+def _ntuple(v, n: int) -> tuple:
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+
+
+class _MaxUnpoolNd(Module):
+    _dims = 2
+
+    def __init__(self, kernel_size, stride=None, padding=0) -> None:
+        super().__init__()
+        self.kernel_size = _ntuple(kernel_size, self._dims)
+        self.stride = _ntuple(stride if stride is not None else kernel_size, self._dims)
+        self.padding = _ntuple(padding, self._dims)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Put each value back at its max_pool1d index in a zero output (a partial inverse of MaxPool1d)."""
+
+    _dims = 1
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FP.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Put each value back at its max_pool2d index in a zero output (a partial inverse of MaxPool2d)."""
+
+    _dims = 2
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FP.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Put each value back at its max_pool3d index in a zero output (a partial inverse of MaxPool3d)."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size=None) -> Tensor:
+        return FP.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    def __init__(self, output_size, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size, self.return_indices = output_size, return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """The max over adaptive bins of the last dim, sized so the output has ``output_size``."""
+
+    def forward(self, input: Tensor):
+        return FP.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """The max over adaptive bins of the last two dims (None keeps that dim's size)."""
+
+    def forward(self, input: Tensor):
+        return FP.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """The max over adaptive bins of the last three dims (None keeps that dim's size)."""
+
+    def forward(self, input: Tensor):
+        return FP.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class _AdaptiveAvgPoolNd(Module):
+    def __init__(self, output_size) -> None:
+        super().__init__()
+        self.output_size = output_size
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
+    """The mean over adaptive bins of the last dim, sized so the output has ``output_size``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.adaptive_avg_pool1d(input, self.output_size)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """The mean over adaptive bins of the last three dims (None keeps that dim's size)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.adaptive_avg_pool3d(input, self.output_size)
+
+
+class _LPPoolNd(Module):
+    def __init__(self, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size, self.stride, self.ceil_mode = norm_type, kernel_size, stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    """(sum over each window of x^p)^(1/p) along the last dim."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    """(sum over each (kH, kW) window of x^p)^(1/p)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """(sum over each (kD, kH, kW) window of x^p)^(1/p)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return FP.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
