@@ -24,20 +24,12 @@ def _new_tensor(self, data, *, dtype=None, device=None, requires_grad: bool = Fa
                            requires_grad=requires_grad)
 
 
-def _inplace_from(fn):
-    """x.scatter_(...) and friends: compute out of place, then copy into x (recorded as a copy_)."""
-    def method(self, *args, **kwargs):
-        return self.copy_(fn(self, *args, **kwargs))
-
-    return method
-
-
 METHODS = {
     "gather": ops.gather, "take_along_dim": ops.take_along_dim, "scatter": ops.scatter, "scatter_add": ops.scatter_add,
-    "scatter_": _inplace_from(ops.scatter), "scatter_add_": _inplace_from(ops.scatter_add),
+    "scatter_": ops.scatter_, "scatter_add_": ops.scatter_add_,
     "index_select": ops.index_select, "index_put": ops.index_put, "index_put_": ops.index_put_,
     "tril": ops.tril, "triu": ops.triu,
-    "tril_": _inplace_from(ops.tril), "triu_": _inplace_from(ops.triu),
+    "tril_": ops.tril_, "triu_": ops.triu_,
     "sort": ops.sort, "argsort": ops.argsort, "topk": ops.topk, "cumsum": ops.cumsum, "cumprod": ops.cumprod,
     "logsumexp": ops.logsumexp, "norm": ops.norm, "baddbmm": ops.baddbmm, "multinomial": ops.multinomial,
     "new_zeros": _like_factory(creation.zeros), "new_ones": _like_factory(creation.ones),
@@ -70,6 +62,18 @@ METHODS = {
     "atanh": ops.atanh, "atanh_": ops.atanh_, "arctanh": ops.atanh, "arctanh_": ops.atanh_,
     "exp2": ops.exp2, "exp2_": ops.exp2_, "logit": ops.logit, "logit_": ops.logit_, "erfinv": ops.erfinv,
     "erfinv_": ops.erfinv_, "hypot": ops.hypot, "hypot_": ops.hypot_,
+    # index writes (ops/index_ops.py) and their in-place twins
+    "index_add": ops.index_add, "index_add_": ops.index_add_, "index_copy": ops.index_copy,
+    "index_copy_": ops.index_copy_, "index_fill": ops.index_fill, "index_fill_": ops.index_fill_, "put": ops.put,
+    "put_": ops.put_, "masked_scatter": ops.masked_scatter, "masked_scatter_": ops.masked_scatter_,
+    "index_reduce": ops.index_reduce, "index_reduce_": ops.index_reduce_, "scatter_reduce": ops.scatter_reduce,
+    "scatter_reduce_": ops.scatter_reduce_, "diagonal_scatter": ops.diagonal_scatter,
+    "select_scatter": ops.select_scatter, "slice_scatter": ops.slice_scatter,
+    # searching and counting (ops/search.py) and shape helpers (ops/stacking.py)
+    "bincount": ops.bincount, "histc": ops.histc,
+    "unique_consecutive": ops.unique_consecutive, "aminmax": ops.aminmax, "msort": ops.msort,
+    "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit,
+    "rot90": ops.rot90, "diff": ops.diff,
     # linear algebra (ops/linalg_legacy.py, ops/linalg_products.py)
     "det": ops.det, "logdet": ops.logdet, "slogdet": ops.slogdet, "inverse": ops.inverse, "pinverse": ops.pinverse,
     "cholesky": ops.cholesky, "qr": ops.qr, "svd": ops.svd, "matrix_power": ops.matrix_power,

@@ -292,6 +292,35 @@ def scatter_add(target: Array, index, values: Array) -> None:
         _import_cupyx().scatter_add(target, index, values)
 
 
+def scatter_reduce(target: Array, index, values: Array, op: str) -> None:
+    """target[index] = op(target[index], values), folding repeated indices in one by one (``np.<op>.at``);
+    op is 'add', 'multiply', 'maximum' or 'minimum'."""
+    if _cupy is None or not isinstance(target, _cupy.ndarray):
+        getattr(np, op).at(target, index, values)
+    elif op == "add":
+        _import_cupyx().scatter_add(target, index, values)
+    else:  # CuPy has no ufunc.at for every op on every version: fold in rounds with no repeat within a round
+        _scatter_in_rounds(target, index, values, getattr(_cupy, op))
+
+
+def _scatter_in_rounds(target: Array, index, values: Array, ufunc) -> None:
+    """target[index] = ufunc(target[index], values) with repeated indices folded in order: sort the flat
+    destinations (stably), number each one's repeats, and apply the k-th repeats of all destinations at once."""
+    xp = get_array_module(target)
+    flat = target.reshape(-1)  # target is a fresh contiguous copy in every caller: this is a view of it
+    parts = index if isinstance(index, tuple) else (index,)
+    strides = [math.prod(target.shape[k + 1:]) for k in range(target.ndim)]
+    dest = sum(xp.asarray(p, dtype=np.int64) * st for p, st in zip(parts, strides))
+    dest, values = xp.broadcast_arrays(dest, xp.asarray(values))
+    dest, values = dest.reshape(-1), values.reshape(-1)
+    order = xp.argsort(dest, kind="stable")
+    dest, values = dest[order], values[order]
+    repeat = xp.arange(dest.size) - xp.searchsorted(dest, dest, side="left")
+    for k in range(int(repeat.max()) + 1 if dest.size else 0):
+        pick = repeat == k
+        flat[dest[pick]] = ufunc(flat[dest[pick]], values[pick])
+
+
 def norm_device(device) -> str:
     """'cpu', 'cuda' -> 'cuda:0', 'cuda:1', framework.device objects."""
     d = str(device)

@@ -384,6 +384,83 @@ OPS += [
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
 
+# index writes and reductions into indices (ops/index_ops.py, ops/scatter_reduce.py, ops/scatter_views.py); the
+# in-place twins on a clone, as the rows above
+_I3 = [0, 2, 2]  # a repeated index: index_add/index_reduce fold both rows in
+_J = [[0, 1, 1], [2, 0, 3], [0, 1, 1]]  # scatter_reduce's index into dim 0 of a (5, 3) input
+OPS += [
+    OpCase("index_add", lambda m, a, b: a.index_add(0, m.tensor(_I3), b, alpha=-1.5), [(5, 3), (3, 3)]),
+    OpCase("index_add_dim1", lambda m, a, b: m.index_add(a, 1, m.tensor([3, 0]), b), [(2, 4), (2, 2)]),
+    OpCase("index_add_inplace", lambda m, a, b: (a * 1).index_add_(0, m.tensor(_I3), b), [(5, 3), (3, 3)]),
+    OpCase("index_copy", lambda m, a, b: a.index_copy(0, m.tensor([4, 0, 2]), b), [(5, 3), (3, 3)]),
+    OpCase("index_copy_inplace", lambda m, a, b: (a * 1).index_copy_(1, m.tensor([1]), b), [(2, 3), (2, 1)]),
+    OpCase("index_fill", lambda m, a: a.index_fill(1, m.tensor([0, 2]), -1.0), [(3, 4)]),
+    OpCase("index_fill_tensor", lambda m, a, v: m.index_fill(a, 0, m.tensor([1, 1, 2]), v.sum()), [(3, 4), (2,)]),
+    OpCase("index_fill_inplace", lambda m, a: (a * 1).index_fill_(0, m.tensor([1]), 0.5), [(3, 4)]),
+    OpCase("index_reduce_prod", lambda m, a, b: a.index_reduce(0, m.tensor(_I3), b, "prod"), [(5, 3), (3, 3)]),
+    OpCase("index_reduce_mean", lambda m, a, b: a.index_reduce(0, m.tensor(_I3), b, "mean", include_self=False),
+           [(5, 3), (3, 3)]),
+    OpCase("index_reduce_amax", lambda m, a, b: m.index_reduce(a, 1, m.tensor([1, 1]), b, "amax"), [(3, 4), (3, 2)]),
+    OpCase("index_reduce_amin_inplace", lambda m, a, b: (a * 1).index_reduce_(0, m.tensor(_I3), b, "amin",
+                                                                               include_self=False), [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_sum", lambda m, a, b: a.scatter_reduce(0, m.tensor(_J), b, "sum"), [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_prod", lambda m, a, b: m.scatter_reduce(a, 0, m.tensor(_J), b, "prod", include_self=False),
+           [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_mean", lambda m, a, b: a.scatter_reduce(0, m.tensor(_J), b, "mean"), [(5, 3), (3, 3)]),
+    OpCase("scatter_reduce_amax", lambda m, a, b: a.scatter_reduce(1, m.tensor([[0, 0], [2, 1]]), b, "amax"),
+           [(2, 3), (2, 2)]),
+    OpCase("scatter_reduce_amin_inplace", lambda m, a, b: (a * 1).scatter_reduce_(0, m.tensor(_J), b, "amin"),
+           [(5, 3), (3, 3)]),
+    OpCase("scatter_inplace", lambda m, a, b: (a * 1).scatter_(0, m.tensor([[0, 1, 2]]), b), [(3, 3), (1, 3)]),
+    OpCase("scatter_add_inplace", lambda m, a, b: (a * 1).scatter_add_(0, m.tensor(_J), b), [(5, 3), (3, 3)]),
+    OpCase("tril_inplace", lambda m, a: (a * 1).tril_(-1), [(3, 4)]),
+    OpCase("triu_inplace", lambda m, a: (a * 2).triu_(1), [(2, 3, 3)]),
+    OpCase("put", lambda m, a, b: a.put(m.tensor([0, 5, -1]), b), [(3, 4), (3,)]),
+    OpCase("put_accumulate", lambda m, a, b: m.put(a, m.tensor([[0, 5], [0, 5]]), b, accumulate=True),
+           [(3, 4), (2, 2)]),
+    OpCase("put_inplace", lambda m, a, b: (a * 1).put_(m.tensor([2, 7]), b), [(3, 4), (2,)]),
+    OpCase("masked_scatter", lambda m, a, b: a.masked_scatter(a > 0, b), [(3, 4), (14,)]),
+    OpCase("masked_scatter_broadcast", lambda m, a, b: m.masked_scatter(a, m.tensor([True, False, True]), b),
+           [(3,), (2, 3)]),
+    OpCase("masked_scatter_inplace", lambda m, a, b: (a * 1).masked_scatter_(m.tensor([[True], [False]]), b),
+           [(2, 3), (4,)]),
+    OpCase("diagonal_scatter", lambda m, a, b: m.diagonal_scatter(a, b, 1), [(3, 4), (3,)]),
+    OpCase("diagonal_scatter_dims", lambda m, a, b: a.diagonal_scatter(b, -1, 0, 2), [(3, 2, 4), (2, 2)]),
+    OpCase("select_scatter", lambda m, a, b: m.select_scatter(a, b, 1, -1), [(3, 4), (3,)]),
+    OpCase("slice_scatter", lambda m, a, b: m.slice_scatter(a, b, 1, 1, None, 2), [(3, 4), (3, 2)]),
+    OpCase("slice_scatter_dim0", lambda m, a, b: a.slice_scatter(b, start=-2), [(3, 4), (2, 4)]),
+]
+
+# shape helpers built of views, cat and stack (ops/stacking.py), and aminmax/msort (ops/search.py)
+OPS += [
+    OpCase("tensor_split", lambda m, a: m.tensor_split(a, 3, dim=1)[0] * m.tensor_split(a, 3, dim=1)[2],
+           [(3, 5)]),
+    OpCase("tensor_split_indices", lambda m, a: a.tensor_split([1, 3])[1], [(4, 3)]),
+    OpCase("hsplit", lambda m, a: m.hsplit(a, [1])[1], [(2, 3)]),
+    OpCase("vsplit", lambda m, a: a.vsplit(2)[1], [(4, 3)]),
+    OpCase("dsplit", lambda m, a: m.dsplit(a, 2)[0], [(2, 1, 4)]),
+    OpCase("hstack", lambda m, a, b: m.hstack([a, b]), [(3, 2), (3, 1)]),
+    OpCase("hstack_1d", lambda m, a, b: m.hstack((a, b, a)), [(3,), (2,)]),
+    OpCase("vstack", lambda m, a, b: m.vstack([a, b]), [(2, 3), (3,)]),
+    OpCase("row_stack", lambda m, a, b: m.row_stack([a, b]), [(2, 3), (1, 3)]),
+    OpCase("dstack", lambda m, a, b: m.dstack([a, b]), [(2, 3), (2, 3, 2)]),
+    OpCase("column_stack", lambda m, a, b: m.column_stack([a, b, a]), [(3,), (3, 2)]),
+    OpCase("atleast_3d", lambda m, a: m.atleast_3d(a), [(3,)]),
+    OpCase("atleast_2d_tuple", lambda m, a, b: m.atleast_2d(a, b)[0] * m.atleast_2d(a, b)[1], [(3,), (2, 3)]),
+    OpCase("broadcast_tensors", lambda m, a, b: m.broadcast_tensors(a, b)[0] * 2, [(3, 1), (4,)]),
+    OpCase("meshgrid_ij", lambda m, a, b: m.meshgrid(a, b, indexing="ij")[1], [(3,), (2,)]),
+    OpCase("meshgrid_xy", lambda m, a, b: m.meshgrid([a, b], indexing="xy")[0], [(3,), (2,)]),
+    OpCase("rot90", lambda m, a: m.rot90(a), [(2, 3)]),
+    OpCase("rot90_k3_dims", lambda m, a: a.rot90(3, [2, 0]), [(2, 3, 4)]),
+    OpCase("diff", lambda m, a: m.diff(a), [(3, 4)]),
+    OpCase("diff_n2_dim0_prepend", lambda m, a, b: a.diff(2, 0, prepend=b), [(3, 4), (2, 4)]),
+    OpCase("cartesian_prod", lambda m, a, b: m.cartesian_prod(a, b), [(3,), (2,)]),
+    OpCase("combinations", lambda m, a: m.combinations(a, 2), [(4,)]),
+    OpCase("aminmax", lambda m, a: m.aminmax(a, dim=1).max, [(3, 4)]),
+    OpCase("aminmax_all", lambda m, a: a.aminmax().min, [(3, 4)]),
+    OpCase("msort", lambda m, a: m.msort(a), [(4, 3)]),
+]
+
 # pooling with indices, 3-D and adaptive max pools, unpooling, LP pools (ops/pool.py, nn/functional_pool.py)
 OPS += [
     OpCase("max_pool2d_indices", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)[0],

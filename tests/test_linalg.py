@@ -232,6 +232,7 @@ def _error_cases(m):
         "multi_dot dtypes": lambda: L.multi_dot([f32((3,)), f32((3, 4)), t(np.ones((4, 2)))]),
         "addmv dtypes": lambda: m.addmv(f32((2,)), nonsq, vec),
         "addbmm dtypes": lambda: m.addbmm(f32((3, 2)), f32((4, 3, 5)), m.ones(4, 5, 2, dtype=m.float64)),
+        "addbmm batch dtypes": lambda: m.addbmm(f32((3, 2)), m.ones(4, 3, 5, dtype=m.float64), f32((4, 5, 2))),
         "vecdot dtypes": lambda: L.vecdot(nonsq, f32((3,))),
         "lstsq dtypes": lambda: L.lstsq(t(np.ones((4, 3))), f32((4, 2))),
         "dist int": lambda: m.dist(ints, ints),

@@ -30,7 +30,7 @@ from .unary_inplace import (abs_, clamp_, clip_, cos_, detach_, exp_, fill_, log
 from .views import expand, expand_as, flatten, permute, reshape, squeeze, swapaxes, t, transpose, unsqueeze, view
 # ops for real PyTorch scripts (issue 16): index, ordering, contraction, resampling
 from .contract import baddbmm, einsum, norm
-from .gather import gather, index_select, one_hot, scatter, scatter_add, take_along_dim, tril, triu
+from .gather import gather, index_select, one_hot, scatter_add, take_along_dim, tril, tril_, triu, triu_
 from .sorting import argsort, cumprod, cumsum, logsumexp, multinomial, sort, topk
 # more elementwise and shape ops (square, floor, log1p, flip, roll, repeat, diagonal, movedim...)
 from .unary_more import (absolute, absolute_, acos, acos_, arccos, arcsin, arctan, asin, asin_, atan, atan_, ceil,
@@ -51,6 +51,18 @@ from .order_stats import cummax, cummin, kthvalue
 # inverse hyperbolic functions, exp2, logit, erfinv (ops/unary_special.py)
 from .unary_special import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, arctanh_, asinh, asinh_,
                             atanh, atanh_, erfinv, erfinv_, exp2, exp2_, logit, logit_)
+# index writes (ops/index_ops.py)
+from .index_ops import (index_add, index_add_, index_copy, index_copy_, index_fill, index_fill_, masked_scatter,
+                        masked_scatter_, put, put_)
+from .scatter_reduce import (index_reduce, index_reduce_, scatter, scatter_, scatter_add_, scatter_reduce,
+                             scatter_reduce_)
+from .scatter_views import diagonal_scatter, select_scatter, slice_scatter
+# searching and counting (ops/search.py), shape helpers (ops/stacking.py)
+from .search import (aminmax, bincount, bucketize, histc, isin, msort, searchsorted, tril_indices, triu_indices,
+                     unique_consecutive)
+from .stacking import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack,
+                       combinations, diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split,
+                       vander, vsplit, vstack)
 # more maths: nan reductions, std_mean/var_mean, quantiles, logaddexp, copysign, renorm, trapezoid (issue: nnmisc)
 from .pointwise_math import (clamp_min, clamp_min_, copysign, copysign_, frexp, heaviside, ldexp, ldexp_, logaddexp,
                              logaddexp2, renorm, renorm_)

@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..creation import zeros
 from ..tensor import Tensor
+from ._twin import inplace_twin
 from ._util import broadcast_shapes_checked, wrap_dim
 from .indexing import EmbeddingGrad, IndexAddGrad
 
@@ -158,10 +159,9 @@ def _check_src_dtype(input, src) -> None:
         raise RuntimeError("scatter(): Expected self.dtype to be equal to src.dtype")
 
 
-def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
+def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
+    """input with input[index[i][j]][j] = src[i][j] (dim=0), or the value (reduce=: ops/scatter_reduce.py)."""
     _check_src_dtype(input, src)
-    if reduce is not None:
-        raise NotImplementedError("scatter(reduce=...) is not supported; use scatter_add or scatter_reduce")
     dim, index = dim % max(input.ndim, 1), _index_arg(index, "scatter")
     src = value if src is None else src
     if isinstance(src, Tensor):
@@ -236,12 +236,25 @@ class Triu(Tril):
     _upper = True
 
 
+# tril_/triu_: torch's TrilBackward0/TriuBackward0 nodes (their backward is the out-of-place op on the gradient)
+TrilInplace = inplace_twin(Tril, backward=classmethod(lambda cls, ctx, grad: (Tril.apply(grad, ctx.diagonal), None)))
+TriuInplace = inplace_twin(Triu, backward=classmethod(lambda cls, ctx, grad: (Triu.apply(grad, ctx.diagonal), None)))
+
+
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return Tril.apply(input, diagonal)
 
 
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return Triu.apply(input, diagonal)
+
+
+def tril_(input: Tensor, diagonal: int = 0) -> Tensor:
+    return TrilInplace.apply(input, diagonal)
+
+
+def triu_(input: Tensor, diagonal: int = 0) -> Tensor:
+    return TriuInplace.apply(input, diagonal)
 
 
 class Embedding(Function):

@@ -130,9 +130,9 @@ class Addbmm(Function):
         if b1.shape[0] != b2.shape[0] or b1.shape[2] != b2.shape[1]:
             raise RuntimeError(f"Incompatible matrix sizes for bmm ({b1.shape[1]}x{b1.shape[2]} and "
                                f"{b2.shape[1]}x{b2.shape[2]})")
-        other = next((b for b in (b1, b2) if b.dtype != inp.dtype), None)
-        if other is not None:
-            check_same_dtype("self and mat2 must have the same dtype, but got {} and {}", inp, other)
+        # torch's order: self against batch2 first, then batch1 against batch2
+        check_same_dtype("self and mat2 must have the same dtype, but got {} and {}", inp, b2)
+        check_same_dtype("mat1 and mat2 must have the same dtype, but got {} and {}", b1, b2)
         ctx.shape, ctx.beta, ctx.alpha, ctx.count = inp.shape, beta, alpha, b1.shape[0]
         ctx.save_for_backward(b1 if ctx.needs_input_grad[2] else None, b2 if ctx.needs_input_grad[1] else None)
         prod = (b1 @ b2).sum(axis=0)

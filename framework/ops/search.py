@@ -1,0 +1,244 @@
+"""Searching and counting: bucketize, searchsorted, histc, bincount, isin, unique_consecutive, tril/triu_indices,
+and aminmax (the one with a gradient) and msort.
+
+All but aminmax/msort return index or count tensors with no history, as torch's (their results never require grad).
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from .. import dtypes
+from ..autograd.function import Function
+from ..backend import get_array_module, host_array_module
+from ..creation import tensor as _tensor
+from ..tensor import Tensor
+from ._util import scalar_type_name, wrap_dim
+from .sorting import sort
+
+
+def _array(x, like=None):
+    """A tensor's array; a Python number as a 0-d array (on ``like``'s device)."""
+    if isinstance(x, Tensor):
+        return x._array
+    xp = get_array_module(like) if like is not None else host_array_module()
+    return xp.asarray(x)
+
+
+def _index_result(array, out_int32: bool) -> Tensor:
+    return Tensor._make(array.astype(np.int32 if out_int32 else np.int64))
+
+
+def _sorted_search(seq, values, side: str):
+    """searchsorted along the last dim of seq (1-D, or with the leading dims of values)."""
+    xp = get_array_module(seq)
+    if seq.ndim == 1:
+        return xp.searchsorted(seq, values, side=side)
+    # row by row, as one comparison: the count of boundaries below (or at, for side='right') each value
+    below = (seq[..., None, :] <= values[..., :, None]) if side == "right" else \
+        (seq[..., None, :] < values[..., :, None])
+    return below.sum(-1)
+
+
+def searchsorted(sorted_sequence: Tensor, input, *, out_int32: bool = False, right: bool = False,
+                 side: str | None = None, sorter: Tensor | None = None) -> Tensor:
+    """For each value of input, the index in sorted_sequence (along its last dim) where it would be inserted."""
+    if side is not None and side not in ("left", "right"):
+        raise RuntimeError(f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}")
+    if side is not None and right and side == "left":
+        raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, got side of left while "
+                           "right was True")
+    side = side or ("right" if right else "left")
+    seq = sorted_sequence._array
+    values = _array(input, seq)
+    if seq.ndim > 1 and (values.ndim != seq.ndim or values.shape[:-1] != seq.shape[:-1]):
+        raise RuntimeError(f"torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                           f"dimensions of boundaries tensor and input value tensor must match, but we got "
+                           f"boundaries tensor {list(seq.shape)} and input value tensor {list(values.shape)}")
+    if sorter is not None:
+        seq = get_array_module(seq).take_along_axis(seq, sorter._array, -1)
+    return _index_result(_sorted_search(seq, values, side), out_int32)
+
+
+def bucketize(input, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """For each element of input, the index of the bucket of the (1-D, sorted) boundaries it falls in."""
+    if boundaries.ndim != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.ndim})")
+    return _index_result(_sorted_search(boundaries._array, _array(input, boundaries._array),
+                                        "right" if right else "left"), out_int32)
+
+
+def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
+    """The histogram of input's elements in ``bins`` equal bins over [min, max] (the data's range if both are 0);
+    elements outside are left out."""
+    a = input._array
+    if a.dtype.kind != "f":
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    if min > max:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    xp = get_array_module(a)
+    lo, hi = float(min), float(max)
+    if lo == hi and a.size:
+        lo, hi = float(a.min()), float(a.max())
+    if not (np.isfinite(lo) and np.isfinite(hi)):
+        raise RuntimeError(f"torch.histc: range of [{_c_number(lo)}, {_c_number(hi)}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    flat = a.reshape(-1)
+    inside = (flat >= lo) & (flat <= hi)
+    pos = ((flat[inside] - lo) * bins / (hi - lo)).astype(np.int64)
+    pos = xp.minimum(pos, bins - 1)  # the top edge belongs to the last bin
+    return Tensor._make(xp.bincount(pos, minlength=bins).astype(a.dtype))
+
+
+def _c_number(x: float) -> str:
+    """A bound as torch's message prints it (C++ stream: 1, 2.5, inf, -nan for the NaN its reductions give)."""
+    if np.isnan(x):
+        return "-nan"
+    return "inf" if x == np.inf else "-inf" if x == -np.inf else f"{x:g}"
+
+
+def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
+    """The count (or summed weights) of each value 0..max(input) of a 1-D non-negative integer tensor."""
+    a = input._array
+    if a.dtype.kind == "f":
+        raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    if a.ndim != 1 or (a.size and int(a.min()) < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    xp = get_array_module(a)
+    if weights is None:
+        return Tensor._make(xp.bincount(a, minlength=minlength).astype(np.int64))
+    w = weights._array
+    if w.ndim != 1 or w.shape[0] != a.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    out_dtype = np.float32 if w.dtype == np.float32 else np.float64  # torch: float weights stay float
+    return Tensor._make(xp.bincount(a, weights=w.astype(np.float64), minlength=minlength).astype(out_dtype))
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """A bool tensor: whether each of elements is among test_elements (either may be a number)."""
+    like = next((x._array for x in (elements, test_elements) if isinstance(x, Tensor)), None)
+    e, t = _array(elements, like), _array(test_elements, like)
+    for x in (e, t):
+        if x.dtype == np.bool_:
+            raise RuntimeError("Unsupported input type encountered for isin(): Bool")
+    xp = get_array_module(e)
+    flat = t.reshape(-1)
+    sorted_t = xp.sort(flat)
+    pos = xp.searchsorted(sorted_t, e.reshape(-1))
+    found = (pos < flat.size) & (sorted_t[xp.minimum(pos, max(flat.size - 1, 0))] == e.reshape(-1)) \
+        if flat.size else xp.zeros(e.size, bool)
+    found = found.reshape(e.shape)
+    return Tensor._make(~found if invert else found)
+
+
+def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype, device) -> Tensor:
+    xp = host_array_module()
+    r, c = xp.nonzero(xp.tri(row, col, offset - 1, dtype=bool) ^ True if upper else xp.tri(row, col, offset,
+                                                                                               dtype=bool))
+    out = xp.stack([r, c]).astype((dtype or dtypes.int64).np)
+    return _tensor(out, device=device)  # on the default device when none is given, as torch's factories
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+    """The 2 x N (row, column) indices of the lower triangle of a row x col matrix, row by row."""
+    return _tri_indices(row, col, offset, False, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
+    """The 2 x N (row, column) indices of the upper triangle of a row x col matrix, row by row."""
+    return _tri_indices(row, col, offset, True, dtype, device)
+
+
+def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
+                       dim: int | None = None):
+    """input with each run of equal consecutive elements (or slices along dim) kept once; optionally the run of
+    each element and each run's length."""
+    a = input._array
+    xp = get_array_module(a)
+    if dim is None:
+        flat = a.reshape(-1)
+        starts = xp.ones(flat.size, bool)
+        if flat.size:
+            starts[1:] = flat[1:] != flat[:-1]
+        values = flat[starts]
+        inverse_shape = a.shape
+    else:
+        dim = wrap_dim(dim, a.ndim)
+        moved = xp.moveaxis(a, dim, 0).reshape(a.shape[dim], -1) if a.ndim else a.reshape(1, 1)
+        starts = xp.ones(moved.shape[0], bool)
+        if moved.shape[0]:
+            starts[1:] = (moved[1:] != moved[:-1]).any(axis=1)
+        values = xp.moveaxis(xp.moveaxis(a, dim, 0)[starts], 0, dim)
+        inverse_shape = (a.shape[dim],)
+    run = xp.cumsum(starts) - 1
+    out = [Tensor._make(values)]
+    if return_inverse:
+        out.append(Tensor._make(run.reshape(inverse_shape).astype(np.int64)))
+    if return_counts:
+        begins = xp.nonzero(starts)[0]
+        ends = xp.concatenate([begins[1:], xp.asarray([starts.size], dtype=begins.dtype)])
+        out.append(Tensor._make((ends - begins).astype(np.int64)))
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# ---- aminmax and msort (with gradients) ---------------------------------------------------------------------
+
+aminmax_result = namedtuple("aminmax", ["min", "max"])
+
+
+class Aminmax(Function):
+    """(min, max) of a over ``dim`` (all elements if None); each gradient is shared evenly by the elements equal
+    to its result. Saves a and both results."""
+
+    node_name, array_forward = "AminmaxBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, dim, keepdim):
+        if a.size == 0 or (dim is not None and a.ndim and a.shape[dim] == 0):
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        axis = None if dim is None or a.ndim == 0 else dim
+        lo = a.min(axis=axis, keepdims=True)
+        hi = a.max(axis=axis, keepdims=True)
+        ctx.dim = axis
+        shape = lo.shape if keepdim or (dim is not None and a.ndim == 0) else \
+            (() if axis is None else lo.shape[:axis] + lo.shape[axis + 1:])
+        lo, hi = lo.reshape(shape), hi.reshape(shape)
+        ctx.save_for_backward(a, lo, hi)
+        ctx.set_materialize_grads(False)
+        return lo, hi
+
+    @staticmethod
+    def backward(ctx, grad_min, grad_max):
+        a, lo, hi = ctx.saved_arrays
+        axis = ctx.dim
+        kept = tuple(1 if axis is None or k == axis else n for k, n in enumerate(a.shape))
+        out = None
+        for g, value in ((grad_min, lo), (grad_max, hi)):
+            if g is None:  # torch adds only the gradients it was given (a zero would turn -0.0 into +0.0)
+                continue
+            mask = a == value.reshape(kept)
+            count = Tensor._make(mask.sum(axis=axis, keepdims=True).astype(g._array.dtype))
+            part = g.reshape(kept) / count * Tensor._make(mask.astype(g._array.dtype))  # torch's scale_grad_by_count
+            out = part if out is None else out + part
+        return out, None, None
+
+
+def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
+    """(min, max) of input over dim (or all its elements), as a named tuple."""
+    if dim is not None:
+        dim = wrap_dim(dim, input.ndim)
+    lo, hi = Aminmax.apply(input, dim, keepdim)
+    return aminmax_result(lo, hi)
+
+
+def msort(input: Tensor) -> Tensor:
+    """input sorted along dim 0 (torch.sort(input, 0).values)."""
+    return sort(input, 0)[0]
+
