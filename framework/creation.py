@@ -31,9 +31,15 @@ def _infer_array(data) -> np.ndarray:
         return backend.to_numpy(data._array).copy()
     if isinstance(data, np.ndarray):
         return data.copy()
+    typed = None  # torch infers a NumPy scalar's or a tensor element's own dtype, promoted with the others'
+    if isinstance(data, np.generic) or (isinstance(data, (list, tuple)) and any(
+            isinstance(x, (Tensor, np.generic)) for x in _flatten(data))):
+        typed = _element_dtype(data)
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flatten(data)):
         data = _to_python(data)
     arr = np.array(data)
+    if typed is not None and arr.dtype != object and arr.dtype.kind in "fiub":
+        return arr.astype(typed)
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}" if not isinstance(data, (list, tuple))
                         else "expected a sequence of numbers with a regular shape (ragged nested sequence?)")
@@ -44,6 +50,25 @@ def _infer_array(data) -> np.ndarray:
     if arr.dtype.kind not in "fiub":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
+
+
+def _element_dtype(data) -> np.dtype:
+    """torch's inferred dtype of nested data holding NumPy scalars or tensors: each element's own dtype (a
+    Python float the default float, an int int64, a bool bool), promoted as torch promotes."""
+    out = None
+    for x in _flatten(data):
+        if isinstance(x, Tensor):
+            d = x._array.dtype
+        elif isinstance(x, np.generic):
+            d = x.dtype
+        elif isinstance(x, bool):
+            d = np.dtype(np.bool_)
+        elif isinstance(x, int):
+            d = np.dtype(np.int64)
+        else:
+            d = dtypes.default_float.np
+        out = d if out is None else dtypes.promote_types(out, d)
+    return out if out is not None else dtypes.default_float.np
 
 
 def _flatten(x):

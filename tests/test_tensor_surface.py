@@ -194,3 +194,21 @@ def test_conjugate_views_and_queries_of_a_real_tensor_match_torch():
                      x.grad.tolist(), y.conj() is y, y.real is y, m.real(y) is y, y.resolve_conj() is y,
                      m.ravel(y.transpose(0, 2)).grad_fn.name(), m.ravel(y).tolist()))
     assert outs[0] == outs[1]
+
+
+@pytest.mark.parametrize("data", [np.float64(1.5), np.float32(1.5), np.float16(1.0), np.int32(3), np.int64(3),
+                                  np.bool_(True), [np.float64(1.0), 2.0], [np.int32(1), 2],
+                                  [np.float32(1.0), np.float64(2.0)], [True, 2.0], [[np.int32(1)], [np.int32(2)]]])
+def test_tensor_infers_numpy_scalars_dtypes_as_torch(data):
+    """torch.tensor(np.float64(x)) is float64 (a NumPy scalar keeps its dtype, promoted with the other elements'
+    as torch promotes); it was float32 here."""
+    for make in ("tensor", "as_tensor"):
+        ours, theirs = getattr(framework, make)(data), getattr(torch, make)(data)
+        assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+        assert ours.tolist() == theirs.tolist()
+
+
+def test_tensor_of_tensors_keeps_their_dtype_as_torch():
+    ours = framework.tensor([framework.tensor(1.0, dtype=framework.float64), framework.tensor(2.0)])
+    theirs = torch.tensor([torch.tensor(1.0, dtype=torch.float64), torch.tensor(2.0)])
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float64"
