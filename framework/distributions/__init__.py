@@ -1,8 +1,16 @@
-"""framework.distributions: Categorical, Normal, Bernoulli and kl_divergence, as torch.distributions."""
+"""framework.distributions, as torch.distributions: the laws below, kl_divergence and register_kl."""
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .continuous import Cauchy, Exponential, Gumbel, HalfNormal, Laplace, LogNormal, Uniform
+from .discrete import Binomial, Geometric, OneHotCategorical, OneHotCategoricalStraightThrough, Poisson
 from .distribution import Distribution
-from .kl import kl_divergence
+from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from .independent import Independent
+from .kl import kl_divergence, register_kl
+from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 
-__all__ = ["Bernoulli", "Categorical", "Distribution", "Normal", "kl_divergence"]
+__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
+           "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
+           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
+           "StudentT", "Uniform", "kl_divergence", "register_kl"]

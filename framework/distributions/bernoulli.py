@@ -33,6 +33,18 @@ class Bernoulli(Distribution):
             self._check_param("probs", self._probs, "Interval(lower_bound=0.0, upper_bound=1.0)",
                               lambda a: (a >= 0) & (a <= 1))
 
+    def expand(self, batch_shape, _instance=None) -> "Bernoulli":
+        """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        batch_shape = Size(batch_shape)
+        event = tuple(self.param_shape[len(self._batch_shape):])
+        for name in ("_probs", "_logits"):
+            if self.__dict__[name] is not None:
+                new.__dict__[name] = self.__dict__[name].expand(*batch_shape, *event)
+        new._batch_shape = batch_shape
+        return new
+
     @property
     def probs(self) -> Tensor:
         if self._probs is None:

@@ -40,6 +40,18 @@ class Categorical(Distribution):
             self._check_param("probs", self._probs, "Simplex()",
                               lambda a: (a >= 0).all(-1) & (abs(a.sum(-1) - 1) < 1e-6))
 
+    def expand(self, batch_shape, _instance=None) -> "Categorical":
+        """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        batch_shape = Size(batch_shape)
+        event = tuple(self.param_shape[len(self._batch_shape):])
+        for name in ("_probs", "_logits"):
+            if self.__dict__[name] is not None:
+                new.__dict__[name] = self.__dict__[name].expand(*batch_shape, *event)
+        new._batch_shape = batch_shape
+        return new
+
     @property
     def probs(self) -> Tensor:
         if self._probs is None:

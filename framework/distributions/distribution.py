@@ -45,6 +45,41 @@ class Distribution:
     def sample_n(self, n: int) -> Tensor:
         return self.sample(Size((n,)))
 
+    has_rsample = False
+    has_enumerate_support = False
+
+    def log_prob(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def cdf(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def icdf(self, value: Tensor) -> Tensor:
+        raise NotImplementedError
+
+    def entropy(self) -> Tensor:
+        raise NotImplementedError
+
+    def enumerate_support(self, expand: bool = True) -> Tensor:
+        raise NotImplementedError
+
+    def perplexity(self) -> Tensor:
+        return self.entropy().exp()
+
+    def expand(self, batch_shape, _instance=None) -> "Distribution":
+        """The same distribution broadcast to ``batch_shape``: each parameter in ``_param_names`` is expanded
+        (its trailing event dimensions kept), with no copy, as torch's per-class expand."""
+        batch_shape = Size(batch_shape)
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        for name in self._param_names:
+            value = self.__dict__.get(name)
+            if isinstance(value, Tensor):
+                event = tuple(value.shape[len(self._batch_shape):])
+                new.__dict__[name] = value.expand(*batch_shape, *event)
+        new._batch_shape = batch_shape
+        return new
+
     @property
     def stddev(self) -> Tensor:
         return self.variance.sqrt()
@@ -61,10 +96,22 @@ class Distribution:
             return
         if not isinstance(value, Tensor):
             raise ValueError("The value argument to log_prob must be a Tensor")
+        self._check_sample_shape(value)
         if not bool(ok(value._array).all()):
             raise ValueError(f"Expected value argument ({type(value).__name__} of shape {tuple(value.shape)}) to be "
                              f"within the support ({support}) of the distribution {self!r}, but found invalid "
                              f"values:\n{value}")
+
+    def _check_sample_shape(self, value: Tensor) -> None:
+        """torch's shape checks: the event dims must match, the rest must broadcast with the batch shape."""
+        actual, event = Size(value.shape), self._event_shape
+        start = len(actual) - len(event)
+        if Size(actual[start:] if start >= 0 else actual) != event:
+            raise ValueError(f"The right-most size of value must match event_shape: {actual} vs {event}.")
+        expected = Size(tuple(self._batch_shape) + tuple(event))
+        for i, j in zip(reversed(actual), reversed(expected)):
+            if i != 1 and j != 1 and i != j:
+                raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}.")
 
     def __repr__(self) -> str:
         args = ", ".join(f"{p}: {self.__dict__[p].item() if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"

@@ -6,9 +6,15 @@ import math
 from ..autograd.grad_mode import no_grad
 from ..creation import randn
 from ..nn.functional import _Erf
+from ..ops.unary_special import erfinv
 from ..tensor import Size, Tensor
 from .distribution import Distribution
 from .utils import broadcast_all
+
+
+def _normal_icdf(loc: Tensor, scale: Tensor, value) -> Tensor:
+    """torch's Normal.icdf: loc + scale * erfinv(2 value - 1) * sqrt(2)."""
+    return loc + scale * erfinv(2 * value - 1) * math.sqrt(2)
 
 
 class Normal(Distribution):
@@ -60,6 +66,9 @@ class Normal(Distribution):
 
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
+
+    def icdf(self, value) -> Tensor:
+        return _normal_icdf(self.loc, self.scale, value)
 
     def cdf(self, value) -> Tensor:
         return 0.5 * (1 + _Erf.apply((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
