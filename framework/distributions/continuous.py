@@ -273,6 +273,12 @@ class HalfNormal(Distribution):
         _positive(self, "scale")
         self.base_dist = Normal(0, self.scale, validate_args=False)
 
+    def expand(self, batch_shape, _instance=None) -> "HalfNormal":
+        return HalfNormal(self.scale.expand(*batch_shape), validate_args=False)
+
+    def __repr__(self) -> str:
+        return "HalfNormal()"  # torch: a TransformedDistribution, whose parameters are properties
+
     @property
     def mean(self) -> Tensor:
         return self.scale * math.sqrt(2 / math.pi)
@@ -317,6 +323,12 @@ class LogNormal(Distribution):
         self.base_dist = Normal(loc, scale, validate_args=validate_args)
         self.loc, self.scale = self.base_dist.loc, self.base_dist.scale
         super().__init__(self.base_dist.batch_shape, validate_args=validate_args)
+
+    def expand(self, batch_shape, _instance=None) -> "LogNormal":
+        return LogNormal(self.loc.expand(*batch_shape), self.scale.expand(*batch_shape), validate_args=False)
+
+    def __repr__(self) -> str:
+        return "LogNormal()"  # torch: a TransformedDistribution, whose parameters are properties
 
     @property
     def mean(self) -> Tensor:

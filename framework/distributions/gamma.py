@@ -27,6 +27,9 @@ class Gamma(Distribution):
     def __init__(self, concentration, rate, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(_batch((self.rate,), concentration, rate), validate_args=validate_args)
+        self._check_params()
+
+    def _check_params(self) -> None:
         _positive(self, "concentration")
         _positive(self, "rate")
 
@@ -66,17 +69,19 @@ class Gamma(Distribution):
 class Chi2(Gamma):
     """Gamma(df / 2, 1 / 2)."""
 
-    _param_names = ("df",)
-
     def __init__(self, df, validate_args: bool | None = None) -> None:
         (df,) = broadcast_all(df)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
-        self.df = df
 
-    def expand(self, batch_shape, _instance=None) -> "Chi2":
-        new = Gamma.expand(self, batch_shape)
-        new.concentration, new.rate = self.concentration.expand(*batch_shape), self.rate.expand(*batch_shape)
-        return new
+    def _check_params(self) -> None:
+        self._check_param("df", self.df, "GreaterThan(lower_bound=0.0)", lambda a: a > 0)
+
+    @property
+    def df(self) -> Tensor:
+        return self.concentration * 2
+
+    def __repr__(self) -> str:
+        return "Chi2()"  # torch: df is a property, which the base repr leaves out
 
 
 class Dirichlet(Distribution):
@@ -197,7 +202,7 @@ class StudentT(Distribution):
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
-        self._chi2 = Chi2(self.df, validate_args=False)
+        self._chi2 = Chi2(self.df)  # torch: built first, with the default validation, so it reports a bad df
         super().__init__(self.df.shape, validate_args=validate_args)
         _positive(self, "df")
         _real(self, "loc")

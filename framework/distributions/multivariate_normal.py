@@ -9,7 +9,7 @@ import numpy as np
 from ..backend import get_array_module
 from ..creation import eye, randn
 from ..tensor import Size, Tensor
-from ._linalg import cholesky, cholesky_array, solve_triangular
+from ._linalg import cholesky, cholesky_array, cholesky_inverse, solve_triangular
 from .distribution import Distribution
 
 
@@ -94,11 +94,7 @@ class MultivariateNormal(Distribution):
 
     @property
     def precision_matrix(self) -> Tensor:
-        def compute():  # torch's cholesky_inverse(L) = L^-T L^-1
-            L = self._unbroadcasted_scale_tril
-            L_inv = solve_triangular(L, eye(L.shape[-1], dtype=L.dtype, device=L.device), upper=False)
-            return L_inv.mT @ L_inv
-        return self._full("precision_matrix", compute)
+        return self._full("precision_matrix", lambda: cholesky_inverse(self._unbroadcasted_scale_tril))
 
     @property
     def mean(self) -> Tensor:

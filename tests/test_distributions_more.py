@@ -1,0 +1,371 @@
+"""The distributions beyond Normal/Bernoulli/Categorical against torch.distributions (float64): log_prob, entropy,
+moments, cdf/icdf and their parameter gradients, shapes, validation messages, KL pairs; sample laws."""
+import math
+
+import numpy as np
+import pytest
+
+import framework
+from framework import distributions as D
+
+torch = pytest.importorskip("torch")
+TD = torch.distributions
+rng = np.random.default_rng(0)
+
+
+def _pos(*shape, low=0.5, high=2.0):
+    return rng.uniform(low, high, shape)
+
+
+def _mat_pd(n, batch=()):
+    m = rng.standard_normal(batch + (n, n))
+    return m @ np.swapaxes(m, -1, -2) + n * np.eye(n)
+
+
+# name, constructor kwargs (numpy float64 arrays; "total_count" kept out of the gradient), values for
+# log_prob/cdf, which of cdf/icdf torch has, extra kwargs (numbers / non-differentiable tensors)
+CASES = [
+    ("Uniform", dict(low=rng.uniform(-2, 0, 3), high=rng.uniform(1, 3, 3)), rng.uniform(0, 0.9, (2, 3)), "ci"),
+    ("Exponential", dict(rate=_pos(3)), _pos(2, 3), "ci"),
+    ("Laplace", dict(loc=rng.standard_normal(3), scale=_pos(3)), rng.standard_normal((2, 3)), "ci"),
+    ("Cauchy", dict(loc=rng.standard_normal(3), scale=_pos(3)), rng.standard_normal((2, 3)), "ci"),
+    ("Gumbel", dict(loc=rng.standard_normal(3), scale=_pos(3)), rng.standard_normal((2, 3)), "ci"),
+    ("HalfNormal", dict(scale=_pos(3)), _pos(2, 3), "ci"),
+    ("LogNormal", dict(loc=rng.standard_normal(3), scale=_pos(3)), _pos(2, 3), "ci"),
+    ("Gamma", dict(concentration=_pos(3, low=0.5, high=3), rate=_pos(3)), _pos(2, 3), ""),
+    ("Chi2", dict(df=_pos(3, low=1, high=5)), _pos(2, 3), ""),
+    ("Beta", dict(concentration1=_pos(3), concentration0=_pos(3)), rng.uniform(0.1, 0.9, (2, 3)), ""),
+    ("Dirichlet", dict(concentration=_pos(2, 4)), rng.dirichlet(np.ones(4), 2), ""),
+    ("StudentT", dict(df=_pos(3, low=2.5, high=6), loc=rng.standard_normal(3), scale=_pos(3)),
+     rng.standard_normal((2, 3)), ""),
+    ("Poisson", dict(rate=_pos(3)), np.array([[0.0, 1.0, 3.0], [2.0, 0.0, 5.0]]), ""),
+    ("Binomial", dict(probs=rng.uniform(0.1, 0.9, 3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), ""),
+    ("Binomial", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), ""),
+    ("Geometric", dict(probs=rng.uniform(0.1, 0.9, 3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), ""),
+    ("Geometric", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), ""),
+    ("OneHotCategorical", dict(logits=rng.standard_normal((2, 3))), np.eye(3)[[[0, 2], [1, 1]]], ""),
+    ("OneHotCategorical", dict(probs=_pos(2, 3)), np.eye(3)[[[0, 2], [1, 1]]], ""),
+    ("MultivariateNormal", dict(loc=rng.standard_normal((2, 3)), scale_tril=np.tril(rng.standard_normal((3, 3)))
+                                + 3 * np.eye(3)), rng.standard_normal((4, 2, 3)), ""),
+    ("MultivariateNormal", dict(loc=rng.standard_normal(3), covariance_matrix=_mat_pd(3, (2,))),
+     rng.standard_normal((4, 2, 3)), ""),
+    ("MultivariateNormal", dict(loc=rng.standard_normal(3), precision_matrix=_mat_pd(3)),
+     rng.standard_normal((4, 3)), ""),
+]
+EXTRA = {"Binomial": dict(total_count=6.0)}
+
+
+def _build(lib, name, params, requires_grad=True):
+    tensors = {k: lib.tensor(v, dtype=lib.float64, requires_grad=requires_grad) for k, v in params.items()}
+    dist = getattr(lib.distributions, name)(**tensors, **EXTRA.get(name, {}))
+    return dist, tensors
+
+
+def _np(t):
+    return t.detach().cpu().numpy()
+
+
+def _outputs(lib, dist, name, value, kinds):
+    v = lib.tensor(value, dtype=lib.float64)
+    out = {"log_prob": dist.log_prob(v), "mean": dist.mean, "variance": dist.variance, "stddev": dist.stddev,
+           "mode": dist.mode}
+    if name not in ("Poisson", "Geometric") or True:
+        try:
+            out["entropy"] = dist.entropy()
+        except NotImplementedError:
+            pass
+    if "c" in kinds:
+        out["cdf"] = dist.cdf(v)
+    if "i" in kinds:
+        out["icdf"] = dist.icdf(lib.tensor(rng_fixed_probs(value.shape), dtype=lib.float64))
+    if name == "Gamma":
+        out["cdf"] = dist.cdf(v)  # torch.special.gammainc: no gradient in the concentration
+    if name == "MultivariateNormal":
+        out.update(scale_tril=dist.scale_tril, covariance_matrix=dist.covariance_matrix,
+                   precision_matrix=dist.precision_matrix)
+    return out
+
+
+def rng_fixed_probs(shape):
+    return np.linspace(0.05, 0.95, int(np.prod(shape))).reshape(shape)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{'-'.join(c[1])}" for c in CASES])
+def test_values_and_gradients_match_torch(case):
+    name, params, value, kinds = case
+    ours, ours_p = _build(framework, name, params)
+    theirs, theirs_p = _build(torch, name, params)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape)
+    assert tuple(ours.event_shape) == tuple(theirs.event_shape)
+    assert ours.has_rsample == theirs.has_rsample
+    o, t = _outputs(framework, ours, name, value, kinds), _outputs(torch, theirs, name, value, kinds)
+    assert set(o) == set(t)
+    loss_o, loss_t = 0, 0
+    for key in t:
+        np.testing.assert_allclose(_np(o[key]), _np(t[key]), rtol=1e-9, atol=1e-12, err_msg=key)
+        if t[key].requires_grad and key != "cdf" or (key == "cdf" and name != "Gamma"):
+            finite = np.isfinite(_np(t[key]))
+            w = rng_fixed_probs(t[key].shape) * finite
+            loss_o = loss_o + (framework.where(framework.tensor(finite), o[key], 0.0) * framework.tensor(w)).sum()
+            loss_t = loss_t + (torch.where(torch.tensor(finite), t[key], 0.0) * torch.tensor(w)).sum()
+    loss_o.backward()
+    loss_t.backward()
+    for k in params:
+        assert (ours_p[k].grad is None) == (theirs_p[k].grad is None), k
+        if theirs_p[k].grad is not None:
+            np.testing.assert_allclose(_np(ours_p[k].grad), _np(theirs_p[k].grad), rtol=1e-8, atol=1e-10, err_msg=k)
+
+
+def test_binomial_entropy_and_support_match_torch():
+    p = rng.uniform(0.1, 0.9, 3)
+    ours = D.Binomial(4, framework.tensor(p, requires_grad=True))
+    theirs = TD.Binomial(4, torch.tensor(p, requires_grad=True))
+    np.testing.assert_allclose(_np(ours.entropy()), _np(theirs.entropy()), rtol=1e-10)
+    assert ours.enumerate_support().tolist() == theirs.enumerate_support().tolist()
+    with pytest.raises(NotImplementedError, match="Inhomogeneous total count not supported by `entropy`."):
+        D.Binomial(framework.tensor([2.0, 3.0]), framework.tensor([0.5, 0.5])).entropy()
+
+
+def _message(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (the class is compared by the caller)
+        return type(e), str(e).split("but found invalid values")[0].replace("torch.", "framework.")
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("make", [
+    lambda L: L.distributions.Exponential(L.tensor([1.0, -1.0])),
+    lambda L: L.distributions.Uniform(L.tensor([0.0, 2.0]), L.tensor([1.0, 1.0])),
+    lambda L: L.distributions.Laplace(L.tensor([0.0, 0.0]), L.tensor([1.0, 0.0])),
+    lambda L: L.distributions.Gamma(L.tensor([1.0, -2.0]), L.tensor([1.0, 1.0])),
+    lambda L: L.distributions.Beta(L.tensor([1.0, 2.0]), L.tensor([0.0, 1.0])),
+    lambda L: L.distributions.Dirichlet(L.tensor([[1.0, -2.0]])),
+    lambda L: L.distributions.Dirichlet(L.tensor(1.0)),
+    lambda L: L.distributions.StudentT(L.tensor([-1.0, 2.0])),
+    lambda L: L.distributions.Poisson(L.tensor([-1.0, 2.0])),
+    lambda L: L.distributions.Binomial(L.tensor([2.0, 1.5]), L.tensor([0.5, 0.5])),
+    lambda L: L.distributions.Binomial(3, L.tensor([0.5, 1.5])),
+    lambda L: L.distributions.Binomial(3),
+    lambda L: L.distributions.Geometric(L.tensor([0.0, 0.5])),
+    lambda L: L.distributions.Geometric(L.tensor([1.5, 0.5])),
+    lambda L: L.distributions.HalfNormal(L.tensor([1.0, -1.0])),
+    lambda L: L.distributions.Cauchy(L.tensor([0.0, 0.0]), L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.Gumbel(L.tensor([0.0, 0.0]), L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.LogNormal(L.tensor([0.0, 0.0]), L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.tensor([[1.0, 2.0], [2.0, 1.0]])),
+    lambda L: L.distributions.MultivariateNormal(L.zeros(2), scale_tril=L.tensor([[1.0, 1.0], [0.0, 1.0]])),
+    lambda L: L.distributions.MultivariateNormal(L.zeros(2), precision_matrix=L.tensor([[1.0, 0.5], [0.4, 1.0]])),
+    lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.eye(2), scale_tril=L.eye(2)),
+    lambda L: L.distributions.MultivariateNormal(L.tensor(0.0), L.eye(2)),
+    lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.ones(2)),
+    lambda L: L.distributions.Independent(L.distributions.Normal(L.zeros(2), L.ones(2)), 2),
+    # samples outside the support, or of the wrong shape
+    lambda L: L.distributions.Exponential(L.tensor([1.0, 2.0])).log_prob(L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.Uniform(L.tensor([0.0, 0.0]), L.tensor([1.0, 2.0])).log_prob(L.tensor([0.5, 3.0])),
+    lambda L: L.distributions.Gamma(L.tensor([1.0, 2.0]), L.tensor([1.0, 1.0])).log_prob(L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.Beta(L.tensor([1.0, 2.0]), L.tensor([1.0, 1.0])).log_prob(L.tensor([0.5, 1.5])),
+    lambda L: L.distributions.Dirichlet(L.tensor([1.0, 2.0])).log_prob(L.tensor([0.5, 0.6])),
+    lambda L: L.distributions.Poisson(L.tensor([1.0, 2.0])).log_prob(L.tensor([0.5, 1.0])),
+    lambda L: L.distributions.Binomial(3, L.tensor([0.5, 0.5])).log_prob(L.tensor([4.0, 1.0])),
+    lambda L: L.distributions.Geometric(L.tensor([0.5, 0.5])).log_prob(L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.OneHotCategorical(L.tensor([0.5, 0.5])).log_prob(L.tensor([1.0, 1.0])),
+    lambda L: L.distributions.LogNormal(L.tensor([0.0, 0.0]), 1.0).log_prob(L.tensor([0.0, 1.0])),
+    lambda L: L.distributions.HalfNormal(L.tensor([1.0, 1.0])).log_prob(L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.Laplace(L.zeros(2), 1.0).log_prob(L.zeros(3)),
+    lambda L: L.distributions.Dirichlet(L.ones(3)).log_prob(L.ones(2) / 2),
+    lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.eye(2)).log_prob(L.tensor([float("nan"), 0.0])),
+])
+def test_validation_errors_match_torch(make):
+    ours, theirs = _message(lambda: make(framework)), _message(lambda: make(torch))
+    assert ours == theirs
+
+
+def test_cholesky_failure_message_matches_torch():
+    a = np.array([[1.0, 2.0], [2.0, 1.0]])
+    make = lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.tensor(a), validate_args=False)  # noqa: E731
+    (ours_cls, ours), (theirs_cls, theirs) = _message(lambda: make(framework)), _message(lambda: make(torch))
+    assert ours == theirs and issubclass(theirs_cls, RuntimeError) and ours_cls is RuntimeError
+
+
+def test_independent_matches_torch():
+    loc, scale = rng.standard_normal((4, 3)), _pos(4, 3)
+    ours_loc = framework.tensor(loc, requires_grad=True)
+    theirs_loc = torch.tensor(loc, requires_grad=True)
+    ours = D.Independent(D.Normal(ours_loc, framework.tensor(scale)), 1)
+    theirs = TD.Independent(TD.Normal(theirs_loc, torch.tensor(scale)), 1)
+    assert tuple(ours.batch_shape) == (4,) and tuple(ours.event_shape) == (3,)
+    x = rng.standard_normal((2, 4, 3))
+    lp, tlp = ours.log_prob(framework.tensor(x)), theirs.log_prob(torch.tensor(x))
+    np.testing.assert_allclose(_np(lp), _np(tlp), rtol=1e-10)
+    np.testing.assert_allclose(_np(ours.entropy()), _np(theirs.entropy()), rtol=1e-10)
+    (lp.sum() + ours.entropy().sum()).backward()
+    (tlp.sum() + theirs.entropy().sum()).backward()
+    np.testing.assert_allclose(_np(ours_loc.grad), _np(theirs_loc.grad), rtol=1e-10)
+    assert ours.rsample((5,)).shape == (5, 4, 3) and ours.has_rsample
+    assert tuple(ours.expand((2, 4)).batch_shape) == tuple(theirs.expand((2, 4)).batch_shape)
+
+
+def test_expand_matches_torch():
+    for name, params, value, _ in CASES[:12]:
+        ours, _ = _build(framework, name, params, requires_grad=False)
+        theirs, _ = _build(torch, name, params, requires_grad=False)
+        batch = (2,) + tuple(theirs.batch_shape)
+        oe, te = ours.expand(batch), theirs.expand(batch)
+        assert tuple(oe.batch_shape) == tuple(te.batch_shape), name
+        v = value[..., :] if name != "Dirichlet" else value
+        np.testing.assert_allclose(_np(oe.log_prob(framework.tensor(v))), _np(te.log_prob(torch.tensor(v))),
+                                   rtol=1e-10, err_msg=name)
+        assert oe.sample((3,)).shape == te.sample((3,)).shape, name
+
+
+# ---- KL ------------------------------------------------------------------------------------------------
+def _kl_pairs(L):
+    t = lambda a: L.tensor(a, dtype=L.float64, requires_grad=True)  # noqa: E731
+    a, b, c, d = (rng_k.uniform(0.5, 2.0, 3) for _ in range(4))
+    m1, m2 = rng_k.standard_normal(3), rng_k.standard_normal(3)
+    Dn = L.distributions
+    return [
+        (Dn.Uniform(t(-a), t(b)), Dn.Uniform(t(-a - c), t(b + d))),
+        (Dn.Uniform(t(-a), t(b)), Dn.Uniform(t(-a + 0.1), t(b))),  # q misses part of p: inf
+        (Dn.Exponential(t(a)), Dn.Exponential(t(b))),
+        (Dn.Beta(t(a), t(b)), Dn.Beta(t(c), t(d))),
+        (Dn.Gamma(t(a), t(b)), Dn.Gamma(t(c), t(d))),
+        (Dn.Dirichlet(t(np.stack([a, b]))), Dn.Dirichlet(t(np.stack([c, d])))),
+        (Dn.Laplace(t(m1), t(a)), Dn.Laplace(t(m2), t(b))),
+        (Dn.Poisson(t(a)), Dn.Poisson(t(b))),
+        (Dn.MultivariateNormal(t(np.stack([m1, m2])), scale_tril=t(np.tril(np.outer(a, b)) + 2 * np.eye(3))),
+         Dn.MultivariateNormal(t(m2), covariance_matrix=t(np.outer(c, c) + np.diag(d)))),
+        (Dn.Independent(Dn.Normal(t(m1), t(a)), 1), Dn.Independent(Dn.Normal(t(m2), t(b)), 1)),
+        (Dn.Independent(Dn.Gamma(t(np.stack([a, b])), t(c)), 2), Dn.Independent(Dn.Gamma(t(np.stack([d, a])), t(b)), 2)),
+    ]
+
+
+def test_kl_pairs_match_torch():
+    global rng_k
+    rng_k = np.random.default_rng(5)
+    ours = _kl_pairs(framework)
+    rng_k = np.random.default_rng(5)
+    theirs = _kl_pairs(torch)
+    for (p, q), (tp, tq) in zip(ours, theirs):
+        kl, tkl = D.kl_divergence(p, q), TD.kl_divergence(tp, tq)
+        np.testing.assert_allclose(_np(kl), _np(tkl), rtol=1e-9, err_msg=type(p).__name__)
+        finite = np.isfinite(_np(tkl))
+        if finite.all():
+            kl.sum().backward()
+            tkl.sum().backward()
+    with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Gamma and q "
+                                                  "type Beta"):
+        D.kl_divergence(D.Gamma(1.0, 1.0), D.Beta(1.0, 1.0))
+
+
+def test_register_kl_dispatches_to_subclasses():
+    class MyExp(D.Exponential):
+        pass
+
+    p, q = MyExp(framework.tensor([2.0])), D.Exponential(framework.tensor([1.0]))
+    np.testing.assert_allclose(_np(D.kl_divergence(p, q)), [math.log(2) - 0.5])
+
+    @D.register_kl(MyExp, D.Exponential)
+    def _kl(p, q):
+        return framework.zeros(1)
+
+    assert D.kl_divergence(p, q).tolist() == [0.0]
+    assert D.kl_divergence(q, q).tolist() == [0.0]  # the base pair still applies
+    with pytest.raises(TypeError, match="Expected type_p to be a Distribution subclass"):
+        D.register_kl(int, D.Exponential)
+
+
+# ---- sample laws and rsample gradients ------------------------------------------------------------------
+def _law(dist, mean, var, n=40000, tol=0.03):
+    framework.manual_seed(0)
+    s = dist.sample((n,))
+    assert s.shape == (n,) + tuple(dist.batch_shape) + tuple(dist.event_shape)
+    x = _np(s)
+    np.testing.assert_allclose(x.mean(0), mean, rtol=tol, atol=tol)
+    np.testing.assert_allclose(x.var(0), var, rtol=3 * tol, atol=tol)
+    return x
+
+
+def test_sample_laws():
+    f64 = lambda a: framework.tensor(a, dtype=framework.float64)  # noqa: E731
+    a, b = np.array([0.5, 2.0, 6.0]), np.array([1.5, 0.5, 2.0])
+    x = _law(D.Uniform(f64(-a), f64(b)), (b - a) / 2, (a + b) ** 2 / 12)
+    assert (x >= -a).all() and (x < b).all()
+    assert (_law(D.Exponential(f64(b)), 1 / b, 1 / b ** 2) >= 0).all()
+    _law(D.Laplace(f64(a), f64(b)), a, 2 * b ** 2)
+    _law(D.Gumbel(f64(a), f64(b)), a + 0.5772156649 * b, math.pi ** 2 / 6 * b ** 2)
+    assert (_law(D.HalfNormal(f64(b)), b * math.sqrt(2 / math.pi), b ** 2 * (1 - 2 / math.pi)) >= 0).all()
+    _law(D.LogNormal(f64(a / 4), f64(b / 4)), np.exp(a / 4 + b ** 2 / 32), np.expm1(b ** 2 / 16) *
+         np.exp(a / 2 + b ** 2 / 16), n=100000, tol=0.05)
+    assert (_law(D.Gamma(f64(a), f64(b)), a / b, a / b ** 2) > 0).all()
+    x = _law(D.Beta(f64(a), f64(b)), a / (a + b), a * b / ((a + b) ** 2 * (a + b + 1)))
+    assert ((x > 0) & (x < 1)).all()
+    x = _law(D.Dirichlet(f64(a)), a / a.sum(), a * (a.sum() - a) / (a.sum() ** 2 * (a.sum() + 1)))
+    np.testing.assert_allclose(x.sum(-1), 1.0, rtol=1e-12)
+    _law(D.StudentT(f64([5.0, 8.0]), f64([1.0, -1.0]), f64([1.0, 2.0])), [1.0, -1.0], [5 / 3, 4 * 8 / 6],
+         n=100000, tol=0.05)
+    x = _law(D.Poisson(f64(b)), b, b)
+    assert (x == np.round(x)).all()
+    x = _law(D.Binomial(framework.tensor([3.0, 10.0, 5.0], dtype=framework.float64), f64([0.2, 0.5, 0.9])),
+             [0.6, 5.0, 4.5], [0.48, 2.5, 0.45])
+    assert (x == np.round(x)).all() and (x <= [3, 10, 5]).all()
+    p = np.array([0.2, 0.5, 0.9])
+    _law(D.Geometric(f64(p)), 1 / p - 1, (1 / p - 1) / p)
+    x = _law(D.OneHotCategorical(f64(p / p.sum())), p / p.sum(), p / p.sum() * (1 - p / p.sum()))
+    assert (x.sum(-1) == 1).all()
+    cov = np.array([[2.0, 0.6], [0.6, 1.0]])
+    x = _law(D.MultivariateNormal(f64([1.0, -1.0]), f64(cov)), [1.0, -1.0], np.diag(cov))
+    np.testing.assert_allclose(np.cov(x.T), cov, atol=0.05)
+    framework.manual_seed(3)
+    cauchy = _np(D.Cauchy(f64([1.0]), f64([2.0])).sample((40000,)))
+    np.testing.assert_allclose(np.median(cauchy), 1.0, atol=0.05)
+    np.testing.assert_allclose(np.percentile(cauchy, 75) - np.median(cauchy), 2.0, rtol=0.05)
+
+
+def test_samples_repeat_under_manual_seed_and_keep_dtype():
+    d = D.Gamma(framework.tensor([0.5, 3.0]), framework.tensor([1.0, 2.0]))
+    framework.manual_seed(7)
+    a = d.sample((5,))
+    framework.manual_seed(7)
+    b = d.sample((5,))
+    assert a.tolist() == b.tolist() and a.dtype == framework.float32 and not a.requires_grad
+    assert D.Poisson(framework.tensor([1.0])).sample((2,)).dtype == framework.float32
+
+
+def test_gamma_family_rsample_gradients():
+    """Implicit reparameterisation: the per-sample gradient matches torch's _standard_gamma_grad to its
+    approximation error, and E[d x / d alpha] = d E[x] / d alpha."""
+    framework.manual_seed(0)
+    alpha = framework.tensor([0.3, 1.0, 4.0, 20.0], dtype=framework.float64, requires_grad=True)
+    x = D.Gamma(alpha, 1.0).rsample((20000,))
+    x.sum().backward()
+    np.testing.assert_allclose(_np(alpha.grad) / 20000, 1.0, rtol=0.03)
+    from framework.distributions._gamma import standard_gamma_grad_array
+    xs = _np(x)[:200]
+    al = np.broadcast_to(_np(alpha), xs.shape)
+    ours = standard_gamma_grad_array(np.ascontiguousarray(al), xs)
+    theirs = torch._standard_gamma_grad(torch.tensor(al), torch.tensor(xs)).numpy()
+    np.testing.assert_allclose(ours, theirs, rtol=2e-3)
+    # Beta through Dirichlet: d E[x] / d a = b / (a + b)^2
+    a = framework.tensor([2.0], dtype=framework.float64, requires_grad=True)
+    b = framework.tensor([3.0], dtype=framework.float64, requires_grad=True)
+    framework.manual_seed(1)
+    D.Beta(a, b).rsample((40000,)).mean().backward()
+    np.testing.assert_allclose(_np(a.grad), [3 / 25], rtol=0.05)
+    np.testing.assert_allclose(_np(b.grad), [-2 / 25], rtol=0.05)
+    df = framework.tensor([4.0], dtype=framework.float64, requires_grad=True)
+    assert D.StudentT(df).rsample((3,)).requires_grad
+    with pytest.raises(NotImplementedError):
+        D.Poisson(framework.tensor([1.0])).rsample()
+
+
+def test_one_hot_straight_through_passes_probs_gradient():
+    logits = framework.tensor([[0.1, 0.5, -0.3]], requires_grad=True)
+    framework.manual_seed(0)
+    s = D.OneHotCategoricalStraightThrough(logits=logits).rsample((4,))
+    assert s.shape == (4, 1, 3) and (_np(s).sum(-1) == 1).all()
+    (s * framework.tensor([1.0, 2.0, 3.0])).sum().backward()
+    tl = torch.tensor([[0.1, 0.5, -0.3]], requires_grad=True)
+    (4 * (torch.softmax(tl, -1) * torch.tensor([1.0, 2.0, 3.0]))).sum().backward()
+    np.testing.assert_allclose(_np(logits.grad), _np(tl.grad), rtol=1e-5)
