@@ -217,6 +217,8 @@ def test_expand_matches_torch():
         np.testing.assert_allclose(_np(oe.log_prob(framework.tensor(v))), _np(te.log_prob(torch.tensor(v))),
                                    rtol=1e-10, err_msg=name)
         assert oe.sample((3,)).shape == te.sample((3,)).shape, name
+    ours = D.Binomial(5, logits=framework.zeros(3)).expand((2, 3))
+    assert ours.param_shape == (2, 3) and ours.sample().shape == (2, 3)
 
 
 # ---- KL ------------------------------------------------------------------------------------------------
@@ -334,8 +336,8 @@ def test_samples_repeat_under_manual_seed_and_keep_dtype():
 
 
 def test_gamma_family_rsample_gradients():
-    """Implicit reparameterisation: the per-sample gradient matches torch's _standard_gamma_grad to its
-    approximation error, and E[d x / d alpha] = d E[x] / d alpha."""
+    """Implicit reparameterisation: the per-sample gradients match torch's _standard_gamma_grad and
+    _Dirichlet_backward to their approximation error, and E[d x / d alpha] = d E[x] / d alpha."""
     framework.manual_seed(0)
     alpha = framework.tensor([0.3, 1.0, 4.0, 20.0], dtype=framework.float64, requires_grad=True)
     x = D.Gamma(alpha, 1.0).rsample((20000,))
@@ -354,6 +356,16 @@ def test_gamma_family_rsample_gradients():
     D.Beta(a, b).rsample((40000,)).mean().backward()
     np.testing.assert_allclose(_np(a.grad), [3 / 25], rtol=0.05)
     np.testing.assert_allclose(_np(b.grad), [-2 / 25], rtol=0.05)
+    # Dirichlet: the per-sample gradient is torch's _Dirichlet_backward at the same draw
+    conc = framework.tensor([[0.5, 2.0, 4.0], [1.0, 1.5, 8.0]], dtype=framework.float64, requires_grad=True)
+    framework.manual_seed(2)
+    x = D.Dirichlet(conc).rsample((50,))
+    g = rng.standard_normal(x.shape)
+    (x * framework.tensor(g)).sum().backward()
+    from torch.distributions.dirichlet import _Dirichlet_backward
+    tconc = torch.tensor(_np(conc)).expand(50, 2, 3)
+    expected = _Dirichlet_backward(torch.tensor(_np(x)), tconc, torch.tensor(g)).sum(0)
+    np.testing.assert_allclose(_np(conc.grad), expected.numpy(), rtol=3e-3, atol=1e-6)
     df = framework.tensor([4.0], dtype=framework.float64, requires_grad=True)
     assert D.StudentT(df).rsample((3,)).requires_grad
     with pytest.raises(NotImplementedError):

@@ -111,6 +111,11 @@ class Binomial(_ProbsOrLogits):
         self._check_param("total_count", self.total_count, _NONNEGATIVE_INTEGER, _is_count)
         self._check_probs()
 
+    def expand(self, batch_shape, _instance=None) -> "Binomial":
+        new = Distribution.expand(self, batch_shape)
+        new._param = new.__dict__["probs" if "probs" in self.__dict__ else "logits"]
+        return new
+
     @property
     def param_shape(self) -> Size:
         return Size(self._param.shape)

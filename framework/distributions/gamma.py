@@ -12,7 +12,7 @@ from ..ops.combine import stack
 from ..ops.gather import one_hot
 from ..special import gammainc
 from ..tensor import Size, Tensor
-from ._gamma import standard_gamma
+from ._gamma import dirichlet, standard_gamma
 from .continuous import _batch, _positive, _real
 from .distribution import Distribution
 from .utils import broadcast_all
@@ -99,14 +99,7 @@ class Dirichlet(Distribution):
                           lambda a: (a > 0).all(-1))
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        """Gammas normalised to sum 1 (torch's _sample_dirichlet).
-
-        deviation from torch: the gradient flows through the normalised gammas (each with its implicit
-        gradient), an unbiased reparameterisation like torch's, which instead differentiates the Beta marginals'
-        cdfs (_dirichlet_grad); per-sample gradients differ, their expectations agree."""
-        g = standard_gamma(self.concentration.expand(*self._extended_shape(sample_shape)))
-        tiny = float(np.finfo(g.dtype.np).tiny)
-        return (g / g.sum(-1, keepdim=True)).clamp(min=tiny, max=1 - float(np.finfo(g.dtype.np).eps))
+        return dirichlet(self.concentration.expand(*self._extended_shape(sample_shape)))
 
     def _check(self, value) -> None:
         self._validate_sample(value, "Simplex()", lambda a: (a >= 0).all(-1) & (abs(a.sum(-1) - 1) < 1e-6))
