@@ -394,3 +394,85 @@ def test_expand_of_the_existing_laws_matches_torch():
         oe, te = ours.expand(shape), theirs.expand(shape)
         assert tuple(oe.batch_shape) == tuple(te.batch_shape) and oe.sample().shape == te.sample().shape
         np.testing.assert_allclose(_np(oe.entropy()), _np(te.entropy()), rtol=1e-10)
+
+
+# ---- TransformedDistribution and transforms -------------------------------------------------------------
+def _transformed(L, loc, scale, shift, mult, kind):
+    Dn, T = L.distributions, L.distributions.transforms
+    base = Dn.Normal(loc, scale)
+    chains = {"tanh_affine": [T.TanhTransform(), T.AffineTransform(shift, mult)],
+              "exp": [T.ExpTransform()], "sigmoid": [T.SigmoidTransform()],
+              "affine_neg": [T.AffineTransform(shift, -mult)],
+              "inverse_exp": [T.ExpTransform(), T.ExpTransform().inv],
+              "compose": [T.ComposeTransform([T.AffineTransform(shift, mult), T.TanhTransform()])]}
+    return Dn.TransformedDistribution(base, chains[kind])
+
+
+@pytest.mark.parametrize("kind", ["tanh_affine", "exp", "sigmoid", "affine_neg", "inverse_exp", "compose"])
+def test_transformed_distribution_matches_torch(kind):
+    arrays = [rng.standard_normal(3) * 0.5, _pos(3), rng.standard_normal(3), _pos(3)]
+    ours_l = [framework.tensor(a, requires_grad=True) for a in arrays]
+    theirs_l = [torch.tensor(a, requires_grad=True) for a in arrays]
+    ours, theirs = _transformed(framework, *ours_l, kind), _transformed(torch, *theirs_l, kind)
+    assert tuple(ours.batch_shape) == tuple(theirs.batch_shape) and ours.has_rsample
+    with torch.no_grad():
+        y = theirs.sample((2,))
+    lp, tlp = ours.log_prob(framework.tensor(y.numpy())), theirs.log_prob(y)
+    np.testing.assert_allclose(_np(lp), _np(tlp), rtol=1e-9)
+    loss, tloss = lp.sum(), tlp.sum()
+    if kind in ("exp", "affine_neg", "tanh_affine"):
+        c, tc = ours.cdf(framework.tensor(y.numpy())), theirs.cdf(y)
+        q = np.linspace(0.1, 0.9, 3)
+        i, ti = ours.icdf(framework.tensor(q)), theirs.icdf(torch.tensor(q))
+        np.testing.assert_allclose(_np(c), _np(tc), rtol=1e-9)
+        np.testing.assert_allclose(_np(i), _np(ti), rtol=1e-9)
+        loss, tloss = loss + c.sum() + i.sum(), tloss + tc.sum() + ti.sum()
+    loss.backward()
+    tloss.backward()
+    for o, t in zip(ours_l, theirs_l):
+        assert (o.grad is None) == (t.grad is None)
+        if t.grad is not None:
+            np.testing.assert_allclose(_np(o.grad), _np(t.grad), rtol=1e-8, atol=1e-12)
+
+
+def test_tanh_policy_with_cache_as_in_sac():
+    """SAC's squashed Gaussian: log_prob of its own rsample uses the cached pre-image, finite even where tanh
+    rounds to 1."""
+    loc = framework.tensor([0.0, 40.0], dtype=framework.float64, requires_grad=True)
+    d = D.TransformedDistribution(D.Normal(loc, 1.0), [D.TanhTransform(cache_size=1)])
+    framework.manual_seed(0)
+    y = d.rsample()
+    assert y[1].item() == 1.0
+    lp = d.log_prob(y)
+    assert np.isfinite(_np(lp)).all()
+    x = y.detach().atanh()[0]
+    expected = D.Normal(0.0, 1.0).log_prob(x) - 2.0 * (math.log(2.0) - x - framework.nn.functional.softplus(-2.0 * x))
+    np.testing.assert_allclose(lp[0].item(), expected.item(), rtol=1e-10)
+    lp.sum().backward()
+    assert np.isfinite(_np(loc.grad)).all()
+    with pytest.raises(ValueError, match="transforms must be a Transform or list, but was 3"):
+        D.TransformedDistribution(D.Normal(0.0, 1.0), 3)
+    with pytest.raises(ValueError, match="cache_size must be 0 or 1"):
+        D.ExpTransform(cache_size=2)
+
+
+def test_affine_event_dim_and_lognormal_equivalence():
+    loc, scale = rng.standard_normal((2, 3)), _pos(2, 3)
+    for L in (framework, torch):
+        base = L.distributions.Normal(L.tensor(loc), L.tensor(scale))
+        d = L.distributions.TransformedDistribution(
+            base, [L.distributions.AffineTransform(L.tensor(loc[0]), L.tensor(scale[0]), event_dim=1)])
+        assert tuple(d.batch_shape) == (2,) and tuple(d.event_shape) == (3,)
+    ours = D.TransformedDistribution(D.Normal(framework.tensor(loc), framework.tensor(scale)),
+                                     [D.AffineTransform(framework.tensor(loc[0]), framework.tensor(scale[0]), 1)])
+    theirs = TD.TransformedDistribution(TD.Normal(torch.tensor(loc), torch.tensor(scale)),
+                                        [TD.AffineTransform(torch.tensor(loc[0]), torch.tensor(scale[0]), 1)])
+    x = rng.standard_normal((4, 2, 3))
+    np.testing.assert_allclose(_np(ours.log_prob(framework.tensor(x))), _np(theirs.log_prob(torch.tensor(x))),
+                               rtol=1e-10)
+    assert ours.sample((4,)).shape == (4, 2, 3) and ours.expand((5, 2)).batch_shape == (5, 2)
+    y = _pos(2, 3)
+    via_exp = D.TransformedDistribution(D.Normal(framework.tensor(loc), framework.tensor(scale)), D.ExpTransform())
+    np.testing.assert_allclose(_np(via_exp.log_prob(framework.tensor(y))),
+                               _np(D.LogNormal(framework.tensor(loc), framework.tensor(scale))
+                                   .log_prob(framework.tensor(y))), rtol=1e-12)

@@ -127,3 +127,20 @@ def test_rsample_gradcheck(name):
         return getattr(D, name)(**dict(zip(params, leaves)), validate_args=False).rsample((4,))
 
     assert gradcheck(draw, tuple(_leaf(p) for p in params.values()))
+
+
+def test_transformed_distribution_gradcheck():
+    loc, scale, shift, mult = _leaf(rng.standard_normal(3) * 0.5), _leaf(_pos(3)), _leaf(rng.standard_normal(3)), \
+        _leaf(_pos(3))
+    y = framework.tensor(rng.uniform(-0.8, 0.8, (2, 3)), dtype=framework.float64)
+    u = framework.tensor(rng.uniform(0.1, 0.9, (2, 3)), dtype=framework.float64)
+
+    def squashed(m, s, a, b):
+        d = D.TransformedDistribution(D.Normal(m, s), [D.TanhTransform(), D.AffineTransform(a, b)])
+        return d.log_prob(a + b * y), d.cdf(a + b * y), d.icdf(u)
+
+    def logit_normal(m, s):
+        return D.TransformedDistribution(D.Normal(m, s), D.SigmoidTransform()).log_prob(u)
+
+    assert gradcheck(squashed, (loc, scale, shift, mult))
+    assert gradcheck(logit_normal, (loc, scale))

@@ -9,8 +9,12 @@ from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform,
+                         Transform)
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
-           "StudentT", "Uniform", "kl_divergence", "register_kl"]
+           "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "transforms",
+           "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]
