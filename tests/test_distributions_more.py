@@ -476,3 +476,61 @@ def test_affine_event_dim_and_lognormal_equivalence():
     np.testing.assert_allclose(_np(via_exp.log_prob(framework.tensor(y))),
                                _np(D.LogNormal(framework.tensor(loc), framework.tensor(scale))
                                    .log_prob(framework.tensor(y))), rtol=1e-12)
+
+
+# ---- constraints, support, arg_constraints --------------------------------------------------------------
+def _strip(text):
+    return text.replace(", device='cuda:0'", "").replace("framework.", "torch.")
+
+
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{'-'.join(c[1])}" for c in CASES])
+def test_support_and_arg_constraints_match_torch(case):
+    name, params, value, _ = case
+    ours, _ = _build(framework, name, params, requires_grad=False)
+    theirs, _ = _build(torch, name, params, requires_grad=False)
+    assert _strip(repr(ours.support)) == repr(theirs.support)
+    assert {k: _strip(repr(v)) for k, v in ours.arg_constraints.items()} == \
+        {k: repr(v) for k, v in theirs.arg_constraints.items()}
+    assert ours.support.event_dim == theirs.support.event_dim
+    assert ours.support.is_discrete == theirs.support.is_discrete
+    inside = ours.support.check(framework.tensor(value)).tolist()
+    assert inside == theirs.support.check(torch.tensor(value)).tolist()
+
+
+def test_constraint_checks_match_torch():
+    C, TC = D.constraints, TD.constraints
+    values = [np.array([-1.0, 0.0, 0.5, 1.0, 2.0, float("nan")]), np.array([[0.3, 0.7], [0.5, 0.6]]),
+              np.array([[[1.0, 0.0], [0.3, 2.0]], [[1.0, 0.2], [0.2, 1.0]], [[1.0, 2.0], [2.0, 1.0]]])]
+    names = ["real", "positive", "nonnegative", "unit_interval", "boolean", "nonnegative_integer",
+             "positive_integer", "simplex", "one_hot", "real_vector", "lower_cholesky", "lower_triangular",
+             "positive_definite", "symmetric", "square"]
+    for n in names:
+        assert repr(getattr(C, n)) == repr(getattr(TC, n)), n
+        for v in values:
+            if v.ndim < getattr(TC, n).event_dim:
+                continue
+            assert getattr(C, n).check(framework.tensor(v)).tolist() == getattr(TC, n).check(torch.tensor(v)).tolist()
+    for ours, theirs in [(C.interval(-1.0, 1.0), TC.interval(-1.0, 1.0)), (C.greater_than(0.5), TC.greater_than(0.5)),
+                         (C.less_than(0.5), TC.less_than(0.5)), (C.half_open_interval(0.0, 1.0),
+                                                                 TC.half_open_interval(0.0, 1.0)),
+                         (C.integer_interval(0, 2), TC.integer_interval(0, 2)),
+                         (C.greater_than_eq(0.0), TC.greater_than_eq(0.0)),
+                         (C.independent(C.positive, 1), TC.independent(TC.positive, 1))]:
+        assert repr(ours) == repr(theirs)
+        assert ours.check(framework.tensor(values[1])).tolist() == theirs.check(torch.tensor(values[1])).tolist()
+    assert C.is_dependent(C.dependent) and C.is_dependent(D.Uniform.support)
+    with pytest.raises(ValueError, match="Cannot determine validity of dependent constraint"):
+        C.dependent.check(framework.zeros(1))
+
+
+def test_transformed_and_independent_support_match_torch():
+    for L in (framework, torch):
+        Dn = L.distributions
+        d = Dn.TransformedDistribution(Dn.Normal(L.zeros(3), L.ones(3)), [Dn.TanhTransform()])
+        i = Dn.Independent(Dn.Normal(L.zeros(2, 3), L.ones(2, 3)), 2)
+        c = Dn.Categorical(logits=L.zeros(4))
+        reprs = [repr(d.support), repr(i.support), repr(c.support), repr(Dn.Bernoulli(0.5).support),
+                 repr(Dn.AffineTransform(0.0, 1.0, event_dim=1).domain)]
+        if L is framework:
+            ours = reprs
+    assert ours == reprs

@@ -1,4 +1,5 @@
 """framework.distributions, as torch.distributions: the laws below, kl_divergence and register_kl."""
+from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
 from .continuous import Cauchy, Exponential, Gumbel, HalfNormal, Laplace, LogNormal, Uniform
@@ -17,4 +18,4 @@ __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Di
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "transforms",
-           "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]
+           "constraints", "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]

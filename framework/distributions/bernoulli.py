@@ -9,6 +9,7 @@ from ..creation import tensor
 from ..nn.functional import binary_cross_entropy_with_logits
 from ..random import _gen
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, logits_to_probs, probs_to_logits
 
@@ -16,6 +17,8 @@ from .utils import broadcast_all, logits_to_probs, probs_to_logits
 class Bernoulli(Distribution):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0; samples have the parameter's float dtype."""
 
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
@@ -30,8 +33,7 @@ class Bernoulli(Distribution):
             param, self._param_names = self._logits, ("logits",)
         super().__init__(param.shape, validate_args=validate_args)
         if probs is not None:
-            self._check_param("probs", self._probs, "Interval(lower_bound=0.0, upper_bound=1.0)",
-                              lambda a: (a >= 0) & (a <= 1))
+            self._check_arg("probs", self._probs, constraints.unit_interval)
 
     def expand(self, batch_shape, _instance=None) -> "Bernoulli":
         """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
@@ -83,7 +85,7 @@ class Bernoulli(Distribution):
             return tensor((u < p).astype(p.dtype), device=self.probs.device)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        self._validate_sample(value, "Boolean()", lambda a: (a == 0) | (a == 1))
+        self._check_support(value)
         logits, value = broadcast_all(self.logits, value)
         return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 

@@ -8,6 +8,7 @@ from ..creation import arange, full, tensor
 from ..dtypes import int64
 from ..random import _gen
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 from .utils import logits_to_probs, probs_to_logits
 
@@ -16,7 +17,12 @@ class Categorical(Distribution):
     """A choice among ``K = probs.shape[-1]`` classes; leading dimensions are the batch."""
 
     _param_names = ("probs",)
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
@@ -37,8 +43,7 @@ class Categorical(Distribution):
         self._num_events = param.shape[-1]
         super().__init__(param.shape[:-1], validate_args=validate_args)
         if probs is not None:
-            self._check_param("probs", self._probs, "Simplex()",
-                              lambda a: (a >= 0).all(-1) & (abs(a.sum(-1) - 1) < 1e-6))
+            self._check_arg("probs", self._probs, constraints.simplex)
 
     def expand(self, batch_shape, _instance=None) -> "Categorical":
         """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
@@ -94,8 +99,7 @@ class Categorical(Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         """logits[..., value] with value broadcast against the batch shape."""
         n = self._num_events
-        self._validate_sample(value, f"IntegerInterval(lower_bound=0, upper_bound={n - 1})",
-                              lambda a: (a == a.astype(np.int64)) & (a >= 0) & (a < n))
+        self._check_support(value)
         logits = self.logits
         shape = np.broadcast_shapes(tuple(value.shape), tuple(logits.shape[:-1]))
         log_pmf = logits.expand(*shape, n).reshape(-1, n)

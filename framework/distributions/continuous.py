@@ -10,19 +10,12 @@ import numpy as np
 from .. import ops
 from ..creation import full, rand
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 from .normal import Normal, _normal_icdf
 from .utils import broadcast_all
 
 _EULER = 0.57721566490153286060
-
-
-def _positive(d: Distribution, name: str) -> None:
-    d._check_param(name, d.__dict__[name], "GreaterThan(lower_bound=0.0)", lambda a: a > 0)
-
-
-def _real(d: Distribution, name: str) -> None:
-    d._check_param(name, d.__dict__[name], "Real()", lambda a: a == a)
 
 
 def _batch(params, *args) -> Size:
@@ -42,11 +35,18 @@ class Uniform(Distribution):
     _param_names = ("low", "high")
     has_rsample = True
 
+    @property
+    def arg_constraints(self) -> dict:
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
+
+    @constraints.dependent_property(is_discrete=False, event_dim=0)
+    def support(self):
+        return constraints.interval(self.low, self.high)
+
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
         super().__init__(_batch((self.low,), low, high), validate_args=validate_args)
-        self._check_param("low", self.low, f"LessThan(upper_bound={self.high})", lambda a: a < self.high._array)
-        self._check_param("high", self.high, f"GreaterThan(lower_bound={self.low})", lambda a: a > self.low._array)
+        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -67,19 +67,14 @@ class Uniform(Distribution):
     def rsample(self, sample_shape=Size()) -> Tensor:
         return self.low + _uniform(self, self.low, sample_shape) * (self.high - self.low)
 
-    def _check(self, value) -> None:
-        lo, hi = self.low._array, self.high._array
-        self._validate_sample(value, f"Interval(lower_bound={self.low}, upper_bound={self.high})",
-                              lambda a: (lo <= a) & (a <= hi))
-
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
         return (lb * ub).log() - (self.high - self.low).log()
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return ((value - self.low) / (self.high - self.low)).clamp(min=0, max=1)
 
     def icdf(self, value) -> Tensor:
@@ -93,12 +88,14 @@ class Exponential(Distribution):
     """Exponential with ``rate`` (= 1 / scale)."""
 
     _param_names = ("rate",)
+    arg_constraints = {"rate": constraints.positive}
+    support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch((self.rate,), rate), validate_args=validate_args)
-        _positive(self, "rate")
+        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -120,15 +117,12 @@ class Exponential(Distribution):
         eps = self.rate.new_empty(tuple(self._extended_shape(sample_shape))).exponential_()
         return eps / self.rate
 
-    def _check(self, value) -> None:
-        self._validate_sample(value, "GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0)
-
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return self.rate.log() - self.rate * value
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return 1 - (-self.rate * value).exp()
 
     def icdf(self, value) -> Tensor:
@@ -142,16 +136,14 @@ class _LocScale(Distribution):
     """A real-valued law with ``loc`` (real) and ``scale`` (positive)."""
 
     _param_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(_batch((self.loc,), loc, scale), validate_args=validate_args)
-        _real(self, "loc")
-        _positive(self, "scale")
-
-    def _check(self, value) -> None:
-        self._validate_sample(value, "Real()", lambda a: a == a)
+        self._check_args()
 
     @property
     def mode(self) -> Tensor:
@@ -179,11 +171,11 @@ class Laplace(_LocScale):
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return -(2 * self.scale).log() - (value - self.loc).abs() / self.scale
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return 0.5 - 0.5 * (value - self.loc).sign() * (-(value - self.loc).abs() / self.scale).expm1()
 
     def icdf(self, value) -> Tensor:
@@ -210,11 +202,11 @@ class Cauchy(_LocScale):
         return self.loc + eps * self.scale
 
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return -math.log(math.pi) - self.scale.log() - (((value - self.loc) / self.scale) ** 2).log1p()
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return ((value - self.loc) / self.scale).atan() / math.pi + 0.5
 
     def icdf(self, value) -> Tensor:
@@ -246,12 +238,12 @@ class Gumbel(_LocScale):
         return self.loc - self.scale * (-u.log()).log()
 
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         z = (self.loc - value) / self.scale
         return (z - z.exp()) - self.scale.log()
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return (-(-(value - self.loc) / self.scale).exp()).exp()
 
     def icdf(self, value) -> Tensor:
@@ -265,12 +257,14 @@ class HalfNormal(Distribution):
     """|X| for X ~ Normal(0, scale)."""
 
     _param_names = ("scale",)
+    arg_constraints = {"scale": constraints.positive}
+    support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, scale, validate_args: bool | None = None) -> None:
         (self.scale,) = broadcast_all(scale)
         super().__init__(_batch((self.scale,), scale), validate_args=validate_args)
-        _positive(self, "scale")
+        self._check_args()
         self.base_dist = Normal(0, self.scale, validate_args=False)
 
     def expand(self, batch_shape, _instance=None) -> "HalfNormal":
@@ -294,16 +288,13 @@ class HalfNormal(Distribution):
     def rsample(self, sample_shape=Size()) -> Tensor:
         return self.base_dist.rsample(sample_shape).abs()
 
-    def _check(self, value) -> None:
-        self._validate_sample(value, "GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0)
-
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         log_prob = self.base_dist.log_prob(value) + math.log(2)
         return ops.where(value >= 0, log_prob, -math.inf)
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return 2 * self.base_dist.cdf(value) - 1
 
     def icdf(self, prob) -> Tensor:
@@ -317,6 +308,8 @@ class LogNormal(Distribution):
     """exp(X) for X ~ Normal(loc, scale)."""
 
     _param_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.positive
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
@@ -346,16 +339,13 @@ class LogNormal(Distribution):
     def rsample(self, sample_shape=Size()) -> Tensor:
         return self.base_dist.rsample(sample_shape).exp()
 
-    def _check(self, value) -> None:
-        self._validate_sample(value, "GreaterThan(lower_bound=0.0)", lambda a: a > 0)
-
     def log_prob(self, value) -> Tensor:
-        self._check(value)  # torch: base log_prob at log(value) minus log|d exp(x)/dx| = log(value)
+        self._check_support(value)  # torch: base log_prob at log(value) minus log|d exp(x)/dx| = log(value)
         x = value.log()
         return self.base_dist.log_prob(x) - x
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return self.base_dist.cdf(value.log())
 
     def icdf(self, value) -> Tensor:

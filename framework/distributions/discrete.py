@@ -14,11 +14,10 @@ from ..random import _gen
 from ..tensor import Size, Tensor
 from .categorical import Categorical
 from .continuous import _batch
+from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all, logits_to_probs, probs_to_logits
 
-_NONNEGATIVE_INTEGER = "IntegerGreaterThan(lower_bound=0)"
-_UNIT_INTERVAL = "Interval(lower_bound=0.0, upper_bound=1.0)"
 
 
 def _host_draw(like: Tensor, draw) -> Tensor:
@@ -26,19 +25,17 @@ def _host_draw(like: Tensor, draw) -> Tensor:
     return tensor(np.asarray(draw(_gen(None))), dtype=like.dtype, device=like.device)
 
 
-def _is_count(a):
-    return (a >= 0) & (a == a.round())
-
-
 class Poisson(Distribution):
     """Poisson with mean ``rate``."""
 
     _param_names = ("rate",)
+    arg_constraints = {"rate": constraints.nonnegative}
+    support = constraints.nonnegative_integer
 
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch((self.rate,), rate), validate_args=validate_args)
-        self._check_param("rate", self.rate, "GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0)
+        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -58,7 +55,7 @@ class Poisson(Distribution):
         return _host_draw(self.rate, lambda g: g.poisson(np.broadcast_to(rate, shape)))
 
     def log_prob(self, value) -> Tensor:
-        self._validate_sample(value, _NONNEGATIVE_INTEGER, _is_count)
+        self._check_support(value)
         rate, value = broadcast_all(self.rate, value)
         return value.xlogy(rate) - rate - (value + 1).lgamma()
 
@@ -86,12 +83,6 @@ class _ProbsOrLogits(Distribution):
             self.__dict__["logits"] = probs_to_logits(self.probs, is_binary=True)
         return self.__dict__["logits"]
 
-    def _check_probs(self) -> None:
-        if "probs" in self.__dict__:
-            self._check_param("probs", self.probs, _UNIT_INTERVAL, lambda a: (a >= 0) & (a <= 1))
-        else:
-            self._check_param("logits", self.logits, "Real()", lambda a: a == a)
-
 
 def _clamp_by_zero(x: Tensor) -> Tensor:
     return (x.clamp(min=0) + x - x.clamp(max=0)) / 2
@@ -101,15 +92,20 @@ class Binomial(_ProbsOrLogits):
     """The number of successes in ``total_count`` trials of probability ``probs`` (or ``sigmoid(logits)``)."""
 
     _param_names = ("total_count", "probs", "logits")
+    arg_constraints = {"total_count": constraints.nonnegative_integer, "probs": constraints.unit_interval,
+                       "logits": constraints.real}
     has_enumerate_support = True
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self.total_count)
 
     def __init__(self, total_count=1, probs=None, logits=None, validate_args: bool | None = None) -> None:
         name, (total_count, param) = self._set_param(probs, logits, total_count)
         self.total_count = total_count.type_as(param)
         self._param = param
         super().__init__(param.shape, validate_args=validate_args)
-        self._check_param("total_count", self.total_count, _NONNEGATIVE_INTEGER, _is_count)
-        self._check_probs()
+        self._check_args()
 
     def expand(self, batch_shape, _instance=None) -> "Binomial":
         new = Distribution.expand(self, batch_shape)
@@ -139,9 +135,7 @@ class Binomial(_ProbsOrLogits):
         return _host_draw(self._param, lambda g: g.binomial(n, p))
 
     def log_prob(self, value) -> Tensor:
-        n = self.total_count._array
-        self._validate_sample(value, f"IntegerInterval(lower_bound=0, upper_bound={self.total_count})",
-                              lambda a: _is_count(a) & (a <= n))
+        self._check_support(value)
         log_factorial_n = (self.total_count + 1).lgamma()
         log_factorial_k = (value + 1).lgamma()
         log_factorial_nmk = (self.total_count - value + 1).lgamma()
@@ -171,13 +165,15 @@ class Geometric(_ProbsOrLogits):
     """The number of failures before the first success, success probability ``probs``."""
 
     _param_names = ("probs", "logits")
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.nonnegative_integer
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
         self._set_param(probs, logits)
         given = probs if probs is not None else logits
         super().__init__(_batch((self.__dict__.get("probs", self.__dict__.get("logits")),), given),
                          validate_args=validate_args)
-        self._check_probs()
+        self._check_args()
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0
@@ -205,7 +201,7 @@ class Geometric(_ProbsOrLogits):
             return (u.log() / (-self.probs).log1p()).floor()
 
     def log_prob(self, value) -> Tensor:
-        self._validate_sample(value, _NONNEGATIVE_INTEGER, _is_count)
+        self._check_support(value)
         value, probs = broadcast_all(value, self.probs)
         probs = ops.where((probs == 1) & (value == 0), 0.0, probs)  # torch: 0 * log(0) counts as 0 there
         return value * (-probs).log1p() + self.probs.log()
@@ -217,6 +213,8 @@ class Geometric(_ProbsOrLogits):
 class OneHotCategorical(Distribution):
     """A Categorical whose samples are one-hot vectors of length ``probs.shape[-1]``."""
 
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.one_hot
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
@@ -262,8 +260,7 @@ class OneHotCategorical(Distribution):
         return one_hot(indices, probs.shape[-1]).to(probs.dtype)
 
     def log_prob(self, value) -> Tensor:
-        self._validate_sample(value, "OneHot()",
-                              lambda a: ((a == 0) | (a == 1)).all(-1) & (a.sum(-1) == 1))
+        self._check_support(value)
         indices = value.max(-1)[1]
         return self._categorical.log_prob(indices)
 

@@ -5,12 +5,15 @@ from typing import Callable
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
+from . import constraints
 
 
 class Distribution:
     """Base of Categorical, Normal and Bernoulli; arguments are validated unless ``validate_args=False``."""
 
     _validate_args = True
+    arg_constraints: dict = {}  # parameter name -> constraints.Constraint, as torch's
+    support = None  # the constraints.Constraint samples satisfy
 
     @staticmethod
     def set_default_validate_args(value: bool) -> None:
@@ -90,6 +93,21 @@ class Distribution:
             raise ValueError(f"Expected parameter {name} ({type(value).__name__} of shape {tuple(value.shape)}) of "
                              f"distribution {self!r} to satisfy the constraint {constraint}, but found invalid "
                              f"values:\n{value}")
+
+    def _check_args(self) -> None:
+        """torch's argument validation: each arg_constraints entry whose parameter is stored on the instance
+        (dependent ones and lazily derived parameters are skipped), in the dict's order."""
+        for name, constraint in self.arg_constraints.items():
+            if not constraints.is_dependent(constraint) and name in self.__dict__:
+                self._check_arg(name, self.__dict__[name], constraint)
+
+    def _check_arg(self, name: str, value: Tensor, constraint) -> None:
+        self._check_param(name, value, repr(constraint), lambda a: constraint.check(Tensor._make(a))._array)
+
+    def _check_support(self, value) -> None:
+        """torch's _validate_sample: a Tensor, of a shape that broadcasts, inside self.support."""
+        support = self.support
+        self._validate_sample(value, repr(support), lambda a: support.check(Tensor._make(a))._array)
 
     def _validate_sample(self, value: Tensor, support: str, ok: Callable) -> None:
         if not self._validate_args:

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .. import ops
 from ..creation import randn
 from ..ops.combine import stack
@@ -13,7 +11,8 @@ from ..ops.gather import one_hot
 from ..special import gammainc
 from ..tensor import Size, Tensor
 from ._gamma import dirichlet, standard_gamma
-from .continuous import _batch, _positive, _real
+from . import constraints
+from .continuous import _batch
 from .distribution import Distribution
 from .utils import broadcast_all
 
@@ -22,16 +21,14 @@ class Gamma(Distribution):
     """Gamma with shape ``concentration`` and ``rate`` (= 1 / scale)."""
 
     _param_names = ("concentration", "rate")
+    arg_constraints = {"concentration": constraints.positive, "rate": constraints.positive}
+    support = constraints.nonnegative
     has_rsample = True
 
     def __init__(self, concentration, rate, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(_batch((self.rate,), concentration, rate), validate_args=validate_args)
-        self._check_params()
-
-    def _check_params(self) -> None:
-        _positive(self, "concentration")
-        _positive(self, "rate")
+        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -49,11 +46,8 @@ class Gamma(Distribution):
         shape = tuple(self._extended_shape(sample_shape))
         return standard_gamma(self.concentration.expand(*shape)) / self.rate.expand(*shape)
 
-    def _check(self, value) -> None:
-        self._validate_sample(value, "GreaterThanEq(lower_bound=0.0)", lambda a: a >= 0)
-
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return (ops.xlogy(self.concentration, self.rate) + ops.xlogy(self.concentration - 1, value)
                 - self.rate * value - self.concentration.lgamma())
 
@@ -62,19 +56,21 @@ class Gamma(Distribution):
                 + (1.0 - self.concentration) * self.concentration.digamma())
 
     def cdf(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         return gammainc(self.concentration, self.rate * value)
 
 
 class Chi2(Gamma):
     """Gamma(df / 2, 1 / 2)."""
 
+    arg_constraints = {"df": constraints.positive}
+
     def __init__(self, df, validate_args: bool | None = None) -> None:
         (df,) = broadcast_all(df)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
-    def _check_params(self) -> None:
-        self._check_param("df", self.df, "GreaterThan(lower_bound=0.0)", lambda a: a > 0)
+    def _check_args(self) -> None:
+        self._check_arg("df", self.df, constraints.positive)  # torch: df is a plain property, so it is checked
 
     @property
     def df(self) -> Tensor:
@@ -88,6 +84,8 @@ class Dirichlet(Distribution):
     """Dirichlet over the simplex of ``concentration.shape[-1]`` categories."""
 
     _param_names = ("concentration",)
+    arg_constraints = {"concentration": constraints.independent(constraints.positive, 1)}
+    support = constraints.simplex
     has_rsample = True
 
     def __init__(self, concentration: Tensor, validate_args: bool | None = None) -> None:
@@ -95,17 +93,13 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
-        self._check_param("concentration", concentration, "IndependentConstraint(GreaterThan(lower_bound=0.0), 1)",
-                          lambda a: (a > 0).all(-1))
+        self._check_args()
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         return dirichlet(self.concentration.expand(*self._extended_shape(sample_shape)))
 
-    def _check(self, value) -> None:
-        self._validate_sample(value, "Simplex()", lambda a: (a >= 0).all(-1) & (abs(a.sum(-1) - 1) < 1e-6))
-
     def log_prob(self, value) -> Tensor:
-        self._check(value)
+        self._check_support(value)
         c = self.concentration
         return ops.xlogy(c - 1.0, value).sum(-1) + c.sum(-1).lgamma() - c.lgamma().sum(-1)
 
@@ -137,6 +131,8 @@ class Beta(Distribution):
     """Beta(concentration1, concentration0) on [0, 1], through a two-category Dirichlet as torch's."""
 
     _param_names = ("concentration1", "concentration0")
+    arg_constraints = {"concentration1": constraints.positive, "concentration0": constraints.positive}
+    support = constraints.unit_interval
     has_rsample = True
 
     def __init__(self, concentration1, concentration0, validate_args: bool | None = None) -> None:
@@ -176,7 +172,7 @@ class Beta(Distribution):
         return self._dirichlet.rsample(sample_shape).select(-1, 0)
 
     def log_prob(self, value) -> Tensor:
-        self._validate_sample(value, "Interval(lower_bound=0.0, upper_bound=1.0)", lambda a: (a >= 0) & (a <= 1))
+        self._check_support(value)
         heads_tails = stack([value, 1.0 - value], -1)
         return self._dirichlet.log_prob(heads_tails)
 
@@ -191,15 +187,15 @@ class StudentT(Distribution):
     """Student's t with ``df`` degrees of freedom, location ``loc`` and scale ``scale``."""
 
     _param_names = ("df", "loc", "scale")
+    arg_constraints = {"df": constraints.positive, "loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
     has_rsample = True
 
     def __init__(self, df, loc=0.0, scale=1.0, validate_args: bool | None = None) -> None:
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)  # torch: built first, with the default validation, so it reports a bad df
         super().__init__(self.df.shape, validate_args=validate_args)
-        _positive(self, "df")
-        _real(self, "loc")
-        _positive(self, "scale")
+        self._check_args()
 
     def expand(self, batch_shape, _instance=None) -> "StudentT":
         new = Distribution.expand(self, batch_shape)
@@ -228,7 +224,7 @@ class StudentT(Distribution):
         return self.loc + self.scale * (x * (z / self.df).rsqrt())
 
     def log_prob(self, value) -> Tensor:
-        self._validate_sample(value, "Real()", lambda a: a == a)
+        self._check_support(value)
         y = (value - self.loc) / self.scale
         z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) + (0.5 * self.df).lgamma()
              - (0.5 * (self.df + 1.0)).lgamma())

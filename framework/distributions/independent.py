@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 
 
@@ -22,6 +23,14 @@ class Independent(Distribution):
         event_dim = reinterpreted_batch_ndims + len(base_distribution.event_shape)
         self.base_dist, self.reinterpreted_batch_ndims = base_distribution, reinterpreted_batch_ndims
         super().__init__(shape[:len(shape) - event_dim], shape[len(shape) - event_dim:], validate_args=validate_args)
+
+    arg_constraints: dict = {}
+
+    @constraints.dependent_property
+    def support(self):
+        result = self.base_dist.support
+        n = self.reinterpreted_batch_ndims
+        return constraints.independent(result, n) if n else result
 
     def expand(self, batch_shape, _instance=None) -> "Independent":
         batch_shape = Size(batch_shape)

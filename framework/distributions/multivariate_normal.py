@@ -6,26 +6,11 @@ import math
 
 import numpy as np
 
-from ..backend import get_array_module
 from ..creation import eye, randn
 from ..tensor import Size, Tensor
-from ._linalg import cholesky, cholesky_array, cholesky_inverse, solve_triangular
+from . import constraints
+from ._linalg import cholesky, cholesky_inverse, solve_triangular
 from .distribution import Distribution
-
-
-def _is_positive_definite(a):
-    """torch's PositiveDefinite check: symmetric (isclose to its transpose, atol 1e-6) and Cholesky succeeds."""
-    xp = get_array_module(a)
-    at = xp.swapaxes(a, -1, -2)
-    symmetric = (abs(a - at) <= 1e-6 + 1e-5 * abs(at)).all(-1).all(-1)
-    if not bool(symmetric.all()):
-        return symmetric
-    return (xp.diagonal(cholesky_array(a), 0, -2, -1) > 0).all(-1)
-
-
-def _is_lower_cholesky(a):
-    xp = get_array_module(a)
-    return (xp.tril(a) == a).all(-1).all(-1) & (xp.diagonal(a, 0, -2, -1) > 0).all(-1)
 
 
 def _batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
@@ -49,6 +34,9 @@ class MultivariateNormal(Distribution):
     """Gaussian over vectors of length ``loc.shape[-1]`` with one of covariance, precision or its scale_tril."""
 
     _param_names = ("loc", "covariance_matrix", "precision_matrix", "scale_tril")
+    arg_constraints = {"loc": constraints.real_vector, "covariance_matrix": constraints.positive_definite,
+                       "precision_matrix": constraints.positive_definite, "scale_tril": constraints.lower_cholesky}
+    support = constraints.real_vector
     has_rsample = True
 
     def __init__(self, loc: Tensor, covariance_matrix: Tensor | None = None, precision_matrix: Tensor | None = None,
@@ -67,12 +55,10 @@ class MultivariateNormal(Distribution):
         self.__dict__[name] = matrix.expand(*batch_shape, -1, -1)
         self.loc = loc.expand(*batch_shape, -1)
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        self._check_param("loc", self.loc, "IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1))
+        self._check_args()
         if name == "scale_tril":
-            self._check_param(name, self.__dict__[name], "LowerCholesky()", _is_lower_cholesky)
             self._unbroadcasted_scale_tril = scale_tril
         else:
-            self._check_param(name, self.__dict__[name], "PositiveDefinite()", _is_positive_definite)
             self._unbroadcasted_scale_tril = (cholesky(covariance_matrix) if name == "covariance_matrix"
                                               else _precision_to_scale_tril(precision_matrix))
 
@@ -117,7 +103,7 @@ class MultivariateNormal(Distribution):
         return self._unbroadcasted_scale_tril.diagonal(dim1=-2, dim2=-1).log().sum(-1)
 
     def log_prob(self, value) -> Tensor:
-        self._validate_sample(value, "IndependentConstraint(Real(), 1)", lambda a: (a == a).all(-1))
+        self._check_support(value)
         M = _batch_mahalanobis(self._unbroadcasted_scale_tril, value - self.loc)
         return -0.5 * (self._event_shape[0] * math.log(2 * math.pi) + M) - self._half_log_det()
 

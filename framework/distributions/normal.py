@@ -8,6 +8,7 @@ from ..creation import randn
 from ..nn.functional import _Erf
 from ..ops.unary_special import erfinv
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 from .utils import broadcast_all
 
@@ -21,13 +22,14 @@ class Normal(Distribution):
     """Gaussian with mean ``loc`` and standard deviation ``scale`` (broadcast together)."""
 
     _param_names = ("loc", "scale")
+    arg_constraints = {"loc": constraints.real, "scale": constraints.positive}
+    support = constraints.real
     has_rsample = True
 
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check_param("loc", self.loc, "Real()", lambda a: a == a)
-        self._check_param("scale", self.scale, "GreaterThan(lower_bound=0.0)", lambda a: a > 0)
+        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -58,8 +60,7 @@ class Normal(Distribution):
         return self.loc + self._eps(sample_shape) * self.scale
 
     def log_prob(self, value) -> Tensor:
-        if self._validate_args:
-            self._validate_sample(value, "Real()", lambda a: a == a)
+        self._check_support(value)
         var = self.scale ** 2
         log_scale = self.scale.log()
         return -((value - self.loc) ** 2) / (2 * var) - log_scale - math.log(math.sqrt(2 * math.pi))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 from .independent import Independent, _sum_rightmost
 from .transforms import ComposeTransform, Transform
@@ -51,6 +52,15 @@ class TransformedDistribution(Distribution):
         new.base_dist = self.base_dist.expand(shape[:len(shape) - len(self.base_dist.event_shape)])
         new._batch_shape = Size(batch_shape)
         return new
+
+    @constraints.dependent_property(is_discrete=False)
+    def support(self):
+        if not self.transforms:
+            return self.base_dist.support
+        support = self.transforms[-1].codomain
+        if len(self.event_shape) > support.event_dim:
+            support = constraints.independent(support, len(self.event_shape) - support.event_dim)
+        return support
 
     @property
     def has_rsample(self) -> bool:

@@ -11,20 +11,11 @@ import numpy as np
 from .. import ops
 from ..nn.functional import softplus
 from ..tensor import Tensor
+from . import constraints
 from .independent import _sum_rightmost
 
 
-class _Domain:
-    """The (co)domain of a transform: a name as torch's constraint repr, and its event_dim."""
-
-    def __init__(self, text: str, event_dim: int = 0) -> None:
-        self.text, self.event_dim = text, event_dim
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-_REAL = _Domain("Real()")
+_REAL = constraints.real
 
 
 class Transform:
@@ -132,7 +123,7 @@ class ExpTransform(Transform):
     """y = exp(x)."""
 
     bijective, sign = True, +1
-    codomain = _Domain("GreaterThan(lower_bound=0.0)")
+    codomain = constraints.positive
 
     def __eq__(self, other) -> bool:
         return isinstance(other, ExpTransform)
@@ -151,7 +142,7 @@ class SigmoidTransform(Transform):
     """y = sigmoid(x), kept inside [tiny, 1 - eps] as torch's."""
 
     bijective, sign = True, +1
-    codomain = _Domain("Interval(lower_bound=0.0, upper_bound=1.0)")
+    codomain = constraints.unit_interval
 
     def __eq__(self, other) -> bool:
         return isinstance(other, SigmoidTransform)
@@ -173,7 +164,7 @@ class TanhTransform(Transform):
     """y = tanh(x); log|dy/dx| in torch's stable form 2 (log 2 - x - softplus(-2x))."""
 
     bijective, sign = True, +1
-    codomain = _Domain("Interval(lower_bound=-1.0, upper_bound=1.0)")
+    codomain = constraints.interval(-1.0, 1.0)
 
     def __eq__(self, other) -> bool:
         return isinstance(other, TanhTransform)
@@ -198,10 +189,8 @@ class AffineTransform(Transform):
         self.loc, self.scale, self._event_dim = loc, scale, event_dim
 
     @property
-    def domain(self) -> _Domain:
-        if self._event_dim == 0:
-            return _REAL
-        return _Domain(f"IndependentConstraint(Real(), {self._event_dim})", self._event_dim)
+    def domain(self) -> constraints.Constraint:
+        return _REAL if self._event_dim == 0 else constraints.independent(_REAL, self._event_dim)
 
     codomain = domain
 
@@ -254,11 +243,11 @@ class ComposeTransform(Transform):
         self.parts = parts
 
     @property
-    def domain(self) -> _Domain:
+    def domain(self) -> constraints.Constraint:
         return self.parts[0].domain if self.parts else _REAL
 
     @property
-    def codomain(self) -> _Domain:
+    def codomain(self) -> constraints.Constraint:
         return self.parts[-1].codomain if self.parts else _REAL
 
     @property
