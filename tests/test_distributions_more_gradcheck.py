@@ -144,3 +144,11 @@ def test_transformed_distribution_gradcheck():
 
     assert gradcheck(squashed, (loc, scale, shift, mult))
     assert gradcheck(logit_normal, (loc, scale))
+
+
+def test_transform_to_gradcheck():
+    C = D.constraints
+    x = _leaf(rng.standard_normal((2, 3)))
+    for c in (C.positive, C.less_than(1.0), C.interval(-1.0, 3.0), C.independent(C.interval(-2.0, 2.0), 1)):
+        t = D.transform_to(c)
+        assert gradcheck(lambda a: (t(a), t.log_abs_det_jacobian(a, t(a)), t.inv(t(a))), (x,))

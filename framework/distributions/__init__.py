@@ -2,6 +2,7 @@
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
+from .constraint_registry import biject_to, transform_to
 from .continuous import Cauchy, Exponential, Gumbel, HalfNormal, Laplace, LogNormal, Uniform
 from .discrete import Binomial, Geometric, OneHotCategorical, OneHotCategoricalStraightThrough, Poisson
 from .distribution import Distribution
@@ -11,11 +12,12 @@ from .kl import kl_divergence, register_kl
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, SigmoidTransform, TanhTransform,
-                         Transform)
+from .transforms import (AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, SigmoidTransform,
+                         TanhTransform, Transform)
 
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
            "StudentT", "TransformedDistribution", "Uniform", "kl_divergence", "register_kl", "transforms",
-           "constraints", "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform"]
+           "constraints", "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform",
+           "IndependentTransform", "biject_to", "transform_to"]
