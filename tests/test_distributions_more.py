@@ -45,6 +45,10 @@ CASES = [
     ("Geometric", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), ""),
     ("OneHotCategorical", dict(logits=rng.standard_normal((2, 3))), np.eye(3)[[[0, 2], [1, 1]]], ""),
     ("OneHotCategorical", dict(probs=_pos(2, 3)), np.eye(3)[[[0, 2], [1, 1]]], ""),
+    ("NegativeBinomial", dict(probs=rng.uniform(0.1, 0.9, 3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 7.0]]), ""),
+    ("NegativeBinomial", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 7.0]]), ""),
+    ("Multinomial", dict(probs=_pos(2, 3)), np.array([[[5.0, 0.0, 0.0], [1.0, 2.0, 2.0]]]), ""),
+    ("Multinomial", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 4.0], [2.0, 2.0, 1.0]]), ""),
     ("MultivariateNormal", dict(loc=rng.standard_normal((2, 3)), scale_tril=np.tril(rng.standard_normal((3, 3)))
                                 + 3 * np.eye(3)), rng.standard_normal((4, 2, 3)), ""),
     ("MultivariateNormal", dict(loc=rng.standard_normal(3), covariance_matrix=_mat_pd(3, (2,))),
@@ -52,7 +56,8 @@ CASES = [
     ("MultivariateNormal", dict(loc=rng.standard_normal(3), precision_matrix=_mat_pd(3)),
      rng.standard_normal((4, 3)), ""),
 ]
-EXTRA = {"Binomial": dict(total_count=6.0)}
+EXTRA = {"Binomial": dict(total_count=6.0), "NegativeBinomial": dict(total_count=3.0),
+         "Multinomial": dict(total_count=5)}
 
 
 def _build(lib, name, params, requires_grad=True):
@@ -67,12 +72,12 @@ def _np(t):
 
 def _outputs(lib, dist, name, value, kinds):
     v = lib.tensor(value, dtype=lib.float64)
-    out = {"log_prob": dist.log_prob(v), "mean": dist.mean, "variance": dist.variance, "stddev": dist.stddev,
-           "mode": dist.mode}
-    try:
-        out["entropy"] = dist.entropy()
-    except NotImplementedError:  # Poisson, Geometric with logits... : torch has none either (checked by the key sets)
-        pass
+    out = {"log_prob": dist.log_prob(v)}
+    for key in ("mean", "variance", "stddev", "mode", "entropy"):
+        try:
+            out[key] = dist.entropy() if key == "entropy" else getattr(dist, key)
+        except NotImplementedError:  # Poisson's entropy, Multinomial's mode: torch has none either (same keys)
+            pass
     if "c" in kinds:
         out["cdf"] = dist.cdf(v)
     if "i" in kinds:
@@ -160,6 +165,18 @@ def _message(fn):
     lambda L: L.distributions.MultivariateNormal(L.tensor(0.0), L.eye(2)),
     lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.ones(2)),
     lambda L: L.distributions.Independent(L.distributions.Normal(L.zeros(2), L.ones(2)), 2),
+    lambda L: L.distributions.NegativeBinomial(L.tensor([-1.0, 2.0]), L.tensor([0.5, 0.5])),
+    lambda L: L.distributions.NegativeBinomial(2.0, L.tensor([0.5, 1.0])),
+    lambda L: L.distributions.Multinomial(L.tensor(3), L.tensor([0.5, 0.5])),
+    lambda L: L.distributions.Multinomial(3, L.tensor([0.5, -0.5])),
+    lambda L: L.distributions.Multinomial(3, L.tensor([0.5, 0.5])).log_prob(L.tensor([4.0, 1.0])),
+    lambda L: L.distributions.MixtureSameFamily(L.distributions.Normal(0.0, 1.0), L.distributions.Normal(0.0, 1.0)),
+    lambda L: L.distributions.MixtureSameFamily(L.distributions.Categorical(L.ones(3)),
+                                                L.distributions.Normal(L.zeros(2), 1.0)),
+    lambda L: L.distributions.MixtureSameFamily(L.distributions.Categorical(L.ones(3, 2)),
+                                                L.distributions.Normal(L.zeros(4, 2), 1.0)),
+    lambda L: L.distributions.MixtureSameFamily(L.distributions.Categorical(L.ones(2)),
+                                                L.distributions.Gamma(L.ones(2), 1.0)).log_prob(L.tensor([-1.0])),
     # samples outside the support, or of the wrong shape
     lambda L: L.distributions.Exponential(L.tensor([1.0, 2.0])).log_prob(L.tensor([-1.0, 1.0])),
     lambda L: L.distributions.Uniform(L.tensor([0.0, 0.0]), L.tensor([1.0, 2.0])).log_prob(L.tensor([0.5, 3.0])),
@@ -316,6 +333,13 @@ def test_sample_laws():
     _law(D.Geometric(f64(p)), 1 / p - 1, (1 / p - 1) / p)
     x = _law(D.OneHotCategorical(f64(p / p.sum())), p / p.sum(), p / p.sum() * (1 - p / p.sum()))
     assert (x.sum(-1) == 1).all()
+    x = _law(D.NegativeBinomial(f64([3.0, 1.5]), f64([0.3, 0.6])), [3 * 0.3 / 0.7, 1.5 * 1.5],
+             [3 * 0.3 / 0.49, 1.5 * 0.6 / 0.16])
+    assert (x == np.round(x)).all()
+    x = _law(D.Multinomial(6, f64([0.2, 0.3, 0.5])), [1.2, 1.8, 3.0], [0.96, 1.26, 1.5])
+    assert (x.sum(-1) == 6).all()
+    mix = D.MixtureSameFamily(D.Categorical(f64([0.3, 0.7])), D.Normal(f64([-2.0, 3.0]), f64([1.0, 0.5])))
+    _law(mix, 0.3 * -2 + 0.7 * 3, 0.3 * 1 + 0.7 * 0.25 + 0.3 * 0.7 * 25)
     cov = np.array([[2.0, 0.6], [0.6, 1.0]])
     x = _law(D.MultivariateNormal(f64([1.0, -1.0]), f64(cov)), [1.0, -1.0], np.diag(cov))
     np.testing.assert_allclose(np.cov(x.T), cov, atol=0.05)
@@ -614,3 +638,25 @@ def test_vae_and_sac_losses_and_gradients_match_torch():
     theirs = _vae_and_sac_step(torch, weights, torch.tensor(x), eps)
     for o, t in zip(ours, theirs):
         np.testing.assert_allclose(_np(o), _np(t), rtol=1e-10, atol=1e-12)
+
+
+def test_mixture_same_family_matches_torch():
+    """A batch of 2-D Gaussian mixtures (Independent components) and a 1-D mixture: log_prob, moments, cdf,
+    gradients, shapes, sampling."""
+    logits, loc, scale = rng.standard_normal((4, 3)), rng.standard_normal((4, 3, 2)), _pos(4, 3, 2)
+    x = rng.standard_normal((5, 4, 2))
+    results = []
+    for L in (framework, torch):
+        Dn = L.distributions
+        leaves = [L.tensor(a, requires_grad=True) for a in (logits, loc, scale)]
+        mix = Dn.MixtureSameFamily(Dn.Categorical(logits=leaves[0]),
+                                   Dn.Independent(Dn.Normal(leaves[1], leaves[2]), 1))
+        flat = Dn.MixtureSameFamily(Dn.Categorical(logits=leaves[0]), Dn.Normal(leaves[1][..., 0], leaves[2][..., 0]))
+        lp = mix.log_prob(L.tensor(x))
+        outs = [lp, mix.mean, mix.variance, flat.cdf(L.tensor(x[..., 0])), flat.log_prob(L.tensor(x[..., 0]))]
+        sum(o.sum() for o in outs).backward()
+        assert tuple(mix.batch_shape) == (4,) and tuple(mix.event_shape) == (2,)
+        assert tuple(mix.sample((6,)).shape) == (6, 4, 2) and tuple(mix.expand((3, 4)).batch_shape) == (3, 4)
+        results.append([o.detach().numpy() for o in outs] + [t.grad.numpy() for t in leaves])
+    for o, t in zip(*results):
+        np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)

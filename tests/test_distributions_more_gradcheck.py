@@ -43,6 +43,10 @@ CASES = [
      dict(total_count=6.0)),
     ("Geometric", dict(probs=rng.uniform(0.1, 0.9, 3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), "", {}),
     ("OneHotCategorical", dict(logits=rng.standard_normal((2, 3))), np.eye(3)[[[0, 2], [1, 1]]], "", {}),
+    ("NegativeBinomial", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 7.0]]), "",
+     dict(total_count=3.0)),
+    ("Multinomial", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 4.0], [2.0, 2.0, 1.0]]), "",
+     dict(total_count=5)),
     ("MultivariateNormal", dict(loc=rng.standard_normal((2, 3)), scale_tril=_tril(3)),
      rng.standard_normal((4, 2, 3)), "", {}),
 ]
@@ -57,7 +61,7 @@ def test_log_prob_and_moments_gradcheck(case):
     def outputs(*leaves):
         d = getattr(D, name)(**dict(zip(params, leaves)), **fixed, validate_args=False)
         outs = [d.log_prob(v), d.mean, d.variance]
-        if name not in ("Poisson", "Geometric"):
+        if name not in ("Poisson", "Geometric", "NegativeBinomial"):  # no entropy in torch either
             outs.append(d.entropy())
         if "c" in kinds:
             outs += [d.cdf(v), d.icdf(probs)]
@@ -152,3 +156,14 @@ def test_transform_to_gradcheck():
     for c in (C.positive, C.less_than(1.0), C.interval(-1.0, 3.0), C.independent(C.interval(-2.0, 2.0), 1)):
         t = D.transform_to(c)
         assert gradcheck(lambda a: (t(a), t.log_abs_det_jacobian(a, t(a)), t.inv(t(a))), (x,))
+
+
+def test_mixture_gradcheck():
+    logits, loc, scale = _leaf(rng.standard_normal(3)), _leaf(rng.standard_normal(3)), _leaf(_pos(3))
+    x = framework.tensor(rng.standard_normal(4), dtype=framework.float64)
+
+    def outputs(lg, m, s):
+        mix = D.MixtureSameFamily(D.Categorical(logits=lg), D.Normal(m, s))
+        return mix.log_prob(x), mix.mean, mix.variance, mix.cdf(x)
+
+    assert gradcheck(outputs, (logits, loc, scale))

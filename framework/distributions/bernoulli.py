@@ -10,6 +10,7 @@ from ..nn.functional import binary_cross_entropy_with_logits
 from ..random import _gen
 from ..tensor import Size, Tensor
 from . import constraints
+from .categorical import _cached_params
 from .distribution import Distribution
 from .utils import broadcast_all, logits_to_probs, probs_to_logits
 
@@ -96,3 +97,6 @@ class Bernoulli(Distribution):
         values = tensor(np.arange(2), dtype=self.probs.dtype, device=self.probs.device)
         values = values.reshape(-1, *([1] * len(self.batch_shape)))
         return values.expand(-1, *self.batch_shape) if expand else values
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({_cached_params(self)})"

@@ -13,6 +13,11 @@ from .distribution import Distribution
 from .utils import logits_to_probs, probs_to_logits
 
 
+def _cached_params(d) -> str:
+    return ", ".join(f"{name}: {v.item() if v.numel() == 1 else v.size()}"
+                     for name, v in (("probs", d._probs), ("logits", d._logits)) if v is not None)
+
+
 class Categorical(Distribution):
     """A choice among ``K = probs.shape[-1]`` classes; leading dimensions are the batch."""
 
@@ -119,6 +124,5 @@ class Categorical(Distribution):
         return values.expand(-1, *self.batch_shape) if expand else values
 
     def __repr__(self) -> str:
-        p = self._probs if self._probs is not None else self._logits
-        name = "probs" if self._probs is not None else "logits"
-        return f"Categorical({name}: {p.item() if p.numel() == 1 else p.size()})"
+        # torch: the parameters computed so far (a lazily derived one appears once read), probs first
+        return f"{type(self).__name__}({_cached_params(self)})"

@@ -8,7 +8,7 @@ from ._linalg import cholesky_array
 
 __all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
            "half_open_interval", "independent", "integer_interval", "interval", "less_than", "lower_cholesky",
-           "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
+           "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
            "positive_integer", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
@@ -89,6 +89,43 @@ class _IndependentConstraint(Constraint):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__[1:]}({self.base_constraint!r}, {self.reinterpreted_batch_ndims})"
+
+
+class MixtureSameFamilyConstraint(Constraint):
+    """The component's constraint, checked against every component (the value unsqueezed at the mixture dim)."""
+
+    def __init__(self, base_constraint: Constraint) -> None:
+        self.base_constraint = base_constraint
+
+    @property
+    def is_discrete(self) -> bool:
+        return self.base_constraint.is_discrete
+
+    @property
+    def event_dim(self) -> int:
+        return self.base_constraint.event_dim
+
+    def check(self, value):
+        result = self.base_constraint.check(value.unsqueeze(-1 - self.event_dim))
+        if value.dim() < self.event_dim:
+            raise ValueError(f"Expected value.dim() >= {self.event_dim} but got {value.dim()}")
+        keep = value.dim() - self.event_dim
+        return result.reshape(*result.shape[:keep], -1).all(-1)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.base_constraint!r})"
+
+
+class _Multinomial(Constraint):
+    """Nonnegative integer counts summing to at most ``upper_bound`` (torch's weaker check)."""
+
+    is_discrete, event_dim = True, 1
+
+    def __init__(self, upper_bound) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, x):
+        return (x >= 0).all(-1) & (x.sum(-1) <= self.upper_bound)
 
 
 class _Boolean(Constraint):
@@ -239,6 +276,7 @@ real_vector = independent(real, 1)
 positive = _GreaterThan(0.0)
 nonnegative = _GreaterThanEq(0.0)
 greater_than = _GreaterThan
+multinomial = _Multinomial
 greater_than_eq = _GreaterThanEq
 less_than = _LessThan
 unit_interval = _Interval(0.0, 1.0)

@@ -84,6 +84,18 @@ class Distribution:
         return new
 
     @property
+    def mean(self) -> Tensor:
+        raise NotImplementedError(f"{type(self)} does not implement mean")
+
+    @property
+    def mode(self) -> Tensor:
+        raise NotImplementedError(f"{type(self)} does not implement mode")
+
+    @property
+    def variance(self) -> Tensor:
+        raise NotImplementedError(f"{type(self)} does not implement variance")
+
+    @property
     def stddev(self) -> Tensor:
         return self.variance.sqrt()
 
