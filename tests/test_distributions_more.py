@@ -657,6 +657,6 @@ def test_mixture_same_family_matches_torch():
         sum(o.sum() for o in outs).backward()
         assert tuple(mix.batch_shape) == (4,) and tuple(mix.event_shape) == (2,)
         assert tuple(mix.sample((6,)).shape) == (6, 4, 2) and tuple(mix.expand((3, 4)).batch_shape) == (3, 4)
-        results.append([o.detach().numpy() for o in outs] + [t.grad.numpy() for t in leaves])
+        results.append([_np(o) for o in outs] + [_np(t.grad) for t in leaves])
     for o, t in zip(*results):
         np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)
