@@ -256,6 +256,16 @@ def _kl_pairs(L):
         (Dn.MultivariateNormal(t(np.stack([m1, m2])), scale_tril=t(np.tril(np.outer(a, b)) + 2 * np.eye(3))),
          Dn.MultivariateNormal(t(m2), covariance_matrix=t(np.outer(c, c) + np.diag(d)))),
         (Dn.Independent(Dn.Normal(t(m1), t(a)), 1), Dn.Independent(Dn.Normal(t(m2), t(b)), 1)),
+        (Dn.Binomial(5, t(a / 3)), Dn.Binomial(5, t(b / 3))),
+        (Dn.Binomial(L.tensor([5.0, 6.0, 5.0]), t(a / 3)), Dn.Binomial(5, t(b / 3))),  # inf where p has more trials
+        (Dn.Geometric(t(a / 3)), Dn.Geometric(logits=t(m1))),
+        (Dn.Gumbel(t(m1), t(a)), Dn.Gumbel(t(m2), t(b))),
+        (Dn.HalfNormal(t(a)), Dn.HalfNormal(t(b))),
+        (Dn.LogNormal(t(m1), t(a)), Dn.LogNormal(t(m2), t(b))),
+        (Dn.OneHotCategorical(logits=t(np.stack([m1, m2]))), Dn.OneHotCategorical(probs=t(np.stack([a, b])))),
+        (Dn.Cauchy(t(m1), t(a)), Dn.Cauchy(t(m2), t(b))),
+        (Dn.TransformedDistribution(Dn.Normal(t(m1), t(a)), [Dn.TanhTransform(), Dn.AffineTransform(1.0, 2.0)]),
+         Dn.TransformedDistribution(Dn.Normal(t(m2), t(b)), [Dn.TanhTransform(), Dn.AffineTransform(1.0, 2.0)])),
         (Dn.Independent(Dn.Gamma(t(np.stack([a, b])), t(c)), 2), Dn.Independent(Dn.Gamma(t(np.stack([d, a])), t(b)), 2)),
     ]
 
@@ -273,6 +283,14 @@ def test_kl_pairs_match_torch():
         if finite.all():
             kl.sum().backward()
             tkl.sum().backward()
+    compared = 0
+    for (p, q), (tp, tq) in zip(ours, theirs):  # the parameters' gradients (p's side), from the finite pairs
+        for name in ("loc", "scale", "rate", "concentration", "low", "high"):
+            ours_t, theirs_t = getattr(p, name, None), getattr(tp, name, None)
+            if isinstance(theirs_t, torch.Tensor) and theirs_t.is_leaf and theirs_t.grad is not None:
+                np.testing.assert_allclose(_np(ours_t.grad), _np(theirs_t.grad), rtol=1e-8, err_msg=name)
+                compared += 1
+    assert compared >= 10
     with pytest.raises(NotImplementedError, match="No KL\\(p \\|\\| q\\) is implemented for p type Gamma and q "
                                                   "type Beta"):
         D.kl_divergence(D.Gamma(1.0, 1.0), D.Beta(1.0, 1.0))

@@ -104,6 +104,11 @@ def test_kl_gradcheck():
              lambda a, b, c, d: D.kl_divergence(D.Poisson(a), D.Poisson(b)),
              lambda a, b, c, d: D.kl_divergence(D.Uniform(-a, b), D.Uniform(-a - c, b + d)),
              lambda a, b, c, d: D.kl_divergence(D.Dirichlet(a), D.Dirichlet(b)),
+             lambda a, b, c, d: D.kl_divergence(D.Gumbel(a, b), D.Gumbel(c, d)),
+             lambda a, b, c, d: D.kl_divergence(D.Cauchy(a, b), D.Cauchy(c, d)),
+             lambda a, b, c, d: D.kl_divergence(D.Binomial(4, a / 3), D.Binomial(4, b / 3)),
+             lambda a, b, c, d: D.kl_divergence(D.Geometric(a / 3), D.Geometric(b / 3)),
+             lambda a, b, c, d: D.kl_divergence(D.LogNormal(a, b), D.LogNormal(c, d)),
              lambda a, b, c, d: D.kl_divergence(D.Independent(D.Normal(a, b), 1), D.Independent(D.Normal(c, d), 1)),
              lambda a, b, c, d: D.kl_divergence(
                  D.MultivariateNormal(a, scale_tril=(b.diag() + c.outer(d).tril(-1)), validate_args=False),

@@ -9,13 +9,14 @@ from ..tensor import Tensor
 from ._linalg import solve_triangular
 from .bernoulli import Bernoulli
 from .categorical import Categorical
-from .continuous import Exponential, Laplace, Uniform
-from .discrete import Poisson
+from .continuous import _EULER, Cauchy, Exponential, Gumbel, HalfNormal, Laplace, LogNormal, Uniform
+from .discrete import Binomial, Geometric, OneHotCategorical, Poisson
 from .distribution import Distribution
 from .gamma import Beta, Dirichlet, Gamma
 from .independent import Independent, _sum_rightmost
 from .multivariate_normal import MultivariateNormal, _batch_mahalanobis
 from .normal import Normal
+from .transformed_distribution import TransformedDistribution
 from .utils import log1p
 
 
@@ -114,6 +115,48 @@ def _kl_independent(p: Independent, q: Independent) -> Tensor:
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
 
 
+def _kl_binomial(p: Binomial, q: Binomial) -> Tensor:
+    if bool((p.total_count < q.total_count).any()):
+        raise NotImplementedError("KL between Binomials where q.total_count > p.total_count is not implemented")
+    kl = p.total_count * (p.probs * (p.logits - q.logits) + (-p.probs).log1p() - (-q.probs).log1p())
+    return ops.masked_fill(kl, p.total_count > q.total_count, float("inf"))
+
+
+def _kl_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - (-q.probs).log1p() / p.probs - q.logits
+
+
+def _kl_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ct1, ct2, ct3 = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
+    t1 = -ct1.log() - ct2 + ct3
+    t2 = ct1 * _EULER
+    t3 = (ct2 + (1 + ct1).lgamma() - ct3).exp()
+    return t1 + t2 + t3 - (1 + _EULER)
+
+
+def _kl_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal(p.base_dist, q.base_dist)
+
+
+def _kl_lognormal(p: LogNormal, q: LogNormal) -> Tensor:
+    return _kl_normal(p.base_dist, q.base_dist)  # torch: the TransformedDistribution pair, same transforms
+
+
+def _kl_onehot(p: OneHotCategorical, q: OneHotCategorical) -> Tensor:
+    return _kl_categorical(p._categorical, q._categorical)
+
+
+def _kl_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+def _kl_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
 _KL_REGISTRY: dict = {}
 
 
@@ -134,7 +177,11 @@ for _pair, _fn in {(Normal, Normal): _kl_normal, (Categorical, Categorical): _kl
                    (Exponential, Exponential): _kl_exponential, (Beta, Beta): _kl_beta, (Gamma, Gamma): _kl_gamma,
                    (Dirichlet, Dirichlet): _kl_dirichlet, (Laplace, Laplace): _kl_laplace,
                    (Poisson, Poisson): _kl_poisson, (MultivariateNormal, MultivariateNormal): _kl_mvn,
-                   (Independent, Independent): _kl_independent}.items():
+                   (Independent, Independent): _kl_independent, (Binomial, Binomial): _kl_binomial,
+                   (Geometric, Geometric): _kl_geometric, (Gumbel, Gumbel): _kl_gumbel,
+                   (HalfNormal, HalfNormal): _kl_halfnormal, (LogNormal, LogNormal): _kl_lognormal,
+                   (OneHotCategorical, OneHotCategorical): _kl_onehot, (Cauchy, Cauchy): _kl_cauchy,
+                   (TransformedDistribution, TransformedDistribution): _kl_transformed}.items():
     register_kl(*_pair)(_fn)
 
 

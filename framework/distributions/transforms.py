@@ -203,6 +203,17 @@ class AffineTransform(Transform):
             return self
         return AffineTransform(self.loc, self.scale, self._event_dim, cache_size=cache_size)
 
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, AffineTransform):
+            return False
+        for a, b in ((self.loc, other.loc), (self.scale, other.scale)):
+            if isinstance(a, Number) and isinstance(b, Number):
+                if a != b:
+                    return False
+            elif not bool((a == b).all()):
+                return False
+        return True
+
     @property
     def sign(self):
         if isinstance(self.scale, Number):
@@ -312,6 +323,9 @@ class ComposeTransform(Transform):
     @property
     def inv(self) -> Transform:
         return ComposeTransform([p.inv for p in reversed(self.parts)])
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ComposeTransform) and self.parts == other.parts
 
     def __call__(self, x):
         for part in self.parts:
