@@ -678,3 +678,57 @@ def test_mixture_same_family_matches_torch():
         results.append([_np(o) for o in outs] + [_np(t.grad) for t in leaves])
     for o, t in zip(*results):
         np.testing.assert_allclose(o, t, rtol=1e-10, atol=1e-12)
+
+
+# ---- relaxed (Gumbel-softmax / Concrete) laws ------------------------------------------------------------
+@pytest.mark.parametrize("name,kw", [("RelaxedBernoulli", "probs"), ("RelaxedBernoulli", "logits"),
+                                     ("LogitRelaxedBernoulli", "logits"), ("RelaxedOneHotCategorical", "probs"),
+                                     ("RelaxedOneHotCategorical", "logits"), ("ExpRelaxedCategorical", "logits")])
+def test_relaxed_laws_match_torch(name, kw):
+    onehot = "Categorical" in name
+    param = _pos(2, 3) if kw == "probs" else rng.standard_normal((2, 3) if onehot else 3)
+    if kw == "probs" and not onehot:
+        param = rng.uniform(0.1, 0.9, 3)
+    temp = np.array(0.7)
+    if name == "RelaxedBernoulli":
+        value = rng.uniform(0.05, 0.95, (4, 3))
+    elif name == "LogitRelaxedBernoulli":
+        value = rng.standard_normal((4, 3))
+    else:
+        value = rng.dirichlet(np.ones(3), (4, 2))
+        value = np.log(value) if name.startswith("Exp") else value
+    results = []
+    for L in (framework, torch):
+        t, p = L.tensor(temp, requires_grad=True), L.tensor(param, requires_grad=True)
+        module = getattr(L.distributions, "relaxed_categorical" if "Categorical" in name else "relaxed_bernoulli")
+        d = getattr(module, name)(t, **{kw: p})
+        lp = d.log_prob(L.tensor(value))
+        lp.sum().backward()
+        results.append((_np(lp), _np(t.grad), _np(p.grad), tuple(d.batch_shape), tuple(d.event_shape),
+                        tuple(d.rsample((5,)).shape), _strip(repr(d.support))))
+    for o, th in zip(*results):
+        if isinstance(o, np.ndarray):
+            np.testing.assert_allclose(o, th, rtol=1e-9, atol=1e-12)
+        else:
+            assert o == th
+
+
+def test_relaxed_samples_and_reparameterisation():
+    framework.manual_seed(0)
+    probs = framework.tensor([0.1, 0.3, 0.6], dtype=framework.float64)
+    s = _np(D.RelaxedOneHotCategorical(framework.tensor(0.05, dtype=framework.float64), probs=probs)
+            .sample((20000,)))
+    np.testing.assert_allclose(s.sum(-1), 1.0, rtol=1e-10)
+    np.testing.assert_allclose(np.bincount(s.argmax(-1), minlength=3) / 20000, [0.1, 0.3, 0.6], atol=0.015)
+    b = _np(D.RelaxedBernoulli(framework.tensor(0.05, dtype=framework.float64),
+                               probs=framework.tensor([0.2, 0.7], dtype=framework.float64)).sample((20000,)))
+    assert ((b > 0) & (b < 1)).all()
+    np.testing.assert_allclose((b > 0.5).mean(0), [0.2, 0.7], atol=0.015)
+    logits = framework.tensor([[0.2, -0.4, 1.0]], dtype=framework.float64, requires_grad=True)
+    state = framework.get_rng_state()
+
+    def draw(lg):
+        framework.set_rng_state(state)
+        return D.RelaxedOneHotCategorical(framework.tensor(0.5, dtype=framework.float64), logits=lg).rsample((3,))
+
+    assert framework.autograd.gradcheck(draw, (logits,))

@@ -13,6 +13,8 @@ from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
 from .multivariate_normal import MultivariateNormal
 from .normal import Normal
+from .relaxed_bernoulli import RelaxedBernoulli
+from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, SigmoidTransform,
                          TanhTransform, Transform)
@@ -20,6 +22,7 @@ from .transforms import (AffineTransform, ComposeTransform, ExpTransform, Indepe
 __all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
            "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
            "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
-           "StudentT", "TransformedDistribution", "Multinomial", "NegativeBinomial", "MixtureSameFamily", "Uniform", "kl_divergence", "register_kl", "transforms",
+           "StudentT", "TransformedDistribution", "Multinomial", "NegativeBinomial", "MixtureSameFamily", "RelaxedBernoulli",
+           "RelaxedOneHotCategorical", "Uniform", "kl_divergence", "register_kl", "transforms",
            "constraints", "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform",
            "IndependentTransform", "biject_to", "transform_to"]
