@@ -266,7 +266,8 @@ def _kl_pairs(L):
         (Dn.Cauchy(t(m1), t(a)), Dn.Cauchy(t(m2), t(b))),
         (Dn.TransformedDistribution(Dn.Normal(t(m1), t(a)), [Dn.TanhTransform(), Dn.AffineTransform(1.0, 2.0)]),
          Dn.TransformedDistribution(Dn.Normal(t(m2), t(b)), [Dn.TanhTransform(), Dn.AffineTransform(1.0, 2.0)])),
-        (Dn.Independent(Dn.Gamma(t(np.stack([a, b])), t(c)), 2), Dn.Independent(Dn.Gamma(t(np.stack([d, a])), t(b)), 2)),
+        (Dn.Independent(Dn.Gamma(t(np.stack([a, b])), t(c)), 2),
+         Dn.Independent(Dn.Gamma(t(np.stack([d, a])), t(b)), 2)),
     ]
 
 

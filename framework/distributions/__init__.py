@@ -1,4 +1,5 @@
-"""framework.distributions, as torch.distributions: the laws below, kl_divergence and register_kl."""
+"""framework.distributions, as torch.distributions: the laws below, constraints, transforms,
+TransformedDistribution, kl_divergence/register_kl and biject_to/transform_to."""
 from . import constraints
 from .bernoulli import Bernoulli
 from .categorical import Categorical
@@ -19,10 +20,10 @@ from .transformed_distribution import TransformedDistribution
 from .transforms import (AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, SigmoidTransform,
                          TanhTransform, Transform)
 
-__all__ = ["Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet", "Distribution",
-           "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal", "Independent", "Laplace", "LogNormal",
-           "MultivariateNormal", "Normal", "OneHotCategorical", "OneHotCategoricalStraightThrough", "Poisson",
-           "StudentT", "TransformedDistribution", "Multinomial", "NegativeBinomial", "MixtureSameFamily", "RelaxedBernoulli",
-           "RelaxedOneHotCategorical", "Uniform", "kl_divergence", "register_kl", "transforms",
-           "constraints", "AffineTransform", "ComposeTransform", "ExpTransform", "SigmoidTransform", "TanhTransform", "Transform",
-           "IndependentTransform", "biject_to", "transform_to"]
+__all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
+           "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
+           "Independent", "IndependentTransform", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
+           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
+           "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
+           "SigmoidTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
+           "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms"]

@@ -6,10 +6,11 @@ from ..autograd.grad_mode import no_grad
 from ..tensor import Tensor
 from ._linalg import cholesky_array
 
-__all__ = ["Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
-           "half_open_interval", "independent", "integer_interval", "interval", "less_than", "lower_cholesky",
-           "lower_triangular", "multinomial", "nonnegative", "nonnegative_integer", "one_hot", "positive", "positive_definite",
-           "positive_integer", "real", "real_vector", "simplex", "square", "symmetric", "unit_interval"]
+__all__ = ["Constraint", "MixtureSameFamilyConstraint", "boolean", "dependent", "dependent_property",
+           "greater_than", "greater_than_eq", "half_open_interval", "independent", "integer_interval", "interval",
+           "is_dependent", "less_than", "lower_cholesky", "lower_triangular", "multinomial", "nonnegative",
+           "nonnegative_integer", "one_hot", "positive", "positive_definite", "positive_integer", "real",
+           "real_vector", "simplex", "square", "symmetric", "unit_interval"]
 
 
 class Constraint:

@@ -23,10 +23,9 @@ def _batch(params, *args) -> Size:
     return Size() if all(isinstance(a, Number) for a in args) else Size(params[0].shape)
 
 
-def _uniform(d: Distribution, like: Tensor, sample_shape, low: float = 0.0) -> Tensor:
-    """u ~ U[low, 1) of the extended shape, in like's dtype and device, from the framework generator."""
-    u = rand(*d._extended_shape(sample_shape), dtype=like.dtype, device=like.device)
-    return u if low == 0.0 else u * (1 - low) + low
+def _uniform(d: Distribution, like: Tensor, sample_shape) -> Tensor:
+    """u ~ U[0, 1) of the extended shape, in like's dtype and device, from the framework generator."""
+    return rand(*d._extended_shape(sample_shape), dtype=like.dtype, device=like.device)
 
 
 class Uniform(Distribution):
