@@ -45,6 +45,10 @@ CASES = [
     ("Geometric", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 5.0]]), ""),
     ("OneHotCategorical", dict(logits=rng.standard_normal((2, 3))), np.eye(3)[[[0, 2], [1, 1]]], ""),
     ("OneHotCategorical", dict(probs=_pos(2, 3)), np.eye(3)[[[0, 2], [1, 1]]], ""),
+    ("HalfCauchy", dict(scale=_pos(3)), _pos(2, 3), "ci"),
+    ("Weibull", dict(scale=_pos(3), concentration=_pos(3, low=0.8, high=3)), _pos(2, 3), "ci"),
+    ("Pareto", dict(scale=_pos(3, low=0.2, high=0.5), alpha=_pos(3, low=2.5, high=4)), _pos(2, 3, low=0.6, high=3),
+     "ci"),
     ("NegativeBinomial", dict(probs=rng.uniform(0.1, 0.9, 3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 7.0]]), ""),
     ("NegativeBinomial", dict(logits=rng.standard_normal(3)), np.array([[0.0, 1.0, 3.0], [2.0, 4.0, 7.0]]), ""),
     ("Multinomial", dict(probs=_pos(2, 3)), np.array([[[5.0, 0.0, 0.0], [1.0, 2.0, 2.0]]]), ""),
@@ -166,6 +170,16 @@ def _message(fn):
     lambda L: L.distributions.MultivariateNormal(L.zeros(2), L.ones(2)),
     lambda L: L.distributions.Independent(L.distributions.Normal(L.zeros(2), L.ones(2)), 2),
     lambda L: L.distributions.NegativeBinomial(L.tensor([-1.0, 2.0]), L.tensor([0.5, 0.5])),
+    lambda L: L.distributions.HalfCauchy(L.tensor([1.0, -1.0])),
+    lambda L: L.distributions.HalfCauchy(L.tensor([1.0, 1.0])).log_prob(L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.Weibull(L.tensor([1.0, -1.0]), L.tensor([1.0, 1.0])),
+    lambda L: L.distributions.Weibull(L.tensor([1.0, 1.0]), L.tensor([1.0, 0.0])),
+    lambda L: L.distributions.Weibull(L.tensor([1.0, 1.0]), L.tensor([1.0, 2.0])).log_prob(L.tensor([-1.0, 1.0])),
+    lambda L: L.distributions.Pareto(L.tensor([1.0, -1.0]), L.tensor([1.0, 1.0])),
+    lambda L: L.distributions.Pareto(L.tensor([1.0, 1.0]), L.tensor([1.0, -1.0])),
+    lambda L: L.distributions.Pareto(L.tensor([1.0, 1.0]), L.tensor([1.0, 2.0])).log_prob(L.tensor([0.5, 1.0])),
+    lambda L: L.distributions.TransformedDistribution(L.distributions.Normal(0.0, 1.0),
+                                                      L.distributions.TanhTransform()).log_prob(L.tensor([2.0])),
     lambda L: L.distributions.NegativeBinomial(2.0, L.tensor([0.5, 1.0])),
     lambda L: L.distributions.Multinomial(L.tensor(3), L.tensor([0.5, 0.5])),
     lambda L: L.distributions.Multinomial(3, L.tensor([0.5, -0.5])),
@@ -352,6 +366,12 @@ def test_sample_laws():
     _law(D.Geometric(f64(p)), 1 / p - 1, (1 / p - 1) / p)
     x = _law(D.OneHotCategorical(f64(p / p.sum())), p / p.sum(), p / p.sum() * (1 - p / p.sum()))
     assert (x.sum(-1) == 1).all()
+    framework.manual_seed(4)
+    hc = _np(D.HalfCauchy(f64([1.0, 2.0])).sample((40000,)))
+    assert (hc >= 0).all()
+    np.testing.assert_allclose(np.median(hc, 0), [1.0, 2.0], rtol=0.05)  # the median of |Cauchy(0, s)| is s
+    _law(D.Weibull(f64([1.0, 2.0]), f64([2.0, 3.0])), [0.886227, 2 * 0.892980], [0.214602, 4 * 0.105332])
+    _law(D.Pareto(f64([1.0, 2.0]), f64([5.0, 6.0])), [1.25, 2.4], [5 / 48, 4 * 6 / 100])
     x = _law(D.NegativeBinomial(f64([3.0, 1.5]), f64([0.3, 0.6])), [3 * 0.3 / 0.7, 1.5 * 1.5],
              [3 * 0.3 / 0.49, 1.5 * 0.6 / 0.16])
     assert (x == np.round(x)).all()

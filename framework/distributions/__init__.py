@@ -9,6 +9,7 @@ from .counts import Multinomial, NegativeBinomial
 from .discrete import Binomial, Geometric, OneHotCategorical, OneHotCategoricalStraightThrough, Poisson
 from .distribution import Distribution
 from .gamma import Beta, Chi2, Dirichlet, Gamma, StudentT
+from .heavy_tailed import HalfCauchy, Pareto, Weibull
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .mixture import MixtureSameFamily
@@ -17,13 +18,14 @@ from .normal import Normal
 from .relaxed_bernoulli import RelaxedBernoulli
 from .relaxed_categorical import RelaxedOneHotCategorical
 from .transformed_distribution import TransformedDistribution
-from .transforms import (AffineTransform, ComposeTransform, ExpTransform, IndependentTransform, SigmoidTransform,
-                         TanhTransform, Transform)
+from .transforms import (AbsTransform, AffineTransform, ComposeTransform, ExpTransform, IndependentTransform,
+                         PowerTransform, SigmoidTransform, TanhTransform, Transform)
 
-__all__ = ["AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ComposeTransform",
-           "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric", "Gumbel", "HalfNormal",
-           "Independent", "IndependentTransform", "Laplace", "LogNormal", "MixtureSameFamily", "Multinomial",
-           "MultivariateNormal", "NegativeBinomial", "Normal", "OneHotCategorical",
-           "OneHotCategoricalStraightThrough", "Poisson", "RelaxedBernoulli", "RelaxedOneHotCategorical",
-           "SigmoidTransform", "StudentT", "TanhTransform", "Transform", "TransformedDistribution", "Uniform",
-           "biject_to", "constraints", "kl_divergence", "register_kl", "transform_to", "transforms"]
+__all__ = ["AbsTransform", "AffineTransform", "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2",
+           "ComposeTransform", "Dirichlet", "Distribution", "ExpTransform", "Exponential", "Gamma", "Geometric",
+           "Gumbel", "HalfCauchy", "HalfNormal", "Independent", "IndependentTransform", "Laplace", "LogNormal",
+           "MixtureSameFamily", "Multinomial", "MultivariateNormal", "NegativeBinomial", "Normal",
+           "OneHotCategorical", "OneHotCategoricalStraightThrough", "Pareto", "Poisson", "PowerTransform",
+           "RelaxedBernoulli", "RelaxedOneHotCategorical", "SigmoidTransform", "StudentT", "TanhTransform",
+           "Transform", "TransformedDistribution", "Uniform", "Weibull", "biject_to", "constraints",
+           "kl_divergence", "register_kl", "transform_to", "transforms"]

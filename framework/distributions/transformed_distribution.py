@@ -80,10 +80,8 @@ class TransformedDistribution(Distribution):
         return x
 
     def log_prob(self, value: Tensor) -> Tensor:
-        """base log_prob at the pre-image minus each transform's log|det J| (torch: no support check here
-        beyond the shapes; the base distribution validates the pre-image)."""
-        if self._validate_args:
-            self._check_sample_shape(value)
+        """base log_prob at the pre-image minus each transform's log|det J|."""
+        self._check_support(value)
         event_dim = len(self.event_shape)
         log_prob, y = 0.0, value
         for transform in reversed(self.transforms):

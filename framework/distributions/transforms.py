@@ -13,6 +13,7 @@ from ..nn.functional import softplus
 from ..tensor import Tensor
 from . import constraints
 from .independent import _sum_rightmost
+from .utils import broadcast_all
 
 
 _REAL = constraints.real
@@ -136,6 +137,56 @@ class ExpTransform(Transform):
 
     def log_abs_det_jacobian(self, x, y):
         return x
+
+
+class AbsTransform(Transform):
+    """y = |x| (not bijective: the inverse gives y itself)."""
+
+    codomain = constraints.positive
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, AbsTransform)
+
+    def _call(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return y
+
+
+class PowerTransform(Transform):
+    """y = x ** exponent on the positive reals."""
+
+    domain = codomain = constraints.positive
+    bijective = True
+
+    def __init__(self, exponent, cache_size: int = 0) -> None:
+        super().__init__(cache_size=cache_size)
+        (self.exponent,) = broadcast_all(exponent)
+
+    def with_cache(self, cache_size: int = 1) -> "PowerTransform":
+        return self if self._cache_size == cache_size else PowerTransform(self.exponent, cache_size=cache_size)
+
+    @property
+    def sign(self):
+        return self.exponent.sign()
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, PowerTransform) and bool(self.exponent.eq(other.exponent).all())
+
+    def _call(self, x):
+        return x.pow(self.exponent)
+
+    def _inverse(self, y):
+        return y.pow(1 / self.exponent)
+
+    def log_abs_det_jacobian(self, x, y):
+        return (self.exponent * y / x).abs().log()
+
+    def forward_shape(self, shape):
+        return tuple(np.broadcast_shapes(tuple(shape), tuple(self.exponent.shape)))
+
+    inverse_shape = forward_shape
 
 
 class SigmoidTransform(Transform):
