@@ -753,3 +753,40 @@ def test_relaxed_samples_and_reparameterisation():
         return D.RelaxedOneHotCategorical(framework.tensor(0.5, dtype=framework.float64), logits=lg).rsample((3,))
 
     assert framework.autograd.gradcheck(draw, (logits,))
+
+
+def _user_distribution(L):
+    """A user-defined law written against torch's API: arg_constraints, support, a lazy_property."""
+    Dn = L.distributions
+
+    class Scaled(Dn.Distribution):
+        arg_constraints = {"rate": Dn.constraints.positive, "inv_rate": Dn.constraints.positive}
+        support = Dn.constraints.nonnegative
+
+        def __init__(self, rate, validate_args=None):
+            (self.rate,) = Dn.utils.broadcast_all(rate)
+            super().__init__(self.rate.shape, validate_args=validate_args)
+
+        @Dn.utils.lazy_property
+        def inv_rate(self):
+            return 1 / self.rate
+
+        def log_prob(self, value):
+            if self._validate_args:
+                self._validate_sample(value)
+            return self.rate.log() - self.rate * value
+
+    return Scaled
+
+
+def test_user_defined_distribution_validates_as_torch():
+    ours, theirs = _user_distribution(framework), _user_distribution(torch)
+    bad = lambda L, cls: cls(L.tensor([1.0, -2.0]))  # noqa: E731
+    assert _message(lambda: bad(framework, ours)) == _message(lambda: bad(torch, theirs))
+    d, td = ours(framework.tensor([1.0, 2.0])), theirs(torch.tensor([1.0, 2.0]))
+    assert "inv_rate" not in d.__dict__ and d.inv_rate.tolist() == td.inv_rate.tolist() and "inv_rate" in d.__dict__
+    assert repr(d).replace("framework.", "torch.").replace("Scaled", "") == repr(td).replace("Scaled", "")
+    assert _message(lambda: d.log_prob(framework.tensor([-1.0, 0.0]))) == \
+        _message(lambda: td.log_prob(torch.tensor([-1.0, 0.0])))
+    nan_logits = lambda L: L.distributions.Categorical(logits=L.tensor([0.0, float("nan")]))  # noqa: E731
+    assert _message(lambda: nan_logits(framework)) == _message(lambda: nan_logits(torch))

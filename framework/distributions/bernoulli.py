@@ -33,8 +33,13 @@ class Bernoulli(Distribution):
             (self._logits,) = broadcast_all(logits)
             param, self._param_names = self._logits, ("logits",)
         super().__init__(param.shape, validate_args=validate_args)
-        if probs is not None:
+
+    def _check_args(self) -> None:
+        # torch: the given parameter is validated; the other is derived lazily (a lazy_property) and is not
+        if self._probs is not None:
             self._check_arg("probs", self._probs, constraints.unit_interval)
+        else:
+            self._check_arg("logits", self._logits, constraints.real)
 
     def expand(self, batch_shape, _instance=None) -> "Bernoulli":
         """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""

@@ -47,8 +47,13 @@ class Categorical(Distribution):
             param = self._logits
         self._num_events = param.shape[-1]
         super().__init__(param.shape[:-1], validate_args=validate_args)
-        if probs is not None:
+
+    def _check_args(self) -> None:
+        # torch: the given parameter is validated; the other is derived lazily (a lazy_property) and is not
+        if self._probs is not None:
             self._check_arg("probs", self._probs, constraints.simplex)
+        else:
+            self._check_arg("logits", self._logits, constraints.real_vector)
 
     def expand(self, batch_shape, _instance=None) -> "Categorical":
         """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""

@@ -45,7 +45,6 @@ class Uniform(Distribution):
     def __init__(self, low, high, validate_args: bool | None = None) -> None:
         self.low, self.high = broadcast_all(low, high)
         super().__init__(_batch((self.low,), low, high), validate_args=validate_args)
-        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -94,7 +93,6 @@ class Exponential(Distribution):
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch((self.rate,), rate), validate_args=validate_args)
-        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -142,7 +140,6 @@ class _LocScale(Distribution):
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(_batch((self.loc,), loc, scale), validate_args=validate_args)
-        self._check_args()
 
     @property
     def mode(self) -> Tensor:
@@ -263,7 +260,6 @@ class HalfNormal(Distribution):
     def __init__(self, scale, validate_args: bool | None = None) -> None:
         (self.scale,) = broadcast_all(scale)
         super().__init__(_batch((self.scale,), scale), validate_args=validate_args)
-        self._check_args()
         self.base_dist = Normal(0, self.scale, validate_args=False)
 
     def expand(self, batch_shape, _instance=None) -> "HalfNormal":

@@ -105,7 +105,6 @@ class NegativeBinomial(_ProbsOrLogits):
         self.total_count = total_count.type_as(param)
         self._param = param
         super().__init__(param.shape, validate_args=validate_args)
-        self._check_args()
 
     def expand(self, batch_shape, _instance=None) -> "NegativeBinomial":
         new = Distribution.expand(self, batch_shape)

@@ -16,7 +16,7 @@ from .categorical import Categorical
 from .continuous import _batch
 from . import constraints
 from .distribution import Distribution
-from .utils import broadcast_all, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, lazy_property, logits_to_probs, probs_to_logits
 
 
 
@@ -35,7 +35,6 @@ class Poisson(Distribution):
     def __init__(self, rate, validate_args: bool | None = None) -> None:
         (self.rate,) = broadcast_all(rate)
         super().__init__(_batch((self.rate,), rate), validate_args=validate_args)
-        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -71,17 +70,13 @@ class _ProbsOrLogits(Distribution):
         self.__dict__[name] = values[-1]
         return name, values
 
-    @property
+    @lazy_property
     def probs(self) -> Tensor:
-        if "probs" not in self.__dict__:
-            self.__dict__["probs"] = logits_to_probs(self.logits, is_binary=True)
-        return self.__dict__["probs"]
+        return logits_to_probs(self.logits, is_binary=True)
 
-    @property
+    @lazy_property
     def logits(self) -> Tensor:
-        if "logits" not in self.__dict__:
-            self.__dict__["logits"] = probs_to_logits(self.probs, is_binary=True)
-        return self.__dict__["logits"]
+        return probs_to_logits(self.probs, is_binary=True)
 
 
 def _clamp_by_zero(x: Tensor) -> Tensor:
@@ -105,7 +100,6 @@ class Binomial(_ProbsOrLogits):
         self.total_count = total_count.type_as(param)
         self._param = param
         super().__init__(param.shape, validate_args=validate_args)
-        self._check_args()
 
     def expand(self, batch_shape, _instance=None) -> "Binomial":
         new = Distribution.expand(self, batch_shape)
@@ -173,7 +167,6 @@ class Geometric(_ProbsOrLogits):
         given = probs if probs is not None else logits
         super().__init__(_batch((self.__dict__.get("probs", self.__dict__.get("logits")),), given),
                          validate_args=validate_args)
-        self._check_args()
         if self._validate_args and probs is not None:
             value = self.probs
             valid = value > 0

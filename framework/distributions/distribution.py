@@ -6,6 +6,7 @@ from typing import Callable
 from ..autograd.grad_mode import no_grad
 from ..tensor import Size, Tensor
 from . import constraints
+from .utils import lazy_property
 
 
 class Distribution:
@@ -13,6 +14,7 @@ class Distribution:
 
     _validate_args = True
     arg_constraints: dict = {}  # parameter name -> constraints.Constraint, as torch's
+    _param_names: tuple = ()  # the parameters expand() broadcasts
     support = None  # the constraints.Constraint samples satisfy
 
     @staticmethod
@@ -25,6 +27,8 @@ class Distribution:
         self._batch_shape, self._event_shape = Size(batch_shape), Size(event_shape)
         if validate_args is not None:
             self._validate_args = validate_args
+        if self._validate_args:
+            self._check_args()
 
     @property
     def batch_shape(self) -> Size:
@@ -107,11 +111,14 @@ class Distribution:
                              f"values:\n{value}")
 
     def _check_args(self) -> None:
-        """torch's argument validation: each arg_constraints entry whose parameter is stored on the instance
-        (dependent ones and lazily derived parameters are skipped), in the dict's order."""
+        """torch's argument validation (run by __init__): each arg_constraints entry in the dict's order, but
+        dependent constraints and lazy_property parameters not computed yet."""
         for name, constraint in self.arg_constraints.items():
-            if not constraints.is_dependent(constraint) and name in self.__dict__:
-                self._check_arg(name, self.__dict__[name], constraint)
+            if constraints.is_dependent(constraint):
+                continue
+            if name not in self.__dict__ and isinstance(getattr(type(self), name, None), lazy_property):
+                continue
+            self._check_arg(name, getattr(self, name), constraint)
 
     def _check_arg(self, name: str, value: Tensor, constraint) -> None:
         self._check_param(name, value, repr(constraint), lambda a: constraint.check(Tensor._make(a))._array)
@@ -119,9 +126,13 @@ class Distribution:
     def _check_support(self, value) -> None:
         """torch's _validate_sample: a Tensor, of a shape that broadcasts, inside self.support."""
         support = self.support
-        self._validate_sample(value, repr(support), lambda a: support.check(Tensor._make(a))._array)
+        self._check_value(value, repr(support), lambda a: support.check(Tensor._make(a))._array)
 
-    def _validate_sample(self, value: Tensor, support: str, ok: Callable) -> None:
+    def _validate_sample(self, value) -> None:
+        """torch's name (user-defined distributions call it): the checks of _check_support."""
+        self._check_support(value)
+
+    def _check_value(self, value: Tensor, support: str, ok: Callable) -> None:
         if not self._validate_args:
             return
         if not isinstance(value, Tensor):
@@ -144,6 +155,7 @@ class Distribution:
                 raise ValueError(f"Value is not broadcastable with batch_shape+event_shape: {actual} vs {expected}.")
 
     def __repr__(self) -> str:
+        # torch: the arg_constraints parameters stored on the instance
         args = ", ".join(f"{p}: {self.__dict__[p].item() if self.__dict__[p].numel() == 1 else self.__dict__[p].size()}"
-                         for p in self._param_names if p in self.__dict__)
+                         for p in self.arg_constraints if p in self.__dict__)
         return f"{type(self).__name__}({args})"

@@ -28,7 +28,6 @@ class Gamma(Distribution):
     def __init__(self, concentration, rate, validate_args: bool | None = None) -> None:
         self.concentration, self.rate = broadcast_all(concentration, rate)
         super().__init__(_batch((self.rate,), concentration, rate), validate_args=validate_args)
-        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -69,9 +68,6 @@ class Chi2(Gamma):
         (df,) = broadcast_all(df)
         super().__init__(0.5 * df, 0.5, validate_args=validate_args)
 
-    def _check_args(self) -> None:
-        self._check_arg("df", self.df, constraints.positive)  # torch: df is a plain property, so it is checked
-
     @property
     def df(self) -> Tensor:
         return self.concentration * 2
@@ -93,7 +89,6 @@ class Dirichlet(Distribution):
             raise ValueError("`concentration` parameter must be at least one-dimensional.")
         self.concentration = concentration
         super().__init__(concentration.shape[:-1], concentration.shape[-1:], validate_args=validate_args)
-        self._check_args()
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         return dirichlet(self.concentration.expand(*self._extended_shape(sample_shape)))
@@ -195,7 +190,6 @@ class StudentT(Distribution):
         self.df, self.loc, self.scale = broadcast_all(df, loc, scale)
         self._chi2 = Chi2(self.df)  # torch: built first, with the default validation, so it reports a bad df
         super().__init__(self.df.shape, validate_args=validate_args)
-        self._check_args()
 
     def expand(self, batch_shape, _instance=None) -> "StudentT":
         new = Distribution.expand(self, batch_shape)

@@ -23,7 +23,6 @@ class HalfCauchy(TransformedDistribution):
 
     def __init__(self, scale, validate_args: bool | None = None) -> None:
         super().__init__(Cauchy(0, scale, validate_args=False), AbsTransform(), validate_args=validate_args)
-        self._check_arg("scale", self.scale, constraints.positive)  # torch: scale is a plain property, checked
 
     @property
     def scale(self) -> Tensor:
@@ -71,7 +70,6 @@ class Weibull(TransformedDistribution):
         base = Exponential(self.scale.new_ones(tuple(self.scale.shape)), validate_args=validate_args)
         transforms = [PowerTransform(exponent=self.concentration_reciprocal), AffineTransform(0, self.scale)]
         super().__init__(base, transforms, validate_args=validate_args)
-        self._check_args()
 
     @property
     def mean(self) -> Tensor:
@@ -102,7 +100,6 @@ class Pareto(TransformedDistribution):
         self.scale, self.alpha = broadcast_all(scale, alpha)
         base = Exponential(self.alpha, validate_args=validate_args)
         super().__init__(base, [ExpTransform(), AffineTransform(0, self.scale)], validate_args=validate_args)
-        self._check_args()
 
     @constraints.dependent_property(is_discrete=False, event_dim=0)
     def support(self):

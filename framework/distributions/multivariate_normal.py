@@ -11,6 +11,7 @@ from ..tensor import Size, Tensor
 from . import constraints
 from ._linalg import cholesky, cholesky_inverse, solve_triangular
 from .distribution import Distribution
+from .utils import lazy_property
 
 
 def _batch_mahalanobis(L: Tensor, x: Tensor) -> Tensor:
@@ -55,32 +56,27 @@ class MultivariateNormal(Distribution):
         self.__dict__[name] = matrix.expand(*batch_shape, -1, -1)
         self.loc = loc.expand(*batch_shape, -1)
         super().__init__(batch_shape, self.loc.shape[-1:], validate_args=validate_args)
-        self._check_args()
         if name == "scale_tril":
             self._unbroadcasted_scale_tril = scale_tril
         else:
             self._unbroadcasted_scale_tril = (cholesky(covariance_matrix) if name == "covariance_matrix"
                                               else _precision_to_scale_tril(precision_matrix))
 
-    def _full(self, name: str, compute) -> Tensor:
-        """A derived matrix, computed once and kept in __dict__ (torch's lazy_property)."""
-        if name not in self.__dict__:
-            shape = tuple(self._batch_shape) + tuple(self._event_shape) * 2
-            self.__dict__[name] = compute().expand(*shape)
-        return self.__dict__[name]
+    def _full_shape(self) -> tuple:
+        return tuple(self._batch_shape) + tuple(self._event_shape) * 2
 
-    @property
+    @lazy_property
     def scale_tril(self) -> Tensor:
-        return self._full("scale_tril", lambda: self._unbroadcasted_scale_tril)
+        return self._unbroadcasted_scale_tril.expand(*self._full_shape())
 
-    @property
+    @lazy_property
     def covariance_matrix(self) -> Tensor:
         L = self._unbroadcasted_scale_tril
-        return self._full("covariance_matrix", lambda: L @ L.mT)
+        return (L @ L.mT).expand(*self._full_shape())
 
-    @property
+    @lazy_property
     def precision_matrix(self) -> Tensor:
-        return self._full("precision_matrix", lambda: cholesky_inverse(self._unbroadcasted_scale_tril))
+        return cholesky_inverse(self._unbroadcasted_scale_tril).expand(*self._full_shape())
 
     @property
     def mean(self) -> Tensor:

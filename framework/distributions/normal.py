@@ -29,7 +29,6 @@ class Normal(Distribution):
     def __init__(self, loc, scale, validate_args: bool | None = None) -> None:
         self.loc, self.scale = broadcast_all(loc, scale)
         super().__init__(self.loc.shape, validate_args=validate_args)
-        self._check_args()
 
     @property
     def mean(self) -> Tensor:

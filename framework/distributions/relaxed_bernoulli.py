@@ -27,7 +27,6 @@ class LogitRelaxedBernoulli(_ProbsOrLogits):
         name, (param,) = self._set_param(probs, logits)
         self._param = param
         super().__init__(Size() if isinstance(given, Number) else param.shape, validate_args=validate_args)
-        self._check_args()
 
     @property
     def param_shape(self) -> Size:
