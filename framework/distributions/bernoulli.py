@@ -9,6 +9,8 @@ from ..creation import tensor
 from ..nn.functional import binary_cross_entropy_with_logits
 from ..random import _gen
 from ..tensor import Size, Tensor
+from . import constraints
+from .categorical import _cached_params
 from .distribution import Distribution
 from .utils import broadcast_all, logits_to_probs, probs_to_logits
 
@@ -16,6 +18,8 @@ from .utils import broadcast_all, logits_to_probs, probs_to_logits
 class Bernoulli(Distribution):
     """1 with probability ``probs`` (or ``sigmoid(logits)``), else 0; samples have the parameter's float dtype."""
 
+    arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
+    support = constraints.boolean
     has_enumerate_support = True
 
     def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
@@ -29,9 +33,25 @@ class Bernoulli(Distribution):
             (self._logits,) = broadcast_all(logits)
             param, self._param_names = self._logits, ("logits",)
         super().__init__(param.shape, validate_args=validate_args)
-        if probs is not None:
-            self._check_param("probs", self._probs, "Interval(lower_bound=0.0, upper_bound=1.0)",
-                              lambda a: (a >= 0) & (a <= 1))
+
+    def _check_args(self) -> None:
+        # torch: the given parameter is validated; the other is derived lazily (a lazy_property) and is not
+        if self._probs is not None:
+            self._check_arg("probs", self._probs, constraints.unit_interval)
+        else:
+            self._check_arg("logits", self._logits, constraints.real)
+
+    def expand(self, batch_shape, _instance=None) -> "Bernoulli":
+        """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        batch_shape = Size(batch_shape)
+        event = tuple(self.param_shape[len(self._batch_shape):])
+        for name in ("_probs", "_logits"):
+            if self.__dict__[name] is not None:
+                new.__dict__[name] = self.__dict__[name].expand(*batch_shape, *event)
+        new._batch_shape = batch_shape
+        return new
 
     @property
     def probs(self) -> Tensor:
@@ -71,7 +91,7 @@ class Bernoulli(Distribution):
             return tensor((u < p).astype(p.dtype), device=self.probs.device)
 
     def log_prob(self, value: Tensor) -> Tensor:
-        self._validate_sample(value, "Boolean()", lambda a: (a == 0) | (a == 1))
+        self._check_support(value)
         logits, value = broadcast_all(self.logits, value)
         return -binary_cross_entropy_with_logits(logits, value, reduction="none")
 
@@ -82,3 +102,6 @@ class Bernoulli(Distribution):
         values = tensor(np.arange(2), dtype=self.probs.dtype, device=self.probs.device)
         values = values.reshape(-1, *([1] * len(self.batch_shape)))
         return values.expand(-1, *self.batch_shape) if expand else values
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({_cached_params(self)})"

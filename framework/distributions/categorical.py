@@ -8,15 +8,26 @@ from ..creation import arange, full, tensor
 from ..dtypes import int64
 from ..random import _gen
 from ..tensor import Size, Tensor
+from . import constraints
 from .distribution import Distribution
 from .utils import logits_to_probs, probs_to_logits
+
+
+def _cached_params(d) -> str:
+    return ", ".join(f"{name}: {v.item() if v.numel() == 1 else v.size()}"
+                     for name, v in (("probs", d._probs), ("logits", d._logits)) if v is not None)
 
 
 class Categorical(Distribution):
     """A choice among ``K = probs.shape[-1]`` classes; leading dimensions are the batch."""
 
     _param_names = ("probs",)
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
     has_enumerate_support = True
+
+    @constraints.dependent_property(is_discrete=True, event_dim=0)
+    def support(self):
+        return constraints.integer_interval(0, self._num_events - 1)
 
     def __init__(self, probs: Tensor | None = None, logits: Tensor | None = None,
                  validate_args: bool | None = None) -> None:
@@ -36,9 +47,25 @@ class Categorical(Distribution):
             param = self._logits
         self._num_events = param.shape[-1]
         super().__init__(param.shape[:-1], validate_args=validate_args)
-        if probs is not None:
-            self._check_param("probs", self._probs, "Simplex()",
-                              lambda a: (a >= 0).all(-1) & (abs(a.sum(-1) - 1) < 1e-6))
+
+    def _check_args(self) -> None:
+        # torch: the given parameter is validated; the other is derived lazily (a lazy_property) and is not
+        if self._probs is not None:
+            self._check_arg("probs", self._probs, constraints.simplex)
+        else:
+            self._check_arg("logits", self._logits, constraints.real_vector)
+
+    def expand(self, batch_shape, _instance=None) -> "Categorical":
+        """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        batch_shape = Size(batch_shape)
+        event = tuple(self.param_shape[len(self._batch_shape):])
+        for name in ("_probs", "_logits"):
+            if self.__dict__[name] is not None:
+                new.__dict__[name] = self.__dict__[name].expand(*batch_shape, *event)
+        new._batch_shape = batch_shape
+        return new
 
     @property
     def probs(self) -> Tensor:
@@ -82,8 +109,7 @@ class Categorical(Distribution):
     def log_prob(self, value: Tensor) -> Tensor:
         """logits[..., value] with value broadcast against the batch shape."""
         n = self._num_events
-        self._validate_sample(value, f"IntegerInterval(lower_bound=0, upper_bound={n - 1})",
-                              lambda a: (a == a.astype(np.int64)) & (a >= 0) & (a < n))
+        self._check_support(value)
         logits = self.logits
         shape = np.broadcast_shapes(tuple(value.shape), tuple(logits.shape[:-1]))
         log_pmf = logits.expand(*shape, n).reshape(-1, n)
@@ -103,6 +129,5 @@ class Categorical(Distribution):
         return values.expand(-1, *self.batch_shape) if expand else values
 
     def __repr__(self) -> str:
-        p = self._probs if self._probs is not None else self._logits
-        name = "probs" if self._probs is not None else "logits"
-        return f"Categorical({name}: {p.item() if p.numel() == 1 else p.size()})"
+        # torch: the parameters computed so far (a lazily derived one appears once read), probs first
+        return f"{type(self).__name__}({_cached_params(self)})"

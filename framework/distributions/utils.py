@@ -6,6 +6,7 @@ from numbers import Number
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad
 from ..backend import get_array_module
 from ..creation import tensor
 from ..tensor import Tensor
@@ -30,6 +31,23 @@ class _Log1p(Function):
 
 def log1p(a: Tensor) -> Tensor:
     return _Log1p.apply(a)
+
+
+class lazy_property:
+    """A value computed on first read and then stored on the instance under the same name (torch's
+    lazy_property: a non-data descriptor, so the stored value wins afterwards). Computed with grad enabled."""
+
+    def __init__(self, wrapped) -> None:
+        self.wrapped = wrapped
+        self.__doc__ = wrapped.__doc__
+
+    def __get__(self, instance, obj_type=None):
+        if instance is None:
+            return self
+        with enable_grad():
+            value = self.wrapped(instance)
+        setattr(instance, self.wrapped.__name__, value)
+        return value
 
 
 def broadcast_all(*values) -> tuple[Tensor, ...]:
