@@ -56,6 +56,22 @@ DECLARED_DEVIATIONS: list[Deviation] = [
     Deviation(r"version:(autograd\.grad.*|detach\.grad)", r"version: torch \d, framework \d",
               "Gradient tensors' _version: torch's are 1 or 2 from its internal accumulation writes; ours 0 (the "
               ".grad attribute's _version is not compared at all for this reason).", pending=False),
+    # torch-side limits and bugs the op-table rows added in session 8 let the generator reach
+    Deviation(r"noerror:op\.kron", r"view size is not compatible with input tensor's size and stride",
+              "torch.kron views its broadcast product, which fails for some transposed inputs (a torch limitation); "
+              "ours computes the product.", pending=False),
+    Deviation(r"value:op\.median_dim", r"values: torch",
+              "torch 2.13's median(dim) reads garbage from a stride-0 (expanded) input, such as the ones of "
+              "autograd.grad(x.sum(), x): torch.ones(3, 1).expand(3, 4).median(1) gives [1, 4.8e-12, 1.4e-16]; ours "
+              "gives the median.", pending=False),
+    Deviation(r"value:op\.atanh", r"framework \[[^\]]*inf",
+              "atanh of a float32 special function's result that is 1.0 here and 1 - 6e-8 in torch (SciPy's kernels "
+              "compute in double and round; torch's float kernels differ in the last bit): atanh turns that bit into "
+              "inf against 8.7.", pending=False),
+    Deviation(r"errmsg:backward\..*", r"Found dtype (Float|Double) but expected (Float|Double)",
+              "an op given mixed float32/float64 operands returns a gradient of the wrong dtype in torch and here; "
+              "both engines refuse it, but which input's gradient each checks first (and so which dtypes the "
+              "message names) differs.", pending=False),
 ]
 
 # op-table rows that take any shape (elementwise or full reductions) and rows that take two broadcastable tensors

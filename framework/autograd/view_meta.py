@@ -32,8 +32,13 @@ _SUFFIX = re.compile(r"Backward\d*$")
 
 
 def _short(name: str) -> str:
-    """torch names the node without its ``Backward0`` suffix in these messages (``Output 0 of Unbind``)."""
-    return _SUFFIX.sub("", name)
+    """torch names the node without its ``Backward`` suffix in these messages, keeping an overload number other
+    than 0 (``Output 0 of Unbind`` for UnbindBackward0, ``of Squeeze1`` for SqueezeBackward1)."""
+    match = _SUFFIX.search(name)
+    if match is None:
+        return name
+    number = match.group(0)[len("Backward"):]
+    return name[:match.start()] + ("" if number in ("", "0") else number)
 
 
 def rebase_error_text(meta: int, grad_fn, output_nr: int, indirect: bool) -> str:

@@ -29,7 +29,15 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
     inv = ops.rsqrt(input.pow(2).mean(dim=dims, keepdim=True).add_(eps)) if dims else \
         ops.rsqrt(input.pow(2).add_(eps))
     out = input * inv
-    return out * weight if weight is not None else out
+    if weight is None:
+        return out
+    if weight._array.dtype != input._array.dtype:  # torch's unfused path: the product in the promoted dtype, then
+        # cast back to the input's (ToCopyBackward0), with its warning
+        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {c_type_name(input._array.dtype)}, "
+                      f"weight dtype = {c_type_name(weight._array.dtype)}, Cannot dispatch to fused implementation.",
+                      UserWarning, stacklevel=2)
+        return (out * weight).to(input.dtype)
+    return out * weight
 
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:

@@ -5,7 +5,7 @@ import math
 import string
 
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
 from ._util import c_type_name, grad_for, normalize_dims, scalar_type_name
@@ -56,11 +56,23 @@ class VectorNorm(Function):
             count = hit.sum(dim=ctx.dims, keepdim=True)
             return a.sign() * ((grad / count) * hit), None, None, None
         zero = out == 0
-        safe = out.masked_fill(zero, 1.0)
-        # torch's norm_backward, ending in a mul as theirs (the node a create_graph gradient shows)
-        if p == 2:
-            return grad * (a / safe).masked_fill(zero, 0.0), None, None, None
-        return a * a.abs() ** (p - 2) * (grad / safe ** (p - 1)).masked_fill(zero, 0.0), None, None, None
+        # torch's norm_backward op for op: self * (grad / norm) with the zero norms' entries filled with 0 (the
+        # division by a zero norm is inf before the fill; under create_graph its derivative there is NaN, as torch's)
+        with errstate(get_array_module(out._array), divide="ignore", invalid="ignore"):
+            return _pnorm_backward(a, out, grad, p, zero), None, None, None
+
+
+def _pnorm_backward(a: Tensor, norm: Tensor, grad: Tensor, p: float, zero: Tensor) -> Tensor:
+    """torch's norm_backward for a finite p other than 0 and 1, op for op (norm broadcast against a; zero: norm == 0).
+    Divisions by a zero norm are inf before the fill, so under create_graph the second derivative there is NaN, as
+    torch's."""
+    if p == 2:
+        return grad * (a / norm).masked_fill(zero, 0.0)
+    if p < 1:
+        scaled = a.sign() * (a.abs() ** (p - 1)).masked_fill(a == 0, 0.0)
+        return scaled * grad * norm ** (1 - p)
+    scaled = a.sign() * a.abs() ** (p - 1) if p < 2 else a * a.abs() ** (p - 2)
+    return scaled * (grad / norm ** (p - 1)).masked_fill(zero, 0.0)
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:

@@ -103,3 +103,11 @@ def check_floating(a, message: str) -> None:
     """Raise RuntimeError(message.format(Long)) for an integer or bool input."""
     if a.dtype.kind != "f":
         raise RuntimeError(message.format(scalar_type_name(a.dtype)))
+
+
+def lapack_layout(xp, a):
+    """a's values with the last two dims column-major, as LAPACK leaves its results (torch's inv, cholesky,
+    solve, qr, svd and eigh outputs have these strides; a later .view() or reshape sees them)."""
+    if a.ndim < 2:
+        return a
+    return xp.swapaxes(xp.ascontiguousarray(xp.swapaxes(a, -1, -2)), -1, -2)

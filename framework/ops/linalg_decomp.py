@@ -7,7 +7,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name
 from .combine import cat
-from .linalg_checks import check_matrix, check_same_dtype
+from .linalg_checks import check_matrix, check_same_dtype, lapack_layout
 from .linalg_solve import LinalgSolve
 from .shape_more import DiagEmbed
 
@@ -40,6 +40,8 @@ class LinalgQr(Function):
             q = xp.zeros((0,), dtype=a.dtype)
         else:
             q, r = xp.linalg.qr(a, mode=mode)
+            q = lapack_layout(xp, q)
+        r = lapack_layout(xp, r)
         ctx.set_materialize_grads(False)  # an unused output's gradient stays None, as torch's undefined grad
         ctx.save_for_backward(q, r)
         return q, r
@@ -75,7 +77,9 @@ class LinalgEigh(Function):
         if a.dtype.kind != "f":  # torch's kernel dispatch refuses integers before any check
             raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
         check_matrix(a, "linalg.eigh")
-        values, vectors = get_array_module(a).linalg.eigh(a, UPLO=uplo)
+        xp = get_array_module(a)
+        values, vectors = xp.linalg.eigh(a, UPLO=uplo)
+        vectors = lapack_layout(xp, vectors)
         # eigvalsh's eigenvectors get no gradient: None, not zeros, so that repeated eigenvalues (0 / 0 in the
         # eigenvector term) leave the eigenvalues' gradient finite, as torch's undefined gradients do
         ctx.set_materialize_grads(False)
@@ -138,7 +142,9 @@ class LinalgSvd(Function):
     @staticmethod
     def forward(ctx, a, full_matrices):
         check_matrix(a, "linalg.svd", square=False)
-        u, s, vh = get_array_module(a).linalg.svd(a, full_matrices=full_matrices)
+        xp = get_array_module(a)
+        u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
+        u, vh = lapack_layout(xp, u), lapack_layout(xp, vh)
         ctx.set_materialize_grads(False)  # svdvals: U and Vh get None, and repeated singular values stay finite
         ctx.save_for_backward(u, s, vh)
         return u, s, vh

@@ -9,7 +9,8 @@ import numpy as np
 from .. import dtypes
 from ..autograd.broadcast import sum_to
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import errstate, get_array_module
+from .contract import _pnorm_backward
 from ..creation import empty
 from ..tensor import Tensor
 from ._util import wrap_dim
@@ -228,10 +229,10 @@ def _norm_grad(diff: Tensor, dist: Tensor, grad: Tensor, p: float) -> Tensor:
         hit = diff.abs() == dist
         return diff.sign() * (grad / hit.sum(dim=-1, keepdim=True)) * hit
     zero = dist == 0
-    safe = dist.masked_fill(zero, 1.0)
-    if p == 2:
-        return grad * (diff / safe).masked_fill(zero, 0.0)
-    return diff * diff.abs() ** (p - 2) * (grad / safe ** (p - 1)).masked_fill(zero, 0.0)
+    # op for op as torch's norm_backward: (grad / dist) is inf at a zero distance before the fill, so under
+    # create_graph the second derivative there is NaN, as torch's
+    with errstate(get_array_module(dist._array), divide="ignore", invalid="ignore"):
+        return _pnorm_backward(diff, dist, grad, p, zero)
 
 
 def _pnorm(xp, diff, p: float, axis):

@@ -12,7 +12,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module, input_check
 from ..tensor import Tensor
 from .combine import cat
-from .linalg_checks import (LinAlgError, batch_prefix, check_matrix, check_same_dtype, lu_zero_pivot,
+from .linalg_checks import (LinAlgError, batch_prefix, check_matrix, check_same_dtype, lapack_layout, lu_zero_pivot,
                             not_positive_definite, singular_error)
 
 
@@ -56,7 +56,7 @@ class LinalgInv(Function):
     @staticmethod
     def forward(ctx, a, fn="linalg.inv"):
         check_matrix(a, fn or "linalg.inv")
-        out = inv_array(a, fn)
+        out = lapack_layout(get_array_module(a), inv_array(a, fn))
         ctx.save_for_backward(out)
         return out
 
@@ -159,7 +159,7 @@ class LinalgSolve(Function):
             if found is not None:
                 raise LinAlgError(f"torch.linalg.solve: {batch_prefix(ab.shape, found[0])}The solver failed because "
                                   "the input matrix is singular.")
-        x = x[..., 0] if vector else x if left else xp.ascontiguousarray(xp.swapaxes(x, -1, -2))
+        x = x[..., 0] if vector else lapack_layout(xp, x) if left else xp.ascontiguousarray(xp.swapaxes(x, -1, -2))
         ctx.vector = vector
         ctx.save_for_backward(a_in, x)
         return x
@@ -196,6 +196,7 @@ class LinalgCholesky(Function):
             if err is not None:
                 raise err
         ctx.upper = upper
+        lower = lapack_layout(xp, lower)
         ctx.save_for_backward(lower)
         return xp.ascontiguousarray(xp.swapaxes(lower, -1, -2)) if upper else lower
 
