@@ -269,3 +269,65 @@ def test_torch_norm_dispatches_matrix_norms_as_torch(args):
     assert outs[0][:2] == outs[1][:2]
     for o, t in zip(outs[0][2:], outs[1][2:]):
         assert_close(o, t, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["inv", "cholesky", "solve", "qr_q", "qr_r", "svd_u", "svd_vh", "eigh_v"])
+def test_linalg_results_have_torchs_column_major_layout(name):
+    """LAPACK leaves its results column-major and torch returns them so: a later .view() fails (or works) and
+    reshape records ReshapeAliasBackward0 exactly as torch's (found by the fuzzer)."""
+    a = np.random.default_rng(0).standard_normal((2, 3, 3))
+    spd = a @ np.swapaxes(a, 1, 2) + 3 * np.eye(3)
+    pick = {"inv": lambda m, x: m.linalg.inv(x), "cholesky": lambda m, x: m.linalg.cholesky(x),
+            "solve": lambda m, x: m.linalg.solve(x, x), "qr_q": lambda m, x: m.linalg.qr(x)[0],
+            "qr_r": lambda m, x: m.linalg.qr(x)[1], "svd_u": lambda m, x: m.linalg.svd(x)[0],
+            "svd_vh": lambda m, x: m.linalg.svd(x)[2], "eigh_v": lambda m, x: m.linalg.eigh(x)[1]}[name]
+    outs = []
+    for m in (framework, torch):
+        y = pick(m, m.tensor(spd, requires_grad=True))
+        try:
+            y.view(6, 3)
+            viewed = "ok"
+        except RuntimeError as e:
+            viewed = str(e)
+        outs.append((y.stride(), viewed, y.unsqueeze(0).reshape(2, 3, 3).grad_fn.name()))
+    assert outs[0] == outs[1]
+
+
+def test_norm_and_dist_second_derivatives_at_zero_are_torchs_nan():
+    a = np.array([[-1.04, -1.78, 0.38], [-0.57, 0.57, 1.02]])
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(a, requires_grad=True)
+        rows = []
+        for fn in (lambda t: t.dist(t, 3), lambda t: t.dist(t), lambda t: (t - t).norm(p=1.5),
+                   lambda t: t.norm(p=0.5), lambda t: t.norm(p=3, dim=1)):
+            d = fn(x)
+            (g,) = m.autograd.grad(d.sum(), x, create_graph=True)
+            (h,) = m.autograd.grad(g.sum(), x, allow_unused=True)
+            rows.append((_np(g).tolist(), None if h is None else np.isnan(_np(h)).tolist()))
+        outs.append(rows)
+    assert outs[0] == outs[1]
+
+
+def test_rms_norm_with_a_weight_of_another_dtype_casts_back_with_torchs_warning():
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(np.arange(8.0).reshape(2, 4), dtype=m.float32, requires_grad=True)
+        w = m.tensor([0.5, 1.0, 1.5, 2.0], dtype=m.float64)
+        with pytest.warns(UserWarning, match="Mismatch dtype between input and weight"):
+            y = m.nn.functional.rms_norm(x, (4,), w)
+        outs.append((str(y.dtype).split(".")[-1], y.grad_fn.name(), _np(y).round(6).tolist()))
+    assert outs[0] == outs[1]
+
+
+def test_view_of_a_no_grad_view_names_the_overload_as_torch():
+    errors = []
+    for m in (framework, torch):
+        y = m.ones(3, 1, requires_grad=True) * 1
+        with m.no_grad():
+            v = y.view(3, 1)
+        with pytest.raises(RuntimeError) as e:
+            v.squeeze(1).mul_(2)
+        errors.append(str(e.value).split(".")[0])
+    assert errors[0] == errors[1] == "Output 0 of Squeeze1 is a view of a view which was created in no_grad mode and " \
+                                     "is being modified inplace with grad mode enabled"
