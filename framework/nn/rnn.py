@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import creation, ops
 from ..tensor import Tensor
 from . import functional as F, init
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence, pad_packed_sequence
 
 
 def _rnn_tanh_cell(x_proj, h, w_hh, b_hh):
@@ -114,20 +117,28 @@ class RNNBase(Module):
         if tuple(h.shape) != expected:
             raise RuntimeError(f"Expected hidden size {expected}, got {list(h.shape)}")
 
-    def _run_direction(self, x: Tensor, state, layer: int, reverse: bool):
+    def _run_direction(self, x: Tensor, state, layer: int, reverse: bool, running=None):
+        """One layer, one direction over (T, N, *) x. ``running[t]`` (packed input): the (N, 1) mask of the
+        sequences still running at step t; the others keep their state (so a finished sequence's last state is
+        its final one, and the reverse direction starts at each sequence's own last step)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(layer, "_reverse" if reverse else "")
         cell = _CELLS[self.mode]
         x_proj = F.linear(x, w_ih, b_ih)  # all time steps at once: (T, N, gates)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outputs = [None] * x.shape[0]
         for t in steps:
-            state = cell(x_proj[t], state, w_hh, b_hh)
+            new = cell(x_proj[t], state, w_hh, b_hh)
+            if running is not None:
+                keep = running[t]
+                new = tuple(ops.where(keep, n, o) for n, o in zip(new, state)) if self.mode == "LSTM" else \
+                    ops.where(keep, new, state)
+            state = new
             outputs[t] = state[0] if self.mode == "LSTM" else state
         return ops.stack(outputs, 0), state
 
     def forward(self, input: Tensor, hx=None):
-        if not isinstance(input, Tensor):
-            raise NotImplementedError("PackedSequence inputs are not supported; pass a padded tensor")
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         batched = self._check_input(input)
         x = input if batched else input.unsqueeze(1)
         if batched and self.batch_first:
@@ -143,6 +154,44 @@ class RNNBase(Module):
             self._check_hidden(h0, x)
             if lstm:
                 self._check_hidden(c0, x)
+        output, h_n, c_n = self._layers(x, h0, c0)
+        if not batched:
+            output, h_n = output.squeeze(1), h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if lstm else None
+        elif self.batch_first:
+            output = output.transpose(0, 1)
+        return output, ((h_n, c_n) if lstm else h_n)
+
+    def _forward_packed(self, packed: PackedSequence, hx):
+        """A PackedSequence in, a PackedSequence out: the padded steps (sorted by length) with running masks."""
+        lstm = self.mode == "LSTM"
+        data, sizes = packed.data, packed.batch_sizes.detach().cpu().numpy()
+        if data.ndim != 2 or data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, got "
+                               f"{data.shape[-1]}")
+        x, _ = pad_packed_sequence(PackedSequence(data, packed.batch_sizes))  # (T, N, *), sorted order
+        if hx is None:
+            h0 = self._zeros_state(x)
+            c0 = self._zeros_state(x) if lstm else None
+        else:
+            h0, c0 = hx if lstm else (hx, None)
+            if packed.sorted_indices is not None:  # the states come in the caller's order
+                h0 = h0.index_select(1, packed.sorted_indices.to(h0.device))
+                c0 = c0.index_select(1, packed.sorted_indices.to(c0.device)) if lstm else None
+            self._check_hidden(h0, x)
+        rows = np.arange(x.shape[1])
+        xp_running = [creation.tensor((rows < b).reshape(-1, 1), device=x.device) for b in sizes]
+        output, h_n, c_n = self._layers(x, h0, c0, xp_running)
+        out_data = ops.cat([output[t, :int(b)] for t, b in enumerate(sizes)], 0)
+        if packed.unsorted_indices is not None:
+            h_n = h_n.index_select(1, packed.unsorted_indices.to(h_n.device))
+            c_n = c_n.index_select(1, packed.unsorted_indices.to(c_n.device)) if lstm else None
+        out = PackedSequence(out_data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        return out, ((h_n, c_n) if lstm else h_n)
+
+    def _layers(self, x: Tensor, h0: Tensor, c0, running=None):
+        """Every layer and direction over (T, N, *) x from the initial states: (output, h_n, c_n)."""
+        lstm = self.mode == "LSTM"
         directions = 2 if self.bidirectional else 1
         h_n, c_n = [], []
         layer_input = x
@@ -151,7 +200,7 @@ class RNNBase(Module):
             for d in range(directions):
                 k = layer * directions + d
                 state = (h0[k], c0[k]) if lstm else h0[k]
-                out, state = self._run_direction(layer_input, state, layer, reverse=d == 1)
+                out, state = self._run_direction(layer_input, state, layer, reverse=d == 1, running=running)
                 outs.append(out)
                 h_n.append(state[0] if lstm else state)
                 if lstm:
@@ -159,15 +208,7 @@ class RNNBase(Module):
             layer_input = outs[0] if directions == 1 else ops.cat(outs, dim=-1)
             if self.dropout and self.training and layer < self.num_layers - 1:
                 layer_input = F.dropout(layer_input, self.dropout, True)
-        output = layer_input
-        h_n = ops.stack(h_n, 0)
-        c_n = ops.stack(c_n, 0) if lstm else None
-        if not batched:
-            output, h_n = output.squeeze(1), h_n.squeeze(1)
-            c_n = c_n.squeeze(1) if lstm else None
-        elif self.batch_first:
-            output = output.transpose(0, 1)
-        return output, ((h_n, c_n) if lstm else h_n)
+        return layer_input, ops.stack(h_n, 0), (ops.stack(c_n, 0) if lstm else None)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
