@@ -212,3 +212,27 @@ def test_tensor_of_tensors_keeps_their_dtype_as_torch():
     ours = framework.tensor([framework.tensor(1.0, dtype=framework.float64), framework.tensor(2.0)])
     theirs = torch.tensor([torch.tensor(1.0, dtype=torch.float64), torch.tensor(2.0)])
     assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1] == "float64"
+
+
+def test_cat_and_stack_write_contiguous_results_below_four_dims_as_torch():
+    """NumPy's concatenate keeps its inputs' order: stacking transposed (or LAPACK column-major) matrices gave a
+    Fortran-ordered result whose .view() failed where torch's works (found by the fuzzer)."""
+    for fn in (lambda m, a: m.stack([a, a], 2), lambda m, a: m.stack([a, a], 0), lambda m, a: m.cat([a, a], 0),
+               lambda m, a: m.cat([a, a], 1), lambda m, a: m.stack([m.linalg.inv(a + 3 * m.eye(3))] * 2, 2)):
+        outs = []
+        for m in (framework, torch):
+            a = m.tensor(np.arange(9.0).reshape(3, 3)).t()
+            y = fn(m, a)
+            outs.append((y.stride(), y.is_contiguous(), tuple(y.reshape(-1).shape)))
+        assert outs[0] == outs[1]
+
+
+def test_mean_losses_of_empty_tensors_backpropagate_as_torch():
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(0.59, requires_grad=True)
+        e = x - m.zeros(0)
+        loss = m.nn.functional.mse_loss(e, e)
+        (loss * loss).sum().backward()
+        outs.append((bool(loss.isnan()), x.grad.item()))
+    assert outs[0] == outs[1]

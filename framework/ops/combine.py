@@ -10,6 +10,7 @@ from ..backend import get_array_module
 from ._util import (as_operand, binary_dtype, broadcast_error, check_inplace_cast, grad_for, inplace_shape,
                     normalize_dims, operand, promote, scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
+from ._layout import contiguous_result
 from .scalar_ops import DivScalar
 
 
@@ -38,7 +39,8 @@ class Cat(Function):
         dt = arrays[0].dtype
         for a in arrays[1:]:
             dt = binary_dtype(arrays[0].astype(dt, copy=False), a)
-        return get_array_module(arrays[0]).concatenate([a.astype(dt, copy=False) for a in arrays], axis=d)
+        out = get_array_module(arrays[0]).concatenate([a.astype(dt, copy=False) for a in arrays], axis=d)
+        return _cat_layout(out)
 
     @staticmethod
     def backward(ctx, grad):
@@ -50,6 +52,13 @@ class Cat(Function):
                 out.append(None)
             start += n
         return tuple(out)
+
+
+def _cat_layout(out):
+    """torch's cat/stack write a C-contiguous result below 4 dims (only channels_last survives, for 4-D and 5-D);
+    NumPy's keep their inputs' order, so a stack of transposed (LAPACK-ordered) matrices came out Fortran-ordered
+    and a later .view() failed where torch's works."""
+    return out if out.ndim >= 4 else contiguous_result(out)
 
 
 class Stack(Function):
@@ -69,7 +78,7 @@ class Stack(Function):
         dt = arrays[0].dtype
         for a in arrays[1:]:  # torch's promotion (numpy's would make int64 with float32 float64)
             dt = dtypes.promote_types(dt, a.dtype)
-        return get_array_module(arrays[0]).stack([a.astype(dt, copy=False) for a in arrays], axis=ctx.dim)
+        return _cat_layout(get_array_module(arrays[0]).stack([a.astype(dt, copy=False) for a in arrays], axis=ctx.dim))
 
     @staticmethod
     def backward(ctx, grad):

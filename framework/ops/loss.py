@@ -32,10 +32,8 @@ class BCEWithLogits(Function):
             loss = loss * weight
         ctx.save_for_backward(x, t, weight, pos_weight)
         ctx.reduction, ctx.n = reduction, x.size
-        if reduction == 1:
-            return xp.asarray(loss.mean(dtype=loss.dtype))
-        if reduction == 2:
-            return xp.asarray(loss.sum(dtype=loss.dtype))
+        if reduction in (1, 2):
+            return _reduced(xp, loss, reduction)
         return loss.astype(x.dtype, copy=False)
 
     @staticmethod
@@ -97,6 +95,8 @@ def binary_cross_entropy_with_logits(x: Tensor, t: Tensor, weight=None, pos_weig
 def _reduced(xp, loss, reduction: int):
     """loss reduced as torch's Reduction enum: 0 none, 1 mean, 2 sum (0-d arrays, never numpy scalars)."""
     if reduction == 1:
+        if not loss.size:  # torch's mean of nothing is NaN, without NumPy's "Mean of empty slice" warning
+            return xp.full((), xp.nan, dtype=loss.dtype)
         return xp.asarray(loss.mean(dtype=loss.dtype))
     if reduction == 2:
         return xp.asarray(loss.sum(dtype=loss.dtype))
@@ -126,7 +126,7 @@ class MseLoss(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         x, t = ctx.saved_arrays
-        scale = 2.0 / x.size if ctx.reduction == 1 else 2.0
+        scale = 2.0 / max(x.size, 1) if ctx.reduction == 1 else 2.0  # (an empty x: any scale, the gradient is empty)
         gx = ((x - t) * (g * scale)).astype(x.dtype, copy=False)
         gt = ((t - x) * (g * scale)).astype(x.dtype, copy=False) if ctx.needs_input_grad[1] else None
         return (gx if ctx.needs_input_grad[0] else None), gt, None
