@@ -689,3 +689,10 @@ OPS += [
     OpCase("cumulative_trapezoid", lambda m, a: m.cumulative_trapezoid(a, dx=0.5), [(3, 4)]),
     OpCase("clamp_min_fn", lambda m, a: m.clamp_min(a, 0.2), [(3, 4)]),
 ]
+
+# the spatial transformer's grid (ops/grid_sample.py; grid_sample itself is in tests/test_grid_sample.py: its
+# floor makes a random grid's gradcheck fragile at pixel edges)
+OPS += [
+    OpCase("affine_grid", lambda m, t: m.nn.functional.affine_grid(t, (2, 1, 3, 4), align_corners=False),
+           [(2, 2, 3)]),
+]

@@ -24,3 +24,14 @@ def same_outcome(fn, torch_module):
 
     ours, theirs = outcome(fn, framework), outcome(fn, torch_module)
     return ours, theirs
+
+
+def error_of(fn):
+    """("ok",) or (error class name, first line of its message) for fn(), torch's names and device kernel names
+    ('_cuda"') made comparable with framework's."""
+    try:
+        fn()
+        return ("ok",)
+    except Exception as e:  # noqa: BLE001 - we compare whatever was raised
+        text = str(e).replace("torch.", "framework.").replace('_cuda"', '_cpu"')
+        return (type(e).__name__, text.split("\n")[0])

@@ -7,19 +7,10 @@ import numpy as np
 import pytest
 
 import framework
+from scenario import error_of
 from framework.testing import assert_close
 
 torch = pytest.importorskip("torch")
-
-
-def outcome(fn):
-    """("ok",) or (error class name, first line of the message) for fn()."""
-    try:
-        fn()
-        return ("ok",)
-    except Exception as e:  # noqa: BLE001 - we compare whatever was raised
-        text = str(e).replace("torch.", "framework.").replace('_cuda"', '_cpu"')  # (kernel names: the device's)
-        return (type(e).__name__, text.split("\n")[0])
 
 
 def _np(t):
@@ -43,8 +34,8 @@ def test_integer_binary_ops_match_torch(op, dtype):
     if dtype == "uint8":
         a = np.abs(INTS[0]).astype(dtype)
     if dtype == "bool" and op in ("gcd", "lcm", "bitwise_left_shift", "bitwise_right_shift"):
-        ours = outcome(lambda: getattr(framework, op)(framework.tensor(a), framework.tensor(b)))
-        theirs = outcome(lambda: getattr(torch, op)(torch.tensor(a), torch.tensor(b)))
+        ours = error_of(lambda: getattr(framework, op)(framework.tensor(a), framework.tensor(b)))
+        theirs = error_of(lambda: getattr(torch, op)(torch.tensor(a), torch.tensor(b)))
         assert ours == theirs and ours[0] != "ok"
         return
     ours, theirs = _both(lambda m, x, y: getattr(m, op)(x, y), a, b)
@@ -86,8 +77,8 @@ def test_integer_ops_refuse_floating_tensors_with_torchs_errors():
     for fn in (lambda m, x: m.bitwise_and(x, x), lambda m, x: m.gcd(x, x), lambda m, x: x << 1,
                lambda m, x: m.bitwise_not(x), lambda m, x: m.lcm(m.tensor([1, 2]), x),
                lambda m, x: m.bitwise_or(m.tensor([1, 2]), 1.5), lambda m, x: ~x, lambda m, x: +(x > 0)):
-        ours = outcome(lambda: fn(framework, framework.tensor(f)))
-        theirs = outcome(lambda: fn(torch, torch.tensor(f)))
+        ours = error_of(lambda: fn(framework, framework.tensor(f)))
+        theirs = error_of(lambda: fn(torch, torch.tensor(f)))
         assert ours == theirs and ours[0] != "ok", (ours, theirs)
 
 
@@ -125,8 +116,8 @@ def test_clamp_errors_match_torch():
              lambda m, x: m.clamp(x),
              lambda m, x: m.tensor([1, 2]).clamp_(min=m.tensor([0.5, 0.5]))]
     for fn in cases:
-        ours = outcome(lambda: fn(framework, framework.zeros(3)))
-        theirs = outcome(lambda: fn(torch, torch.zeros(3)))
+        ours = error_of(lambda: fn(framework, framework.zeros(3)))
+        theirs = error_of(lambda: fn(torch, torch.zeros(3)))
         assert ours == theirs and ours[0] != "ok", (ours, theirs)
 
 
@@ -149,8 +140,8 @@ def test_in_place_comparisons_keep_the_dtype_and_record_torchs_node(op, tensor_o
 
 
 def test_in_place_comparison_of_a_leaf_and_logical_in_place_forms_match_torch():
-    ours = outcome(lambda: framework.ones(2, requires_grad=True).eq_(1))
-    theirs = outcome(lambda: torch.ones(2, requires_grad=True).eq_(1))
+    ours = error_of(lambda: framework.ones(2, requires_grad=True).eq_(1))
+    theirs = error_of(lambda: torch.ones(2, requires_grad=True).eq_(1))
     assert ours == theirs and ours[0] != "ok"
     outs = []
     for m in (framework, torch):
@@ -184,7 +175,7 @@ def test_in_place_twins_refuse_integer_tensors_and_float32_float_power_as_torch(
     for fn in (lambda m: m.tensor([1, 2]).lgamma_(), lambda m: m.tensor([1, 2]).deg2rad_(),
                lambda m: m.tensor([1.0, 2.0]).float_power_(2), lambda m: m.polygamma(-1, m.ones(2)),
                lambda m: m.mvlgamma(m.ones(2), 0)):
-        ours, theirs = outcome(lambda: fn(framework)), outcome(lambda: fn(torch))
+        ours, theirs = error_of(lambda: fn(framework)), error_of(lambda: fn(torch))
         assert ours == theirs and ours[0] != "ok", (ours, theirs)
 
 
@@ -197,8 +188,8 @@ def test_in_place_twins_refuse_integer_tensors_and_float32_float_power_as_torch(
 @pytest.mark.parametrize("dtype", ["int64", "bool", "float16"])
 def test_result_dtypes_of_integer_bool_and_half_inputs_match_torch(fn, dtype):
     a = np.array([1, 0, 3, 2]).astype(dtype)
-    ours = outcome(lambda: fn(framework, framework.tensor(a)))
-    theirs = outcome(lambda: fn(torch, torch.tensor(a)))
+    ours = error_of(lambda: fn(framework, framework.tensor(a)))
+    theirs = error_of(lambda: fn(torch, torch.tensor(a)))
     if ours[0] != "ok" or theirs[0] != "ok":
         assert ours == theirs
         return
@@ -211,7 +202,7 @@ def test_positive_is_the_tensor_itself_and_refuses_bool():
     x = framework.randn(3)
     assert framework.positive(x) is x and (+x) is x
     for m in (framework, torch):
-        assert outcome(lambda: m.positive(m.tensor([True]))) == \
+        assert error_of(lambda: m.positive(m.tensor([True]))) == \
             ("RuntimeError", "The `+` operator, on a bool tensor is not supported.")
 
 

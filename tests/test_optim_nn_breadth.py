@@ -195,3 +195,20 @@ def test_module_half_type_to_empty_set_submodule_and_share_memory_match_torch():
         row.append(net.share_memory() is net)
         outs.append(row)
     assert outs[0] == outs[1]
+
+
+def test_scheduler_lists_refuse_what_torch_refuses():
+    for make in (lambda m, o, o2: m.optim.lr_scheduler.ChainedScheduler([]),
+                 lambda m, o, o2: m.optim.lr_scheduler.ChainedScheduler(
+                     [m.optim.lr_scheduler.StepLR(o, 2), m.optim.lr_scheduler.StepLR(o2, 2)]),
+                 lambda m, o, o2: m.optim.lr_scheduler.ChainedScheduler([m.optim.lr_scheduler.ReduceLROnPlateau(o)]),
+                 lambda m, o, o2: m.optim.lr_scheduler.SequentialLR(o, [object()], []),
+                 lambda m, o, o2: m.optim.lr_scheduler.SequentialLR(o, [], [])):
+        errors = []
+        for m in (framework, torch):
+            o = m.optim.SGD([m.nn.Parameter(m.ones(1))], lr=0.1)
+            o2 = m.optim.SGD([m.nn.Parameter(m.ones(1))], lr=0.1)
+            with pytest.raises((TypeError, ValueError)) as e:
+                make(m, o, o2)
+            errors.append((type(e.value).__name__, str(e.value).split(" has ")[0]))
+        assert errors[0] == errors[1]

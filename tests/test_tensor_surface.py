@@ -7,18 +7,10 @@ import numpy as np
 import pytest
 
 import framework
+from scenario import error_of
 from framework.testing import gradcheck, gradgradcheck
 
 torch = pytest.importorskip("torch")
-
-
-def outcome(fn):
-    """("ok",) or (error class name, first line of the message) for fn()."""
-    try:
-        fn()
-        return ("ok",)
-    except Exception as e:  # noqa: BLE001 - we compare whatever was raised
-        return (type(e).__name__, str(e).replace("torch.", "framework.").split("\n")[0])
 
 
 def _np(t):
@@ -61,7 +53,7 @@ def test_unfold_gradchecks_without_torch():
 def test_unfold_errors_match_torch():
     for fn in (lambda m: m.zeros(4).unfold(0, 5, 1), lambda m: m.zeros(4).unfold(0, 2, 0),
                lambda m: m.zeros(4).unfold(0, -1, 1), lambda m: m.zeros(4).unfold(2, 1, 1)):
-        ours, theirs = outcome(lambda: fn(framework)), outcome(lambda: fn(torch))
+        ours, theirs = error_of(lambda: fn(framework)), error_of(lambda: fn(torch))
         assert ours == theirs and ours[0] != "ok", (ours, theirs)
     assert framework.tensor(3.0).unfold(0, 1, 1).tolist() == torch.tensor(3.0).unfold(0, 1, 1).tolist()
 
@@ -95,7 +87,7 @@ def test_fill_diagonal_matches_torch(shape, wrap):
         outs.append((y.tolist(), x.grad.tolist()))
     assert outs[0] == outs[1]
     for fn in (lambda m: m.zeros(3).fill_diagonal_(1), lambda m: m.zeros(2, 3, 4).fill_diagonal_(1)):
-        ours, theirs = outcome(lambda: fn(framework)), outcome(lambda: fn(torch))
+        ours, theirs = error_of(lambda: fn(framework)), error_of(lambda: fn(torch))
         assert ours == theirs and ours[0] != "ok"
 
 
@@ -130,7 +122,7 @@ def test_random_fill_defaults_and_errors_match_torch():
     assert framework.zeros(4).bernoulli_(p).tolist() == [0.0, 1.0, 0.0, 1.0]
     for fn in (lambda m: m.zeros(3).exponential_(-1.0), lambda m: m.zeros(3).geometric_(1.5),
                lambda m: m.zeros(3).random_(5, 2), lambda m: m.zeros(3).bernoulli_(1.5)):
-        ours, theirs = outcome(lambda: fn(framework)), outcome(lambda: fn(torch))
+        ours, theirs = error_of(lambda: fn(framework)), error_of(lambda: fn(torch))
         assert ours[0] == theirs[0] != "ok", (ours, theirs)
 
 
@@ -155,7 +147,7 @@ def test_cov_with_weights_and_corrcoef_match_torch():
     for fn in (lambda m: m.cov(m.zeros(2, 2, 2)), lambda m: m.cov(m.zeros(2, 3), fweights=m.tensor([1.0, 1, 1])),
                lambda m: m.cov(m.zeros(2, 3), aweights=m.tensor([1, 1, 1])),
                lambda m: m.cov(m.zeros(2, 3), fweights=m.tensor([1, -1, 1]))):
-        ours, theirs = outcome(lambda: fn(framework)), outcome(lambda: fn(torch))
+        ours, theirs = error_of(lambda: fn(framework)), error_of(lambda: fn(torch))
         assert ours == theirs and ours[0] != "ok", (ours, theirs)
     with pytest.warns(UserWarning, match="degrees of freedom is <= 0"):
         framework.cov(framework.ones(2, 1))
@@ -179,7 +171,7 @@ def test_storage_and_dtype_queries_match_torch():
         assert ours == theirs
     for fn in (lambda m: m.zeros(2).is_nonzero(), lambda m: m.zeros(0).is_nonzero(), lambda m: m.zeros(3).H,
                lambda m: m.zeros(3).mH, lambda m: m.zeros(3).adjoint(), lambda m: m.zeros(3).imag):
-        ours, theirs = outcome(lambda: fn(framework)), outcome(lambda: fn(torch))
+        ours, theirs = error_of(lambda: fn(framework)), error_of(lambda: fn(torch))
         assert ours == theirs and ours[0] != "ok", (ours, theirs)
 
 

@@ -12,7 +12,7 @@ from ..tensor import Size, Tensor
 from . import constraints
 from .categorical import _cached_params
 from .distribution import Distribution
-from .utils import broadcast_all, logits_to_probs, probs_to_logits
+from .utils import broadcast_all, expand_probs_or_logits, logits_to_probs, probs_to_logits
 
 
 class Bernoulli(Distribution):
@@ -43,15 +43,7 @@ class Bernoulli(Distribution):
 
     def expand(self, batch_shape, _instance=None) -> "Bernoulli":
         """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        batch_shape = Size(batch_shape)
-        event = tuple(self.param_shape[len(self._batch_shape):])
-        for name in ("_probs", "_logits"):
-            if self.__dict__[name] is not None:
-                new.__dict__[name] = self.__dict__[name].expand(*batch_shape, *event)
-        new._batch_shape = batch_shape
-        return new
+        return expand_probs_or_logits(self, batch_shape)
 
     @property
     def probs(self) -> Tensor:

@@ -10,7 +10,7 @@ from ..random import _gen
 from ..tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution
-from .utils import logits_to_probs, probs_to_logits
+from .utils import expand_probs_or_logits, logits_to_probs, probs_to_logits
 
 
 def _cached_params(d) -> str:
@@ -57,15 +57,7 @@ class Categorical(Distribution):
 
     def expand(self, batch_shape, _instance=None) -> "Categorical":
         """The same law broadcast to batch_shape (the given parameter expanded, no copy)."""
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        batch_shape = Size(batch_shape)
-        event = tuple(self.param_shape[len(self._batch_shape):])
-        for name in ("_probs", "_logits"):
-            if self.__dict__[name] is not None:
-                new.__dict__[name] = self.__dict__[name].expand(*batch_shape, *event)
-        new._batch_shape = batch_shape
-        return new
+        return expand_probs_or_logits(self, batch_shape)
 
     @property
     def probs(self) -> Tensor:

@@ -14,13 +14,13 @@ from ..ops.gather import one_hot
 from ..tensor import Size, Tensor
 from . import constraints
 from .categorical import Categorical
-from .discrete import Binomial, _host_draw, _ProbsOrLogits
+from .discrete import Binomial, _host_draw, _OverCategorical, _ProbsOrLogits
 from .distribution import Distribution
 from .gamma import Gamma
 from .utils import broadcast_all
 
 
-class Multinomial(Distribution):
+class Multinomial(_OverCategorical):
     """Counts of ``total_count`` draws among ``probs.shape[-1]`` categories."""
 
     arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
@@ -37,24 +37,6 @@ class Multinomial(Distribution):
     def support(self):
         return constraints.multinomial(self.total_count)
 
-    def expand(self, batch_shape, _instance=None) -> "Multinomial":
-        new = type(self).__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._categorical = self._categorical.expand(batch_shape)
-        new._batch_shape = Size(batch_shape)
-        return new
-
-    @property
-    def probs(self) -> Tensor:
-        return self._categorical.probs
-
-    @property
-    def logits(self) -> Tensor:
-        return self._categorical.logits
-
-    @property
-    def param_shape(self) -> Size:
-        return self._categorical.param_shape
 
     @property
     def mean(self) -> Tensor:

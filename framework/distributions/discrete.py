@@ -203,19 +203,11 @@ class Geometric(_ProbsOrLogits):
         return binary_cross_entropy_with_logits(self.logits, self.probs, reduction="none") / self.probs
 
 
-class OneHotCategorical(Distribution):
-    """A Categorical whose samples are one-hot vectors of length ``probs.shape[-1]``."""
+class _OverCategorical(Distribution):
+    """A law built on a Categorical (``self._categorical``): its probs, logits, param_shape and expand are the
+    Categorical's (OneHotCategorical, Multinomial)."""
 
-    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
-    support = constraints.one_hot
-    has_enumerate_support = True
-
-    def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
-        self._categorical = Categorical(probs, logits)
-        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
-                         validate_args=validate_args)
-
-    def expand(self, batch_shape, _instance=None) -> "OneHotCategorical":
+    def expand(self, batch_shape, _instance=None) -> "_OverCategorical":
         new = type(self).__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._categorical = self._categorical.expand(batch_shape)
@@ -233,6 +225,20 @@ class OneHotCategorical(Distribution):
     @property
     def param_shape(self) -> Size:
         return self._categorical.param_shape
+
+
+class OneHotCategorical(_OverCategorical):
+    """A Categorical whose samples are one-hot vectors of length ``probs.shape[-1]``."""
+
+    arg_constraints = {"probs": constraints.simplex, "logits": constraints.real_vector}
+    support = constraints.one_hot
+    has_enumerate_support = True
+
+    def __init__(self, probs=None, logits=None, validate_args: bool | None = None) -> None:
+        self._categorical = Categorical(probs, logits)
+        super().__init__(self._categorical.batch_shape, self._categorical.param_shape[-1:],
+                         validate_args=validate_args)
+
 
     @property
     def mean(self) -> Tensor:

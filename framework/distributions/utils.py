@@ -9,7 +9,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
 from ..backend import get_array_module
 from ..creation import tensor
-from ..tensor import Tensor
+from ..tensor import Size, Tensor
 from .. import dtypes, ops
 
 
@@ -77,3 +77,17 @@ def probs_to_logits(probs: Tensor, is_binary: bool = False) -> Tensor:
 
 def logits_to_probs(logits: Tensor, is_binary: bool = False) -> Tensor:
     return ops.sigmoid(logits) if is_binary else ops.softmax(logits, -1)
+
+
+def expand_probs_or_logits(dist, batch_shape):
+    """A copy of ``dist`` (Bernoulli, Categorical) with its given parameter (``_probs`` or ``_logits``) expanded to
+    ``batch_shape`` plus its event dims: torch's expand, no copy of the data."""
+    new = type(dist).__new__(type(dist))
+    new.__dict__.update(dist.__dict__)
+    batch_shape = Size(batch_shape)
+    event = tuple(dist.param_shape[len(dist._batch_shape):])
+    for name in ("_probs", "_logits"):
+        if dist.__dict__[name] is not None:
+            new.__dict__[name] = dist.__dict__[name].expand(*batch_shape, *event)
+    new._batch_shape = batch_shape
+    return new

@@ -74,34 +74,25 @@ class ClampMin(Function):
     """out = max(a, lo) for a number lo. Saves a."""
 
     node_name, array_forward = "ClampMinBackward0", True
+    upper = False
 
-    @staticmethod
-    def forward(ctx, a, lo):
+    @classmethod
+    def forward(cls, ctx, a, bound):
         ctx.save_for_backward(a)
-        ctx.lo = lo
-        return Clamp.forward(ctx, a, lo, None)
+        ctx.bound = bound
+        return Clamp.forward(ctx, a, None, bound) if cls.upper else Clamp.forward(ctx, a, bound, None)
 
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors  # torch: where(self >= min, grad, at::scalar_tensor(0., grad.options()))
-        return where_op(a >= ctx.lo, grad, _zero(grad)), None
+    @classmethod
+    def backward(cls, ctx, grad):
+        (a,) = ctx.saved_tensors  # torch: where(self >= min (self <= max), grad, at::scalar_tensor(0., ...))
+        keep = a <= ctx.bound if cls.upper else a >= ctx.bound
+        return where_op(keep, grad, _zero(grad)), None
 
 
-class ClampMax(Function):
+class ClampMax(ClampMin):
     """out = min(a, hi) for a number hi. Saves a."""
 
-    node_name, array_forward = "ClampMaxBackward0", True
-
-    @staticmethod
-    def forward(ctx, a, hi):
-        ctx.save_for_backward(a)
-        ctx.hi = hi
-        return Clamp.forward(ctx, a, None, hi)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors  # torch: where(self <= max, grad, at::scalar_tensor(0., grad.options()))
-        return where_op(a <= ctx.hi, grad, _zero(grad)), None
+    node_name, upper = "ClampMaxBackward0", True
 
 
 class ClampMinTensor(Function):

@@ -159,6 +159,16 @@ class Mvlgamma(Function):
         return grad * Digamma.apply(args).sum(-1), None
 
 
+class _SavesBoth(_Elementwise):
+    """An elementwise op whose torch backward takes both the input and the result: saves a and out."""
+
+    @staticmethod
+    def forward(ctx, a):
+        out = _Elementwise.forward(ctx, a)
+        ctx.save_for_backward(a, out)
+        return out
+
+
 class I0(_Elementwise):
     """out = the modified Bessel function of the first kind, order 0. Saves a."""
 
@@ -167,17 +177,11 @@ class I0(_Elementwise):
     d = staticmethod(lambda grad, a: grad * SpecialI1.apply(a))  # torch: grad * special_i1(self)
 
 
-class SpecialI0e(_Elementwise):
+class SpecialI0e(_SavesBoth):
     """out = exp(-|a|) i0(a). Saves a and out."""
 
     node_name = "SpecialI0EBackward0"
     f = _special("i0e")
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _Elementwise.forward(ctx, a)
-        ctx.save_for_backward(a, out)
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -193,17 +197,11 @@ def _i1_like_backward(grad, a, out, regular):
     return grad * where_op(not_tiny, regular(safe, out), _const(a, 0.5))
 
 
-class SpecialI1(_Elementwise):
+class SpecialI1(_SavesBoth):
     """out = the modified Bessel function of the first kind, order 1. Saves a and out."""
 
     node_name = "SpecialI1Backward0"
     f = _special("i1")
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _Elementwise.forward(ctx, a)
-        ctx.save_for_backward(a, out)
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -211,17 +209,11 @@ class SpecialI1(_Elementwise):
         return _i1_like_backward(grad, a, out, lambda s, r: I0.apply(s) - r * s.reciprocal())
 
 
-class SpecialI1e(_Elementwise):
+class SpecialI1e(_SavesBoth):
     """out = exp(-|a|) i1(a). Saves a and out."""
 
     node_name = "SpecialI1EBackward0"
     f = _special("i1e")
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _Elementwise.forward(ctx, a)
-        ctx.save_for_backward(a, out)
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -262,17 +254,11 @@ class SpecialNdtri(_Elementwise):
     d = staticmethod(lambda grad, out: MulScalar.apply(grad, _SQRT_2PI) * (out.square() / 2).exp())
 
 
-class SpecialLogNdtr(_Elementwise):
+class SpecialLogNdtr(_SavesBoth):
     """out = ln of the standard normal CDF. Saves a and out."""
 
     node_name = "SpecialLogNdtrBackward0"
     f = _special("log_ndtr")
-
-    @staticmethod
-    def forward(ctx, a):
-        out = _Elementwise.forward(ctx, a)
-        ctx.save_for_backward(a, out)
-        return out
 
     @staticmethod
     def backward(ctx, grad):
