@@ -172,8 +172,9 @@ def inplace_modified(saved, node) -> AutogradError:
         current_fn = None  # a saved output without history (max's indices): torch names no node
     if current_fn is not None:
         nr = saved.output_nr if saved.tensor is None else saved.tensor.output_nr
-        # torch names an op's node without its suffix here ("output 0 of AsStrided"), CopySlices in full
-        which = f", which is output {nr} of {re.sub(r'Backward[0-9]+$', '', current_fn.name())},"
+        # torch names an op's node without its suffix here ("output 0 of AsStrided"), CopySlices in full; the seed
+        # documents' torch wrote CopySlices without the namespace torch 2.13's name() has: the seeds' text is kept
+        which = f", which is output {nr} of {re.sub(r'Backward[0-9]+$', '', type(current_fn).__name__)},"
     else:
         which = ""
     current = saved.counter.value

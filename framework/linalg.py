@@ -36,19 +36,6 @@ def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None
     return _vector_norm(x, p=float(ord), dim=dim, keepdim=keepdim, dtype=dtype)
 
 
-def _keep(out: Tensor, dims: tuple, keepdim: bool) -> Tensor:
-    """keepdim for a reduction over the two matrix dims: torch unsqueezes at the end, then permutes the two size-1
-    dims back into place (its node is PermuteBackward0)."""
-    if not keepdim:
-        return out
-    n = out.ndim + len(dims)
-    perm = [i for i in range(n) if i not in dims] + list(dims)  # torch's backshift permutation
-    inverse = [perm.index(i) for i in range(n)]
-    for _ in dims:
-        out = out.unsqueeze(-1)
-    return out.permute(*inverse)
-
-
 def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dtype=None) -> Tensor:
     """Frobenius, nuclear, spectral (2/-2), max column sum (1/-1) or max row sum (inf/-inf) norm over ``dim``."""
     if A.ndim < 2:
@@ -67,10 +54,15 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
             d1 -= 1
         sums = A.abs().sum(dim=d0, keepdim=keepdim)
         return sums.amax(d1, keepdim=keepdim) if ord > 0 else sums.amin(d1, keepdim=keepdim)
-    x = A.movedim(dims, (-2, -1)) if dims != (A.ndim - 2, A.ndim - 1) else A
-    s = svdvals(x)
-    out = s.sum(-1) if ord == "nuc" else s.amax(-1) if ord == 2 else s.amin(-1)
-    return _keep(out, dims, keepdim)
+    # torch permutes the two dims to the end even when they are there already: the input's gradient then comes
+    # out of a PermuteBackward0 (seen with create_graph=True)
+    n = A.ndim
+    perm = [i for i in range(n) if i not in dims] + list(dims)
+    s = svdvals(A.permute(*perm))
+    # torch: the reduction over the singular values keeps its dim, then one unsqueeze and the inverse permutation
+    out = s.sum(-1, keepdim=keepdim) if ord == "nuc" else s.amax(-1, keepdim=keepdim) if ord == 2 else \
+        s.amin(-1, keepdim=keepdim)
+    return out.unsqueeze(-1).permute(*[perm.index(i) for i in range(n)]) if keepdim else out
 
 
 def norm(A: Tensor, ord=None, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:

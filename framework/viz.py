@@ -53,7 +53,7 @@ def graph_items(t: Tensor, params=None, show_saved: bool = True):
             label = names.get(id(v._version_counter), "leaf")
             nodes[str(id(node))] = (f"{label}\n{tuple(v.shape)}", "leaf")
             continue
-        label, style = node.name(), "node"
+        label, style = type(node).__name__, "node"  # torch's C++ nodes without their namespace
         if show_saved:
             for s in getattr(node, "_saved", None) or ():
                 if not isinstance(s, SavedTensor):

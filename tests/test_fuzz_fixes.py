@@ -234,3 +234,41 @@ def test_copy_onto_its_own_memory_skips_the_overlap_check_as_torch(program):
         except RuntimeError as e:
             results.append(("error", str(e).split("\n")[0].replace("torch.", "framework.")))
     assert results[0] == results[1]
+
+
+# ---- torch's C++ nodes name themselves with their namespace; matrix norms permute the matrix dims to the end ------
+
+def test_cpp_nodes_are_named_with_torchs_namespace():
+    def names(m):
+        a = m.ones(3, requires_grad=True)
+        b = a.clone()
+        b[0] = 2.0
+        acc = b.grad_fn.next_functions[0][0].next_functions[0][0]
+        return b.grad_fn.name(), type(b.grad_fn).__name__, acc.name(), type(acc).__name__
+
+    assert names(framework) == names(torch) == ("torch::autograd::CopySlices", "CopySlices",
+                                                "torch::autograd::AccumulateGrad", "AccumulateGrad")
+
+
+@pytest.mark.parametrize("ord", ["nuc", 2, -2])
+@pytest.mark.parametrize("dim", [(-2, -1), (0, 2), (1, 0)])
+@pytest.mark.parametrize("keepdim", [False, True])
+def test_matrix_norm_svd_orders_take_torchs_graph(ord, dim, keepdim):
+    """torch permutes the two dims to the end even when they are already there (the input's gradient under
+    create_graph comes out of PermuteBackward0), and 'nuc' reduces with keepdim before its one unsqueeze."""
+    A = np.random.default_rng(0).standard_normal((2, 3, 4))
+
+    def run(m):
+        t = m.tensor(A, dtype=m.float64, requires_grad=True)
+        y = m.linalg.matrix_norm(t, ord, dim, keepdim)
+        g, = m.autograd.grad(y.sum(), [t], create_graph=True)
+        chain, fn = [], y.grad_fn
+        while fn is not None:
+            chain.append(type(fn).__name__)
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        return g.grad_fn.name(), chain, y.detach().numpy(), g.detach().numpy()
+
+    (gn, chain, y, g), (tgn, tchain, ty, tg) = run(framework), run(torch)
+    assert (gn, chain) == (tgn, tchain)
+    np.testing.assert_allclose(y, ty, rtol=1e-12)
+    np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)

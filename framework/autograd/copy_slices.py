@@ -23,6 +23,9 @@ class CopySlices(Node):
         self._site = fn._site
         self._grad_dtypes = (base._array.dtype,)
 
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"  # torch's C++ node: name() is namespaced, the type is not
+
     def apply(self, grads: list) -> list:
         grad = grads[0]
         if grad is None:

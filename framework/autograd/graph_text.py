@@ -39,7 +39,7 @@ def explain_graph(t) -> str:
                          f".grad {has}{hooks}")
             continue
         if node in seen:
-            lines.append(f"{pad}{node.name()} (shown above)")
+            lines.append(f"{pad}{type(node).__name__} (shown above)")
             continue
         seen.add(node)
         where = f"  at {format_site(node._site)}" if node._site else ""
@@ -48,7 +48,7 @@ def explain_graph(t) -> str:
             extra.append("retains grad")
         if node._tensor_pre_hooks:
             extra.append(f"{sum(len(h) for h in node._tensor_pre_hooks.values())} hook(s)")
-        lines.append(f"{pad}{node.name()}{where}" + (f"  [{', '.join(extra)}]" if extra else ""))
+        lines.append(f"{pad}{type(node).__name__}{where}" + (f"  [{', '.join(extra)}]" if extra else ""))
         for s in _saved_lines(node):
             lines.append(f"{pad}  {s}")
         for nxt, _ in reversed(node.next_functions):

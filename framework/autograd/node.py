@@ -118,6 +118,9 @@ class AccumulateGrad(Node):
     def _tensor_pre_hooks(self, value) -> None:
         pass  # a leaf keeps its hooks on the tensor itself
 
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"  # torch's C++ node: name() is namespaced, the type is not
+
     def apply(self, grads: list) -> list:
         # requires_grad turned off (or detach_()) since the graph was built: torch skips only the accumulation
         if self.variable._rg:
