@@ -272,3 +272,51 @@ def test_matrix_norm_svd_orders_take_torchs_graph(ord, dim, keepdim):
     assert (gn, chain) == (tgn, tchain)
     np.testing.assert_allclose(y, ty, rtol=1e-12)
     np.testing.assert_allclose(g, tg, rtol=1e-10, atol=1e-12)
+
+
+def test_threshold_gradient_is_threshold_backward_of_the_input():
+    """torch's threshold backward is threshold_backward(grad, input, threshold), an op of the input too: under
+    create_graph the input's gradient requires grad even for a constant incoming gradient (fuzz seed 54541)."""
+    A = np.array([[-0.17, -1.5, -0.68, 0.1], [1.43, -1.45, 0.77, 0.34], [0.89, -0.9, -1.42, 0.26]])
+
+    def run(m):
+        x = m.tensor(A, dtype=m.float64, requires_grad=True)
+        g, = m.autograd.grad(m.nn.functional.threshold(x, 0.3, -1.0)[-2], [x],
+                             m.tensor([0.58, 1.86, -1.66, -1.52], dtype=m.float64), create_graph=True)
+        gg, = m.autograd.grad((g * g).sum(), [x], allow_unused=True, materialize_grads=True)
+        return g.requires_grad, g.grad_fn.name(), g.tolist(), gg.tolist()
+
+    assert run(framework) == run(torch)
+    assert run(framework)[:2] == (True, "ThresholdBackwardBackward0")
+
+
+def test_a_view_op_reads_its_inputs_history_before_its_own_checks():
+    """torch collects a view op's edges before running it: a no_grad view whose base changed raises its history
+    error before select's index check (fuzz seed 50207)."""
+    def run(m):
+        x = m.tensor([-1.39, -1.2], dtype=m.float64, requires_grad=True)
+        y = x / (x.abs() + 1)
+        with m.no_grad():
+            v = y.permute(0)
+            v.clamp_(-1.0, 1.0)
+        return v.select(0, 2)
+
+    assert _same(run)[0] == "error"
+
+
+@pytest.mark.parametrize("kind", ["contiguous", "channels_last", "expanded", "transposed", "sliced"])
+def test_cat_and_stack_of_4d_tensors_take_torchs_memory_format(kind):
+    """torch's cat writes a contiguous result unless every input is channels-last (then channels-last): NumPy's
+    kept an expanded input's order, so view(-1) of a cat of expands failed where torch's works (fuzz seed 201621)."""
+    A = np.random.default_rng(0).standard_normal((2, 3, 4, 5))
+
+    def run(m):
+        t = m.tensor(A)
+        t = {"contiguous": t, "channels_last": t.permute(0, 2, 3, 1).contiguous().permute(0, 3, 1, 2),
+             "expanded": m.tensor(A[:1, :, :1]).expand(2, 3, 4, 5), "transposed": t.transpose(1, 2),
+             "sliced": t[:, :, ::2]}[kind]
+        c, s = m.cat([t, t], 1), m.stack([t[:, 0], t[:, 1]], 1)
+        flat = m.cat([t, t], 0).view(-1).shape[0] if kind != "channels_last" else None  # (channels-last: no view)
+        return c.stride(), s.stride(), flat
+
+    assert _same(run)[0] == "ok"

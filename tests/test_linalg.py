@@ -166,11 +166,33 @@ def test_gradcheck(name, device):
 
 
 @pytest.mark.parametrize("name", ["inv", "det", "slogdet", "solve_mat", "cholesky", "qr_Q", "eigh_recon",
-                                  "svd_recon", "pinv", "matrix_exp", "cdist"])
+                                  "svd_recon", "pinv", "matrix_exp"])  # cdist: torch has no second derivative
 def test_gradgradcheck(name, device):
     fn, arrays = CASES[name]
     xs = [framework.tensor(a, dtype=framework.float64, requires_grad=True, device=device) for a in arrays]
     assert gradgradcheck(lambda *t: fn(framework, *t), xs, eps=1e-6, atol=1e-4, rtol=1e-3)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, 1.5, 2.0, float("inf")])
+def test_cdist_gradient_is_torchs_cdist_backward_without_a_derivative(p):
+    """torch's cdist gradients come out of _cdist_backward (CdistBackwardBackward0, an expanded batch input's summed
+    back: SumBackward1), which has no derivative: differentiating it raises torch's NotImplementedError."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    a, b, g = rng.standard_normal((2, 3, 4)), rng.standard_normal((1, 5, 4)), rng.standard_normal((2, 3, 5))
+
+    def run(m):
+        x1, x2 = m.tensor(a, requires_grad=True), m.tensor(b, requires_grad=True)
+        g1, g2 = m.autograd.grad(m.cdist(x1, x2, p=p), [x1, x2], m.tensor(g), create_graph=True)
+        with pytest.raises(NotImplementedError) as err:
+            (g1.sum() + g2.sum()).backward()
+        return g1.grad_fn.name(), g2.grad_fn.name(), str(err.value), g1.detach().numpy(), g2.detach().numpy()
+
+    ours, theirs = run(framework), run(torch)
+    assert ours[:3] == theirs[:3] == ("CdistBackwardBackward0", "SumBackward1",
+                                      "the derivative for '_cdist_backward' is not implemented.")
+    for x, y in zip(ours[3:], theirs[3:]):
+        np.testing.assert_allclose(x, y, rtol=1e-12, atol=1e-14)
 
 
 def _error_cases(m):
@@ -283,7 +305,7 @@ def test_singular_and_indefinite_errors_without_torch():
 def test_matrix_power_zero_is_torchs_copy_of_the_identity():
     a = framework.tensor(np.ones((2, 3, 3)), dtype=framework.float64, requires_grad=True)
     out = framework.linalg.matrix_power(a, 0)
-    assert out.grad_fn.name() == "CopyBackwards" and out._version == 1  # torch::autograd::CopyBackwards
+    assert out.grad_fn.name() == "torch::autograd::CopyBackwards" and out._version == 1  # as torch's C++ node
     assert out.grad_fn.next_functions[0][0].name() == "CloneBackward0"
     out.sum().backward()
     assert float(a.grad.abs().sum()) == 0.0

@@ -422,20 +422,22 @@ def _apply_view(cls, src, *rest):
     needs = tuple([isinstance(a, Tensor) and (a._rg or (a._base is not None and a.requires_grad)) for a in args])
     ctx = _new(cls._node_cls)
     ctx.needs_input_grad = needs
-    out = cls.forward(ctx, src._array, *[a._array if isinstance(a, Tensor) else a for a in rest])
     record = True in needs and _grad_state.grad
+    # torch takes the edges before the op runs: an input whose history cannot be read (a no_grad view of a base
+    # modified since) raises that error before the op's own checks (an index out of range)
+    edges = (((0,), (src._edge(),)) if not rest else _collect_edges(cls, args, needs)) if record else None
+    out = cls.forward(ctx, src._array, *[a._array if isinstance(a, Tensor) else a for a in rest])
     if type(out) is tuple or ctx._non_diff or ctx._to_save:  # not a plain one-output view: the general steps
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
         if record:
-            _record(cls, ctx, args, results, (), 3)
+            _record(cls, ctx, args, results, (), 3, edges)
         return tuple(results) if type(out) is tuple else results[0]
     if isinstance(out, np.generic):  # numpy returns scalars from 0-d indexing: a view must share an array
         out = np.asarray(out)
     t = Tensor._make_view(out, src, cls, rest)
-    if record and out.dtype.kind == "f":  # recorded (a view never writes: its edges can be taken now)
+    if record and out.dtype.kind == "f":  # recorded
         ctx._seq = next(_sequence)
-        ctx._edge_args, ctx.next_functions = ((0,), (src._edge(),)) if not rest else \
-            _collect_edges(cls, args, needs)
+        ctx._edge_args, ctx.next_functions = edges
         ctx._site = user_site(2)  # frames to skip: user_site, _apply_view (which is Op.apply)
         if _anomaly._state.enabled:
             ctx._anomaly_stack = _anomaly.record_stack()

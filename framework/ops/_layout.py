@@ -57,3 +57,26 @@ def contiguous_result(out):
     """``out`` C-contiguous: torch's reductions write a fresh contiguous tensor, while numpy's reduce in the input's
     memory order (a reduction of a transposed array comes out transposed)."""
     return out if out.flags.c_contiguous else out.copy()
+
+
+def channels_last_like(shape: tuple, strides: tuple) -> bool:
+    """torch's is_channels_last_strides_2d/3d: a 4-D (5-D) layout whose strides order the dims C, W, H, (D,) N from
+    the innermost, which is what its suggest_memory_format() calls ChannelsLast (strides in elements)."""
+    if len(shape) not in (4, 5) or strides[1] == 0:
+        return False
+    order = (1, 3, 2, 0) if len(shape) == 4 else (1, 4, 3, 2, 0)
+    low = 0
+    for d in order:
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:  # ambiguous (N111 and the like): torch falls back to contiguous
+            return False
+        low = strides[d] * shape[d] if shape[d] > 1 else strides[d]
+    return True
+
+
+def channels_last_copy(a):
+    """``a`` (4-D or 5-D) copied into the channels-last layout: C innermost, then W, H (and D)."""
+    to_last = (0, 2, 3, 1) if a.ndim == 4 else (0, 2, 3, 4, 1)
+    back = (0, 3, 1, 2) if a.ndim == 4 else (0, 4, 1, 2, 3)
+    return a.transpose(to_last).copy().transpose(back)

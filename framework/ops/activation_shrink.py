@@ -14,6 +14,7 @@ from ..random import _gen
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
 from .combine import cat
+from .backward_ops import ThresholdBackward
 from .unary import Sigmoid
 
 
@@ -101,8 +102,9 @@ class Threshold(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors  # threshold_: the input from before the write
-        # torch's threshold_backward: x <= threshold ? 0 : grad
-        return grad.masked_fill(Tensor._make(x._array <= ctx.threshold), 0.0), None, None
+        # torch's threshold_backward(grad, x, threshold): x <= threshold ? 0 : grad, an op of x too, so under
+        # create_graph the gradient requires grad whenever x does (its own derivative in x is zero)
+        return ThresholdBackward.apply(grad, x, ctx.threshold), None, None
 
 
 class ThresholdInplace(Threshold):

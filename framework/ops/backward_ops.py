@@ -76,25 +76,27 @@ _SAME_SIZE_INT = {"e": np.int16, "f": np.int32, "d": np.int64}  # float dtype ch
 
 
 class ThresholdBackward(Function):
-    """out = g where y > 0 (or y is NaN), else 0 (torch's threshold_backward for relu). Saves y (as torch: its own
-    backward is threshold_backward again)."""
+    """out = g where y > threshold (or y is NaN), else 0: torch's threshold_backward (relu's on its output with
+    threshold 0, threshold's on its input). Saves y (as torch: its own backward is threshold_backward again)."""
 
     node_name, array_forward = "ThresholdBackwardBackward0", True
 
     @staticmethod
-    def forward(ctx, g, y):
+    def forward(ctx, g, y, threshold=0.0):
         ctx.save_for_backward(y)
-        ctx.y_meta = (y.shape, y.dtype)
-        return threshold_grad(g, y)
+        ctx.y_meta, ctx.threshold = (y.shape, y.dtype), threshold
+        if threshold == 0.0:
+            return threshold_grad(g, y)
+        return masked_grad(g, get_array_module(y).logical_not(y <= threshold))
 
     @staticmethod
     def backward(ctx, grad):
         (y,) = ctx.saved_tensors
-        gg = ThresholdBackward.apply(grad, y) if ctx.needs_input_grad[0] else None
+        gg = ThresholdBackward.apply(grad, y, ctx.threshold) if ctx.needs_input_grad[0] else None
         gy = None
         if ctx.needs_input_grad[1]:  # piecewise constant in y: zero, as torch's zeros_like(grad)
             gy = Tensor._make(get_array_module(grad._array).zeros(*ctx.y_meta))
-        return gg, gy
+        return gg, gy, None
 
 
 class SoftmaxBackwardData(Function):

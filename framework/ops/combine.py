@@ -10,7 +10,7 @@ from ..backend import get_array_module
 from ._util import (as_operand, binary_dtype, broadcast_error, check_inplace_cast, grad_for, inplace_shape,
                     normalize_dims, operand, promote, scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
-from ._layout import contiguous_result
+from ._layout import channels_last_copy, channels_last_like, contiguous_result
 from .scalar_ops import DivScalar
 
 
@@ -40,7 +40,7 @@ class Cat(Function):
         for a in arrays[1:]:
             dt = binary_dtype(arrays[0].astype(dt, copy=False), a)
         out = get_array_module(arrays[0]).concatenate([a.astype(dt, copy=False) for a in arrays], axis=d)
-        return _cat_layout(out)
+        return _cat_layout(out, [(a.shape, _elements(a)) for a in arrays] if nd in (4, 5) else ())
 
     @staticmethod
     def backward(ctx, grad):
@@ -54,11 +54,27 @@ class Cat(Function):
         return tuple(out)
 
 
-def _cat_layout(out):
-    """torch's cat/stack write a C-contiguous result below 4 dims (only channels_last survives, for 4-D and 5-D);
-    NumPy's keep their inputs' order, so a stack of transposed (LAPACK-ordered) matrices came out Fortran-ordered
-    and a later .view() failed where torch's works."""
-    return out if out.ndim >= 4 else contiguous_result(out)
+def _cat_layout(out, layouts):
+    """torch's cat/stack write a C-contiguous result, channels-last only when every input is laid out so (4-D
+    and 5-D); NumPy's keep their inputs' order, so a stack of transposed matrices came out Fortran-ordered and a
+    cat of expanded tensors strided, and a later .view() failed where torch's works.  layouts: (shape, strides
+    in elements) of each input, as torch sees it (stack's inputs unsqueezed at its dim)."""
+    if out.ndim in (4, 5) and all(channels_last_like(shape, strides) for shape, strides in layouts):
+        return out if channels_last_like(out.shape, _elements(out)) else channels_last_copy(out)
+    return contiguous_result(out)
+
+
+def _elements(a) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def _unsqueezed(a, dim: int) -> tuple:
+    """(shape, strides in elements) of torch's a.unsqueeze(dim): the new dim's stride is size * stride of the dim
+    it goes before (1 at the end)."""
+    shape, strides = list(a.shape), list(_elements(a))
+    strides.insert(dim, shape[dim] * strides[dim] if dim < a.ndim else 1)
+    shape.insert(dim, 1)
+    return tuple(shape), tuple(strides)
 
 
 class Stack(Function):
@@ -78,7 +94,8 @@ class Stack(Function):
         dt = arrays[0].dtype
         for a in arrays[1:]:  # torch's promotion (numpy's would make int64 with float32 float64)
             dt = dtypes.promote_types(dt, a.dtype)
-        return _cat_layout(get_array_module(arrays[0]).stack([a.astype(dt, copy=False) for a in arrays], axis=ctx.dim))
+        out = get_array_module(arrays[0]).stack([a.astype(dt, copy=False) for a in arrays], axis=ctx.dim)
+        return _cat_layout(out, [_unsqueezed(a, ctx.dim) for a in arrays] if out.ndim in (4, 5) else ())
 
     @staticmethod
     def backward(ctx, grad):

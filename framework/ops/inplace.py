@@ -64,7 +64,7 @@ def _zeros_like(grad):
 class Copy(Function):
     """a[...] = src (broadcast, cast) in place. Saves nothing; src gets the summed gradient."""
 
-    node_name, array_forward, inplace = "CopyBackwards", True, True
+    node_name, array_forward, inplace = "torch::autograd::CopyBackwards", True, True  # a C++ node: name() namespaced
     copy_skips_same_data = True
 
     @staticmethod

@@ -290,10 +290,34 @@ class Cdist(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # torch: x1's gradient is _cdist_backward(grad, x1, x2, p, out), x2's the same kernel with the roles
+        # swapped (grad and out transposed); that kernel has no derivative
         x1, x2, out = ctx.saved_tensors
-        diff = x1.unsqueeze(-2) - x2.unsqueeze(-3)
-        g = _norm_grad(diff, out.unsqueeze(-1), grad.unsqueeze(-1), ctx.p)
-        return sum_to(g.sum(dim=-2), ctx.shapes[0]), sum_to(-g.sum(dim=-3), ctx.shapes[1]), None
+        need1, need2 = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        g1 = CdistBackward.apply(grad.contiguous(), x1, x2, ctx.p, out) if need1 else None
+        g2 = CdistBackward.apply(grad.mT.contiguous(), x2, x1, ctx.p, out.mT.contiguous()) if need2 else None
+        # torch expands both inputs to the broadcast batch shape first: an expanded one's gradient is summed back
+        return (None if g1 is None else sum_to(g1, ctx.shapes[0])), \
+            (None if g2 is None else sum_to(g2, ctx.shapes[1])), None
+
+
+class CdistBackward(Function):
+    """out = d cdist(x1, x2) / d x1 times g (torch's _cdist_backward), from the distances ``dist``, over the batch
+    dims of x1 and x2 broadcast. torch has no derivative for it: under create_graph its node,
+    CdistBackwardBackward0, raises if differentiated. Saves nothing."""
+
+    node_name, array_forward = "CdistBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x1, x2, p, dist):
+        x1_, x2_ = Tensor._make(x1), Tensor._make(x2)
+        diff = x1_.unsqueeze(-2) - x2_.unsqueeze(-3)
+        grad = _norm_grad(diff, Tensor._make(dist).unsqueeze(-1), Tensor._make(g).unsqueeze(-1), p)
+        return grad.sum(dim=-2)._array
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_cdist_backward' is not implemented.")
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary") -> Tensor:
