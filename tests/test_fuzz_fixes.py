@@ -266,7 +266,7 @@ def test_matrix_norm_svd_orders_take_torchs_graph(ord, dim, keepdim):
         while fn is not None:
             chain.append(type(fn).__name__)
             fn = fn.next_functions[0][0] if fn.next_functions else None
-        return g.grad_fn.name(), chain, y.detach().numpy(), g.detach().numpy()
+        return g.grad_fn.name(), chain, y.detach().cpu().numpy(), g.detach().cpu().numpy()
 
     (gn, chain, y, g), (tgn, tchain, ty, tg) = run(framework), run(torch)
     assert (gn, chain) == (tgn, tchain)
