@@ -186,7 +186,8 @@ def test_cdist_gradient_is_torchs_cdist_backward_without_a_derivative(p):
         g1, g2 = m.autograd.grad(m.cdist(x1, x2, p=p), [x1, x2], m.tensor(g), create_graph=True)
         with pytest.raises(NotImplementedError) as err:
             (g1.sum() + g2.sum()).backward()
-        return g1.grad_fn.name(), g2.grad_fn.name(), str(err.value), g1.detach().cpu().numpy(), g2.detach().cpu().numpy()
+        return (g1.grad_fn.name(), g2.grad_fn.name(), str(err.value), g1.detach().cpu().numpy(),
+                g2.detach().cpu().numpy())
 
     ours, theirs = run(framework), run(torch)
     assert ours[:3] == theirs[:3] == ("CdistBackwardBackward0", "SumBackward1",
