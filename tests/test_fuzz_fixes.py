@@ -320,3 +320,23 @@ def test_cat_and_stack_of_4d_tensors_take_torchs_memory_format(kind):
         return c.stride(), s.stride(), flat
 
     assert _same(run)[0] == "ok"
+
+
+def test_expand_strides_are_torchs_and_setitem_of_a_tensor_into_its_own_row_is_refused():
+    """torch's expand gives a broadcast dim stride 0, a new dim of size 1 the size times stride of the next one and
+    keeps a size-1 dim's stride; NumPy's broadcast_to zeroes size-1 dims. copy_ compares the strides of the same
+    memory: ``t[0] = t`` with t of shape (1, 1, 1) is a partial overlap in torch (fuzz seed 204636)."""
+    def strides(m):
+        a, b, c = m.tensor(1.0), m.ones(3, 1), m.ones(1, 3)
+        return (a.expand(1, 1).stride(), b.expand(1, 3, 1).stride(), c.expand(2, 1, 3).stride(),
+                b.expand(3, 4).stride(), m.ones(2, 3).t().expand(1, 1, 3, 2).stride())
+
+    assert _same(strides)[1] == ((0, 0), (3, 1, 1), (0, 3, 1), (1, 0), (3, 3, 1, 3))
+
+    for shape in [(1, 1, 1), (1, 1), (1,)]:
+        def run(m):
+            t = m.sigmoid(m.tensor(np.full(shape, 1.4), dtype=m.float32, requires_grad=True))
+            t[0] = t
+            return t.tolist()
+
+        assert _same(run)[0] == ("ok" if shape == (1,) else "error")

@@ -230,11 +230,30 @@ class Expand(Function):
                                    f"({s}) at non-singleton dimension {i + lead}.  Target sizes: {list(shape)}.  "
                                    f"Tensor sizes: {list(a.shape)}")
         ctx.shape = a.shape
-        return broadcast_view(a, target)
+        out = broadcast_view(a, target)
+        strides = _expand_strides(a, target)
+        if out.strides != strides:  # only size-1 dims differ (numpy gives them stride 0 or a reshape's)
+            out = get_array_module(a).lib.stride_tricks.as_strided(a, target, strides)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
         return sum_to(grad, ctx.shape), None
+
+
+def _expand_strides(a, target: tuple) -> tuple:
+    """torch's inferExpandGeometry strides (in bytes): a broadcast dim gets 0, a kept dim its stride, a new dim of
+    size 1 the size times stride of the dim after it (a 0-d input: all 0). Observable in stride(), and in copy_'s
+    overlap check (torch compares the two tensors' strides)."""
+    if a.ndim == 0:
+        return (0,) * len(target)
+    strides = [0] * len(target)
+    lead = len(target) - a.ndim
+    for i in range(len(target) - 1, -1, -1):
+        d = i - lead
+        size, stride = (a.shape[d], a.strides[d]) if d >= 0 else (1, target[i + 1] * strides[i + 1])
+        strides[i] = 0 if size != target[i] else stride
+    return tuple(strides)
 
 
 class Alias(Function):
