@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import backend, dtypes
+from . import backend, dtypes, vmap_state
 from ._tensor_str import tensor_str
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
@@ -534,6 +534,7 @@ class Tensor:
         return self._array
 
     def item(self):
+        vmap_state.check_item()
         if self._array.size != 1:
             raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
         return self._array.reshape(()).item()
@@ -559,7 +560,7 @@ class Tensor:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         if backend._recorder is not None:  # framework.compile: Python control flow on a tensor's value
             backend._recorder.host_read(self._array, "bool(tensor)")
-        return bool(self.item())
+        return bool(self._array.reshape(()).item())  # (not .item(): inside vmap, framework's own checks use bool)
 
     def __repr__(self) -> str:
         if backend._recorder is not None:  # framework.compile: printing reads the values
