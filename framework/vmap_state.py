@@ -1,9 +1,12 @@
 """The vmaps now running: Tensor.item and the random draws read this to refuse what torch's vmap refuses.
 
 framework.func.vmap is a loop over the examples, so nothing marks a tensor as batched; instead, while a vmap runs
-its function, `.item()` (on any tensor) and random draws (in randomness="error" mode) raise torch's errors.
+its function, `.item()`/`float()`/`int()` called from user code (on any tensor; framework's own calls inside its
+ops are let through) and random draws (in randomness="error" mode) raise torch's errors.
 """
 from __future__ import annotations
+
+import sys
 
 # randomness mode of each vmap now running, innermost last ("error", "different" or "same")
 running: list = []
@@ -16,8 +19,9 @@ RANDOM_ERROR = ("vmap: called random operation while in randomness error mode. P
 
 
 def check_item() -> None:
-    """torch's error for .item() inside vmap (here: on any tensor, as the loop cannot tell batched ones apart)."""
-    if running:
+    """torch's error for .item() inside vmap (here: on any tensor, as the loop cannot tell batched ones apart),
+    when the caller of Tensor.item / __float__ / __int__ is not framework itself."""
+    if running and sys._getframe(2).f_globals.get("__name__", "").partition(".")[0] != "framework":
         raise RuntimeError(ITEM_ERROR + "\n\nframework: vmap runs the function once per example; compute with "
                            "tensor ops instead of reading a Python number out of a tensor.")
 

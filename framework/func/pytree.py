@@ -42,6 +42,17 @@ class TreeSpec:
         sep = ",\n" + " " * (indent + 2)
         return f"TreeSpec({name}, {context}, [{sep.join(inner)}])"
 
+    def pprint(self) -> str:
+        """torch's treespec_pprint: the nesting written as a value with * for each leaf, e.g. (*, [*, *])."""
+        if self.is_leaf():
+            return "*"
+        inner = [c.pprint() for c in self.children_specs]
+        if isinstance(self.context, list):
+            return "{" + ", ".join(f"{k!r}: {v}" for k, v in zip(self.context, inner)) + "}"
+        if self.type is list:
+            return "[" + ", ".join(inner) + "]"
+        return "(" + ", ".join(inner) + ("," if len(inner) == 1 else "") + ")"
+
 
 LEAF = TreeSpec(None)
 
