@@ -492,3 +492,46 @@ def test_deprecated_stateless_functional_call_warns():
         return out, messages
     ours, theirs = run_both(lambda T: scenario(T)[0])
     assert scenario(framework)[1] == scenario(pytest.importorskip("torch"))[1]
+
+
+# ---- transforms composed -------------------------------------------------------------------------------
+
+def test_forward_over_reverse_and_reverse_over_forward():
+    def scenario(T):
+        x, v = t64(T, B), t64(T, B[::-1].copy())
+        f = lambda y: T.sin(y) * y  # noqa: E731
+        hvp = T.func.jvp(T.func.grad(lambda y: f(y).sum()), (x,), (v,))
+        grad_of_jvp = T.func.grad(lambda y: T.func.jvp(f, (y,), (v,))[1].sum())(x)
+        # the tangent's own gradient: the result stays free of graph, as torch's (the jvp's leaves are its own)
+        grad_wrt_tangent = T.func.grad(lambda t: T.func.jvp(f, (x,), (t,))[1].pow(2).sum())(v)
+        _, vjp_fn = T.func.vjp(f, x)
+        grad_of_vjp_fn = T.func.grad(lambda ct: vjp_fn(ct)[0].pow(2).sum())(v)
+        vjp_inside_grad = T.func.grad(lambda y: T.func.vjp(T.sin, y)[1](y)[0].sum())(x)
+        return hvp, grad_of_jvp, grad_wrt_tangent, grad_of_vjp_fn, vjp_inside_grad
+    run_both(scenario)
+
+
+def test_per_sample_grads_of_parameters_that_require_grad():
+    def scenario(T):
+        model = _model(T, _weights(5))
+        params = dict(model.named_parameters())  # not detached: the results stay on the parameters' graph
+
+        def loss(p, x):
+            return T.func.functional_call(model, p, (x.unsqueeze(0),)).pow(2).sum()
+        grads = T.func.vmap(T.func.grad(loss), in_dims=(None, 0))(params, t64(T, C))
+        total = sum(g.pow(2).sum() for g in grads.values())
+        return grads, T.autograd.grad(total, list(params.values()))
+    run_both(scenario)
+
+
+def test_functional_call_kwargs():
+    def scenario(T):
+        class Scaled(T.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.w = T.nn.Parameter(T.ones(3, dtype=T.float64))
+
+            def forward(self, x, *, scale):
+                return self.w * x * scale
+        return T.func.functional_call(Scaled(), {"w": t64(T, B)}, (t64(T, A[0]),), {"scale": t64(T, 2.0)})
+    run_both(scenario)

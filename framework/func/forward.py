@@ -42,7 +42,7 @@ class _Linearization:
             assert_non_empty_tensor_output(flat_out, api)
             self.keep = level.keeps_graph(flat_out)
             # u: one dummy cotangent per output that depends on anything; g = J^T u, kept where it depends on u
-            self.dummies = [zeros_like(o).requires_grad_() if o.requires_grad else None for o in flat_out]
+            self.dummies = [levels.transform_leaf(zeros_like(o)) if o.requires_grad else None for o in flat_out]
             used = [(o, u) for o, u in zip(flat_out, self.dummies) if u is not None]
             flat_diff = tree_leaves(diff)
             g = autograd_grad([o for o, _ in used], flat_diff, [u for _, u in used], create_graph=True,

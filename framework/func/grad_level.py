@@ -26,7 +26,6 @@ class GradLevel:
     """The handles one transform made, and the rule for keeping its results' graph."""
 
     def __init__(self) -> None:
-        self.handles: dict = {}  # id(handle) -> handle (fresh leaves made at this level)
         self.outer_grad_enabled = is_grad_enabled()
         self.nested = depth > 0
 
@@ -34,10 +33,7 @@ class GradLevel:
         """A differentiable stand-in for x at this level (torch's ValueError for a non-tensor)."""
         if not isinstance(x, Tensor):
             raise ValueError(f"Thing passed to transform API must be Tensor, got {type(x)}")
-        h = x.view_as(x) if x.requires_grad else x.detach().requires_grad_()
-        if not x.requires_grad:
-            self.handles[id(h)] = h
-        return h
+        return x.view_as(x) if x.requires_grad else transform_leaf(x.detach())
 
     def handles_of(self, tree):
         return tree_map(self.handle, tree)
@@ -47,7 +43,7 @@ class GradLevel:
         that required grad before this level (a captured parameter, an input the user marked)."""
         if not self.outer_grad_enabled:
             return False
-        return self.nested or _reaches_outside(outputs, self.handles)
+        return self.nested or _reaches_outside(outputs)
 
     def finish(self, tree, keep: bool):
         """The level's results as the caller sees them: detached unless ``keep``."""
@@ -56,13 +52,21 @@ class GradLevel:
         return tree_map(lambda t: t.detach() if isinstance(t, Tensor) else t, tree)
 
 
-def _reaches_outside(outputs: list, own: dict) -> bool:
-    """Whether the graph behind ``outputs`` reaches a leaf that requires grad and is not one of ``own``."""
+def transform_leaf(x: Tensor) -> Tensor:
+    """x made a leaf that requires grad, marked as a transform's own (a handle, a dummy cotangent): reaching it
+    does not tie a result to the user's autograd."""
+    x.requires_grad_()
+    x._func_leaf = True
+    return x
+
+
+def _reaches_outside(outputs: list) -> bool:
+    """Whether the graph behind ``outputs`` reaches a leaf that requires grad and is not a transform's own."""
     seen, todo = set(), []
     for t in outputs:
         if isinstance(t, Tensor) and t.requires_grad:
             if t.grad_fn is None:
-                if id(t) not in own:
+                if not getattr(t, "_func_leaf", False):
                     return True
             else:
                 todo.append(t.grad_fn)
@@ -72,7 +76,7 @@ def _reaches_outside(outputs: list, own: dict) -> bool:
             continue
         seen.add(id(node))
         if isinstance(node, AccumulateGrad):
-            if id(node.variable) not in own:
+            if not getattr(node.variable, "_func_leaf", False):
                 return True
             continue
         todo.extend(fn for fn, _ in node.next_functions)
