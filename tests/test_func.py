@@ -305,7 +305,7 @@ def test_vmap_in_dims_out_dims_and_pytrees():
     lambda T: T.func.vmap(lambda a: (a, a), out_dims=(0, 0, 0))(t64(T, A)),
     lambda T: T.func.vmap(lambda a: a, randomness="x"),
     lambda T: T.func.vmap(lambda a: a, chunk_size=0),
-    lambda T: T.func.vmap(lambda l: l[0], in_dims=((0, None),))([t64(T, A), t64(T, B)]),
+    lambda T: T.func.vmap(lambda seq: seq[0], in_dims=((0, None),))([t64(T, A), t64(T, B)]),
     lambda T: T.func.vmap(lambda a: a, in_dims=0)(t64(T, 1.0)),
     lambda T: T.func.vmap(lambda a: a.item())(t64(T, A)),
     lambda T: T.func.vmap(lambda a: a * float(a[0]))(t64(T, A)),

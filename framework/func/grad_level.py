@@ -97,7 +97,8 @@ def grad_level():
 
 
 def vjp_grads(outputs: list, inputs: list, cotangents: list | None, retain_graph: bool, create_graph: bool) -> tuple:
-    """sum_i cotangents_i * d(outputs_i)/d(inputs), zeros for an input the outputs do not use (torch's _autograd_grad)."""
+    """sum_i cotangents_i * d(outputs_i)/d(inputs); zeros for an input the outputs do not use (torch's
+    _autograd_grad)."""
     if cotangents is None:
         pairs = [(o, None) for o in outputs if o.requires_grad]
     else:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import functools
-from typing import Any, Callable
+from typing import Callable
 
 from ..autograd.grad_mode import is_grad_enabled
 from ..ops import split, stack
@@ -107,7 +107,8 @@ def _vjp_with_argnums(func: Callable, *primals, argnums=None, has_aux: bool = Fa
         flat_ct, ct_spec = tree_flatten(cotangents)
         if ct_spec != out_spec:
             raise RuntimeError("Expected pytree structure of cotangents to be the same as pytree structure of "
-                               f"outputs to the function. cotangents: {ct_spec.pprint()}, primal output: {out_spec.pprint()}")
+                               f"outputs to the function. cotangents: {ct_spec.pprint()}, primal output: "
+                               f"{out_spec.pprint()}")
         graph = create_graph and (keep or levels.depth > 0 or any(isinstance(c, Tensor) and c.requires_grad
                                                                    for c in flat_ct))
         grads = levels.vjp_grads(flat_out, flat_diff, flat_ct, retain_graph=retain_graph, create_graph=graph)

@@ -133,7 +133,7 @@ def _functional_call(module: Module, parameters_and_buffers: dict, args=None, kw
 def functional_call(module: Module, parameters_and_buffers: dict, args=None, kwargs: dict | None = None, *,
                     tie_weights: bool = True, strict: bool = False):
     """Deprecated alias of framework.func.functional_call (torch's FutureWarning, then the same call)."""
-    warnings.warn("`framework.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed in a "
-                  "future version of PyTorch. Please use `framework.func.functional_call` instead which is a drop-in "
-                  "replacement.", FutureWarning, stacklevel=2)
+    warnings.warn("`framework.nn.utils.stateless.functional_call` is deprecated as of PyTorch 2.0 and will be removed "
+                  "in a future version of PyTorch. Please use `framework.func.functional_call` instead which is a "
+                  "drop-in replacement.", FutureWarning, stacklevel=2)
     return _functional_call(module, parameters_and_buffers, args, kwargs, tie_weights=tie_weights, strict=strict)
