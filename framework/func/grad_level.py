@@ -23,7 +23,7 @@ depth = 0  # reverse-mode transform levels now running
 
 
 class GradLevel:
-    """The handles one transform made, and the rule for keeping its results' graph."""
+    """One transform's level: makes the handles for its inputs, and decides whether its results keep a graph."""
 
     def __init__(self) -> None:
         self.outer_grad_enabled = is_grad_enabled()
