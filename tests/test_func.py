@@ -535,3 +535,15 @@ def test_functional_call_kwargs():
                 return self.w * x * scale
         return T.func.functional_call(Scaled(), {"w": t64(T, B)}, (t64(T, A[0]),), {"scale": t64(T, 2.0)})
     run_both(scenario)
+
+
+def test_functional_call_through_parametrizations():
+    def scenario(T):
+        lin = T.nn.Linear(3, 2).double()
+        with T.no_grad():
+            lin.weight.copy_(t64(T, A[:2])), lin.bias.zero_()
+        m = T.nn.utils.parametrizations.weight_norm(lin)
+        x, ones = t64(T, A[2:3]), t64(T, np.ones((2, 3)))
+        return (T.func.functional_call(m, {"parametrizations.weight.original1": ones}, (x,)),
+                T.func.functional_call(m, {"weight": ones}, (x,)), m(x))
+    run_both(scenario)
