@@ -200,8 +200,10 @@ def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
     if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
                 "accelerator", "backends", "onnx", "distributed",
-                "compile", "special", "linalg"):
+                "compile", "special", "linalg", "func"):
         return importlib.import_module(f".{name}", __name__)
+    if name == "vmap":  # torch.vmap is torch.func.vmap
+        return importlib.import_module(".func", __name__).vmap
     if name in ("rms_norm", "bilinear", "alpha_dropout"):  # torch.rms_norm...: nn.functional's, loaded on first use
         return getattr(importlib.import_module(".nn.functional", __name__), name)
     if name in ("save", "load"):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import backend
+from . import backend, vmap_state
 
 
 class Generator:
@@ -59,5 +59,6 @@ def set_rng_state(state: dict) -> None:
 
 def _gen(generator) -> np.random.Generator:
     """The numpy Generator to draw from (while a step is captured: the recorder's stand-in, which logs each draw)."""
+    vmap_state.check_random()
     gen = generator or default_generator
     return gen.np if backend._recorder is None else backend._recorder.generator(gen)

@@ -12,7 +12,7 @@ import weakref
 
 import numpy as np
 
-from . import backend, dtypes
+from . import backend, dtypes, vmap_state
 from ._tensor_str import tensor_str
 from .autograd.grad_mode import _state as _grad_state
 from .autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled, no_grad
@@ -534,6 +534,10 @@ class Tensor:
         return self._array
 
     def item(self):
+        vmap_state.check_item()  # (inside framework.func.vmap, when called from user code)
+        return self._item()
+
+    def _item(self):
         if self._array.size != 1:
             raise RuntimeError(f"a Tensor with {self._array.size} elements cannot be converted to Scalar")
         return self._array.reshape(()).item()
@@ -544,22 +548,24 @@ class Tensor:
         return backend.to_numpy(self._array).tolist()
 
     def __float__(self) -> float:
-        return float(self.item())
+        vmap_state.check_item()
+        return float(self._item())
 
     def __int__(self) -> int:
-        return int(self.item())
+        vmap_state.check_item()
+        return int(self._item())
 
     def __index__(self) -> int:
         if self._array.dtype.kind not in "iub":
             raise TypeError("only integer tensors of a single element can be converted to an index")
-        return int(self.item())
+        return int(self._item())
 
     def __bool__(self) -> bool:
         if self._array.size != 1:
             raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         if backend._recorder is not None:  # framework.compile: Python control flow on a tensor's value
             backend._recorder.host_read(self._array, "bool(tensor)")
-        return bool(self.item())
+        return bool(self._item())
 
     def __repr__(self) -> str:
         if backend._recorder is not None:  # framework.compile: printing reads the values

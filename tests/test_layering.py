@@ -21,7 +21,7 @@ PACKAGE = ROOT / "framework"
 # module (or package prefix) -> floor; the longest matching prefix wins
 FLOORS = {
     "framework.backend": 1, "framework.dtypes": 1, "framework.random": 1, "framework.cuda": 1,
-    "framework.accelerator": 1, "framework.backends": 1, "framework.onnx": 1,
+    "framework.accelerator": 1, "framework.vmap_state": 1, "framework.backends": 1, "framework.onnx": 1,
     # floor 2: the data object and the autograd state it carries (grad mode, graph node, version counter)
     "framework.autograd.grad_mode": 2, "framework.autograd.node": 2, "framework.autograd.version": 2,
     "framework.autograd.view_meta": 2, "framework.autograd.as_strided": 2,
@@ -37,6 +37,7 @@ FLOORS = {
     "framework.distributions": 7, "framework.torch_format": 7, "framework.special": 7,
     "framework.linalg": 7,
     "framework.compile": 7,
+    "framework.func": 7,
     "framework": 8,
 }
 # imports allowed inside a function: optional dependencies only (each with a comment saying so)
