@@ -13,6 +13,7 @@ from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
 from ._util import normalize_dims
+from .combine import cat
 from .scalar_ops import DivScalar, MulScalar
 
 
@@ -196,27 +197,21 @@ class Std(Function):
         return MulScalar.apply(scale, 2.0 / dof if dof > 0 else math.inf) * centered, None, None, None
 
 
-def _prod_of_others(a, out, dims: tuple, keepdim: bool):
-    """For each element of ``a``, the product of the other elements it was reduced with (prod's derivative).
-
-    Without zeros that is out / a (differentiable, for double backward); with zeros, exclusive cumulative
-    products from both sides (torch's prod_safe_zeros_backward), which never divide by zero.
-    """
-    if not dims:
-        return a * 0 + 1
-    if not bool((a == 0).any()):
-        return (out if keepdim else _unsqueeze_dims(out, dims)) / a
-    xp = get_array_module(a._array)
-    arr = a._array
-    moved = xp.moveaxis(arr, dims, tuple(range(-len(dims), 0))) if len(dims) < arr.ndim else arr
-    flat = moved.reshape(moved.shape[:moved.ndim - len(dims)] + (-1,))
-    ones = xp.ones(flat.shape[:-1] + (1,), dtype=arr.dtype)
-    left = xp.cumprod(xp.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
-    right = xp.flip(xp.cumprod(xp.flip(xp.concatenate([flat[..., 1:], ones], axis=-1), -1), axis=-1), -1)
-    others = (left * right).reshape(moved.shape)
-    if len(dims) < arr.ndim:
-        others = xp.moveaxis(others, tuple(range(-len(dims), 0)), dims)
-    return Tensor._make(others)
+def _prod_safe_zeros_backward(grad, a, dim: int):
+    """prod's gradient along ``dim`` when ``a`` holds zeros (torch's prod_safe_zeros_backward, op for op): grad
+    times the exclusive cumulative products from both sides, which never divide by zero and stay differentiable
+    in ``a`` (for double backward); a dim of size 1 passes grad itself on."""
+    if a.numel() == 0:
+        return grad.expand_as(a)
+    n = a.shape[dim]
+    if n == 1:
+        return grad
+    ones_shape = list(a.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(get_array_module(a._array).ones(tuple(ones_shape), dtype=grad._array.dtype))
+    normal = cat([ones, a.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    reverse = cat([ones, a.narrow(dim, 1, n - 1).flip(dim)], dim).cumprod(dim).flip(dim)
+    return grad * (normal * reverse)
 
 
 def _prod_dtype(a, dtype):
@@ -237,15 +232,16 @@ class ProdAll(Function):
         return out
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # torch's prod_backward, op for op
         a, out = ctx.saved_tensors
-        if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
+        if a.ndim == 0:  # a 0-d input's gradient is grad itself (no graph through a)
             return grad, None
-        if int((a == 0).sum()) > 1:  # two zeros: every other-product is 0
-            zeros = Tensor._make(get_array_module(a._array).zeros_like(a._array))
-            # torch returns zeros_like itself outside create_graph: exactly +0.0 (grad * 0 gave -0.0 and NaN)
-            return (grad * zeros if is_grad_enabled() else zeros), None
-        return grad * _prod_of_others(a, out, tuple(range(a.ndim)), False), None
+        zeros = int((a == 0).sum())
+        if zeros == 0:
+            return grad * (out / a), None
+        if zeros > 1 and not is_grad_enabled():  # every other-product is 0: exactly +0.0 (grad * 0 gives -0.0, NaN)
+            return Tensor._make(get_array_module(a._array).zeros_like(a._array)), None
+        return _prod_safe_zeros_backward(grad, a.contiguous().view(-1), 0).view_as(a), None
 
 
 class Prod(Function):
@@ -267,8 +263,10 @@ class Prod(Function):
         if a.ndim == 0:  # torch's prod_backward: a 0-d input's gradient is grad itself (no graph through a)
             return grad, None, None, None
         if not ctx.keepdim:  # torch's prod_backward: grad and result unsqueezed at dim
-            grad = _unsqueeze_dims(grad, ctx.dims)
-        return grad * _prod_of_others(a, out, ctx.dims, ctx.keepdim), None, None, None
+            grad, out = _unsqueeze_dims(grad, ctx.dims), _unsqueeze_dims(out, ctx.dims)
+        if not bool((a == 0).any()):
+            return grad * (out / a), None, None, None
+        return _prod_safe_zeros_backward(grad, a, ctx.dims[0]), None, None, None
 
 
 # ---- functional API ---------------------------------------------------------------------------------
