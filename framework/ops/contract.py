@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 import string
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
@@ -126,6 +127,8 @@ class Baddbmm(Function):
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _amp.on and autocast_applies("baddbmm", input, batch1, batch2):
+        return autocast_run("baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     return Baddbmm.apply(input, batch1, batch2, beta, alpha)
 
 
@@ -174,6 +177,8 @@ def einsum(equation: str, *operands) -> Tensor:
     Each operand is permuted/unsqueezed onto one shared axis order, the broadcast product is reduced over
     the contracted subscripts, then permuted to the output order; its gradient follows from those ops.
     """
+    if _amp.on and autocast_applies("einsum", *operands):
+        return autocast_run("einsum", einsum, equation, *operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, rhs = _parse_einsum(equation, operands)

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -348,16 +349,22 @@ def conv_transpose_nd(input: Tensor, weight: Tensor, bias, stride, padding, outp
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
+    if _amp.on and autocast_applies("conv3d", input, weight, bias, stride, padding, dilation, groups):
+        return autocast_run("conv3d", conv3d, input, weight, bias, stride, padding, dilation, groups)
     return conv_nd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    if _amp.on and autocast_applies("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation):
+        return autocast_run("conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation)
     return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
                              "conv_transpose1d")
 
 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    if _amp.on and autocast_applies("conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation):
+        return autocast_run("conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups, dilation)
     return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
                              "conv_transpose3d")

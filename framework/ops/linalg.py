@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -219,6 +220,8 @@ def _squeeze_single_batch(a, b):
 
 def matmul(a, b):
     """torch.matmul's dispatch and graph: dot, mv, mm (+ squeeze_), folded mm/mv, or broadcast bmm."""
+    if _amp.on and autocast_applies("matmul", a, b):
+        return autocast_run("matmul", matmul, a, b)
     check_device(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
@@ -241,6 +244,8 @@ def matmul(a, b):
 
 
 def mm(a, b):
+    if _amp.on and autocast_applies("mm", a, b):
+        return autocast_run("mm", mm, a, b)
     check_device(a, b)
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -250,15 +255,21 @@ def mm(a, b):
 
 
 def bmm(a, b):
+    if _amp.on and autocast_applies("bmm", a, b):
+        return autocast_run("bmm", bmm, a, b)
     check_device(a, b)
     return Bmm.apply(a, b)
 
 
 def mv(a, b):
+    if _amp.on and autocast_applies("mv", a, b):
+        return autocast_run("mv", mv, a, b)
     return Mv.apply(a, b)
 
 
 def dot(a, b):
+    if _amp.on and autocast_applies("dot", a, b):
+        return autocast_run("dot", dot, a, b)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     return Dot.apply(a, b)
@@ -310,6 +321,8 @@ class Addmm(Function):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias with torch's graph: addmm for 2-D input (flattened N-D contiguous input), else matmul."""
+    if _amp.on and autocast_applies("linear", x, weight, bias):
+        return autocast_run("linear", linear, x, weight, bias)
     if x.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
                            f"{weight.ndim}D")
