@@ -77,7 +77,9 @@ BFLOAT16_MISSING = ("bfloat16 is not available on a NumPy engine (NumPy has no b
 
 def check_device_type(device_type: str) -> None:
     if device_type not in DEVICE_TYPES:
-        raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {device_type}")
+        raise RuntimeError("Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, "
+                           "xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at start of device "
+                           f"string: {device_type}")
 
 
 def is_enabled(device_type: str = "cuda") -> bool:
