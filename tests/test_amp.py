@@ -456,3 +456,14 @@ def test_cuda_autocast_without_a_gpu_warns_and_disables():
         assert not framework.is_autocast_enabled("cuda")
     with pytest.warns(UserWarning, match="torch.cuda.amp.GradScaler is enabled, but CUDA is not available."):
         assert not framework.amp.GradScaler().is_enabled()
+
+
+def test_float16_overflow_in_a_cast_is_silent():
+    """A float32 beyond float16's range casts to inf without NumPy's RuntimeWarning, as torch's cast (an AMP
+    step that overflows would otherwise warn each time)."""
+    x = framework.tensor([1e6, -1e6, 1.0], requires_grad=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        y = x.half()
+        y.float().backward(framework.ones(3))
+    assert y.tolist() == torch.tensor([1e6, -1e6, 1.0]).half().tolist() == [float("inf"), float("-inf"), 1.0]
