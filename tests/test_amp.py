@@ -12,6 +12,8 @@ import framework
 from scenario import error_of
 
 torch = pytest.importorskip("torch")
+# the comparisons run torch's CPU lists on CPU tensors; the CUDA lists' tests below ask for the device themselves
+pytestmark = pytest.mark.explicit_device
 
 F16 = "f16"
 RNG = np.random.default_rng(0)
@@ -471,3 +473,56 @@ def test_float16_overflow_in_a_cast_is_silent():
         y = x.half()
         y.float().backward(framework.ones(3))
     assert y.tolist() == torch.tensor([1e6, -1e6, 1.0]).half().tolist() == [float("inf"), float("-inf"), 1.0]
+
+
+# ---- the CUDA lists (a GPU, or the strict CuPy stand-in: FRAMEWORK_TEST_DEVICE=strict) ----------------------
+
+
+@pytest.fixture
+def gpu(device):
+    if device == "cpu":
+        pytest.skip("the CUDA lists need a GPU or the strict stand-in (FRAMEWORK_TEST_DEVICE=strict)")
+    return device
+
+
+def test_cuda_lists(gpu):
+    """ATen's CUDA lists (torch's CPU oracle cannot run them): matmuls in float16, exp/log/pow, softmax, sums,
+    norms and losses in float32, addcmul/dot promoted, binary_cross_entropy refused."""
+    m = framework
+    a16 = m.ones(2, 3, device=gpu, dtype=m.float16, requires_grad=True)
+    w = m.ones(4, 3, device=gpu, requires_grad=True)
+    with m.autocast("cuda"):
+        assert m.get_autocast_dtype("cuda") == m.float16 and m.is_autocast_enabled()
+        y = m.nn.functional.linear(a16, w)
+        got = {"linear": y, "exp": a16.exp(), "pow": a16 ** 2, "softmax": a16.softmax(1), "sum": a16.sum(),
+               "cumsum": a16.cumsum(1), "layer_norm": m.nn.functional.layer_norm(a16, (3,)),
+               "mse": m.nn.functional.mse_loss(a16, m.zeros(2, 3, device=gpu)),
+               "addcmul": m.addcmul(a16, a16, w[:2]), "dot": m.dot(a16[0], w[0]),
+               "relu": m.relu(a16), "cat": m.cat([a16, a16]), "mm": m.mm(w, w.t())}
+        kept = a16.sum(dtype=m.float16)  # an explicit dtype wins over fp32_set_opt_dtype
+        with pytest.raises(RuntimeError, match="binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast"):
+            m.nn.functional.binary_cross_entropy(a16.sigmoid(), m.zeros(2, 3, device=gpu, dtype=m.float16))
+    f16, f32 = "float16", "float32"
+    assert {k: str(v.dtype).split(".")[1] for k, v in got.items()} == {
+        "linear": f16, "exp": f32, "pow": f32, "softmax": f32, "sum": f32, "cumsum": f32, "layer_norm": f32,
+        "mse": f32, "addcmul": f32, "dot": f32, "relu": f16, "cat": f16, "mm": f16}
+    assert kept.dtype == m.float16
+    assert [_name(f) for f, _ in y.grad_fn.next_functions] == ["ToCopyBackward0", "TBackward0"] or \
+        _name(y.grad_fn) == "MmBackward0"
+    (got["linear"].float().sum() + got["exp"].sum()).backward()
+    assert (a16.grad.dtype, w.grad.dtype, a16.grad.device) == (m.float16, m.float32, gpu)
+
+
+def test_grad_scaler_on_the_gpu(gpu):
+    p = framework.nn.Parameter(framework.ones(3, device=gpu))
+    opt = framework.optim.SGD([p], lr=0.5)
+    scaler = framework.amp.GradScaler("cuda", init_scale=4.0, growth_interval=1)
+    for x in (1.0, float("inf"), 1.0):
+        with framework.autocast("cuda"):
+            loss = (framework.mm(p.view(1, 3), framework.ones(3, 1, device=gpu)) * x).float().sum()
+        opt.zero_grad()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+    assert scaler.get_scale() == 8.0 and scaler._scale.device == gpu
+    assert p.tolist() == [0.0, 0.0, 0.0]  # two clean steps of lr 0.5 * grad 1; the inf step skipped

@@ -50,6 +50,7 @@ _CUDA = {
                            "linalg.matrix_norm", "sum"},
     "promote": {"addcdiv", "addcmul", "atan2", "bilinear", "cross", "dot", "vdot", "grid_sample", "index_put",
                 "tensordot", "scatter_add"},
+    "banned": {"binary_cross_entropy"},  # raises: unsafe in float16 (ATen's binary_cross_entropy_banned)
 }
 # op name -> policy, per device type
 POLICIES = {device: {name: policy for policy, names in lists.items() for name in names}
@@ -168,7 +169,7 @@ def autocast_run(name: str, op, *args, **kwargs):
     """op(*args, **kwargs) with its tensors cast by ``name``'s policy, autocast excluded while op runs."""
     device_type = _device_type(_first_tensor(args))
     policy = POLICIES[device_type][name]
-    if name == "binary_cross_entropy" and device_type == "cuda":
+    if policy == "banned":
         raise RuntimeError(
             "torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
             "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
