@@ -6,6 +6,7 @@ import string
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
+from .. import backend
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
@@ -110,7 +111,7 @@ class Baddbmm(Function):
                                f"{scalar_type_name(b2.dtype)}")
         ctx.in_meta, ctx.beta, ctx.alpha = (inp.shape, inp.dtype), beta, alpha
         ctx.save_for_backward(b1 if ctx.needs_input_grad[2] else None, b2 if ctx.needs_input_grad[1] else None)
-        prod = b1 @ b2
+        prod = backend.matmul(b1, b2)
         if beta == 0:  # torch ignores input (even nan) when beta is 0
             return alpha * prod if alpha != 1 else prod
         return beta * inp + alpha * prod

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
-from .. import dtypes
+from .. import backend, dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import broadcast_error, c_type_name, check_device, sum_to, sum_to_array
@@ -37,7 +37,7 @@ def _mm(a, b):
     same single product, and numpy's matmul takes ~4x as long for it (the GAN's last-layer backward)."""
     if a.shape[1] == 1:
         return a * b
-    return a @ b
+    return backend.matmul(a, b)
 
 
 def _save_crossed(ctx, a, b):
@@ -57,7 +57,7 @@ class Mm(Function):
                                f"{b.shape[0]}x{b.shape[1]})")
         _check_dtypes(a, b)
         _save_crossed(ctx, a, b)
-        return a @ b
+        return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -86,7 +86,7 @@ class Mv(Function):
                                f"vec ({v.shape[0]})")
         _check_dtypes(a, v, "mv")
         _save_crossed(ctx, a, v)
-        return a @ v
+        return backend.matmul(a, v)
 
     @staticmethod
     def backward(ctx, grad):
@@ -109,7 +109,7 @@ class Dot(Function):
                                "respectively")
         _check_dtypes(a, b, "dot")
         _save_crossed(ctx, a, b)
-        return a @ b
+        return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -132,7 +132,7 @@ class Bmm(Function):
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
         _check_dtypes(a, b, "bmm")
         _save_crossed(ctx, a, b)
-        return a @ b
+        return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
