@@ -205,7 +205,8 @@ _FUNCTIONAL_ALIASES = {
 
 def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
-    if name in ("nn", "optim", "utils", "testing", "cuda", "cpu", "viz", "diagnostics", "serialization", "distributions",
+    if name in ("nn", "optim", "utils", "testing", "cuda", "cpu", "viz", "diagnostics", "serialization",
+                "distributions",
                 "accelerator", "backends", "onnx", "distributed",
                 "compile", "special", "linalg"):
         return importlib.import_module(f".{name}", __name__)

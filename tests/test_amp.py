@@ -272,7 +272,8 @@ def test_backward_through_training_step_under_autocast():
 def _train(m, steps=9, inf_steps=(3,), growth_interval=2, init_scale=2.0 ** 10):
     rng = np.random.default_rng(5)
     w1, w2 = rng.standard_normal((6, 4)).astype(np.float32) * .5, rng.standard_normal((1, 6)).astype(np.float32) * .5
-    xs, ys = rng.standard_normal((steps, 8, 4)).astype(np.float32), rng.standard_normal((steps, 8, 1)).astype(np.float32)
+    xs = rng.standard_normal((steps, 8, 4)).astype(np.float32)
+    ys = rng.standard_normal((steps, 8, 1)).astype(np.float32)
     model = m.nn.Sequential(m.nn.Linear(4, 6), m.nn.Tanh(), m.nn.Linear(6, 1))
     with m.no_grad():
         model[0].weight.copy_(m.tensor(w1))
@@ -526,3 +527,54 @@ def test_grad_scaler_on_the_gpu(gpu):
         scaler.update()
     assert scaler.get_scale() == 8.0 and scaler._scale.device == gpu
     assert p.tolist() == [0.0, 0.0, 0.0]  # two clean steps of lr 0.5 * grad 1; the inf step skipped
+
+
+def _custom_function_run(m):
+    """A custom Function with custom_fwd(cast_inputs=float32) / custom_bwd under autocast: what its forward and
+    backward see."""
+    seen = {}
+
+    class MyMM(m.autograd.Function):
+        @staticmethod
+        @m.amp.custom_fwd(device_type="cpu", cast_inputs=m.float32)
+        def forward(ctx, a, b):
+            seen["fwd"] = (str(a.dtype), str(b.dtype), m.is_autocast_enabled("cpu"))
+            ctx.save_for_backward(a, b)
+            return a.mm(b)
+
+        @staticmethod
+        @m.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            a, b = ctx.saved_tensors
+            seen["bwd"] = (str(g.dtype), m.is_autocast_enabled("cpu"))
+            return g.mm(b.t()), a.t().mm(g)
+
+    class Plain(m.autograd.Function):
+        @staticmethod
+        @m.amp.custom_fwd(device_type="cpu")
+        def forward(ctx, a):
+            seen["plain_fwd"] = (m.is_autocast_enabled("cpu"), str(m.mm(a, a).dtype))
+            return a * 2
+
+        @staticmethod
+        @m.amp.custom_bwd(device_type="cpu")
+        def backward(ctx, g):
+            seen["plain_bwd"] = (m.is_autocast_enabled("cpu"), str(m.get_autocast_dtype("cpu")))
+            return g * 2
+
+    a = m.ones(2, 2, dtype=m.float16, requires_grad=True)
+    b = m.ones(2, 2, requires_grad=True)
+    with m.autocast("cpu", dtype=m.float16):
+        out = MyMM.apply(a, b)
+        p = Plain.apply(b)
+    seen["out"] = str(out.dtype)
+    (out.sum() + p.sum()).backward()
+    seen["grads"] = (str(a.grad.dtype), str(b.grad.dtype))
+    return {k: tuple(str(x).replace("torch.", "").replace("framework.", "") for x in v) if isinstance(v, tuple)
+            else v.replace("torch.", "").replace("framework.", "") for k, v in seen.items()}
+
+
+def test_custom_fwd_and_custom_bwd_match_torch():
+    assert _custom_function_run(framework) == _custom_function_run(torch)
+    with pytest.raises(ValueError, match="Expected `device_type` of type `str`"):
+        framework.amp.custom_fwd(device_type=3)

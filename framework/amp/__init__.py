@@ -4,7 +4,7 @@ Floor 3: the state and the casts (state.py) are read by the ops above; the scale
 """
 from __future__ import annotations
 
-from .autocast_mode import autocast, is_autocast_available
+from .autocast_mode import autocast, custom_bwd, custom_fwd, is_autocast_available
 from .grad_scaler import GradScaler
 
-__all__ = ["autocast", "is_autocast_available", "GradScaler"]
+__all__ = ["autocast", "custom_bwd", "custom_fwd", "is_autocast_available", "GradScaler"]

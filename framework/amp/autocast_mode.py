@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import functools
 import warnings
+from collections import abc
 
 from .. import backend, dtypes
 from . import state as _state
@@ -148,3 +149,61 @@ get_autocast_gpu_dtype = _deprecated("get_autocast_gpu_dtype", "get_autocast_dty
                                      lambda: get_autocast_dtype("cuda"))
 get_autocast_cpu_dtype = _deprecated("get_autocast_cpu_dtype", "get_autocast_dtype('cpu')",
                                      lambda: get_autocast_dtype("cpu"))
+
+
+# ---- custom autograd Functions under autocast (torch.amp.custom_fwd / custom_bwd) ----------------------------
+
+
+def _cast(value, device_type: str, dtype: dtypes.dtype):
+    """value with its floating tensors on device_type (not float64) cast to dtype, through lists, tuples, dicts."""
+    if hasattr(value, "_array") and hasattr(value, "grad_fn"):
+        eligible = (value.is_floating_point() and backend.device(value.device).type == device_type
+                    and value.dtype is not dtypes.float64)
+        return value.to(dtype) if eligible else value
+    if isinstance(value, (str, bytes)) or hasattr(value, "__array_interface__"):
+        return value
+    if isinstance(value, abc.Mapping):
+        return {_cast(k, device_type, dtype): _cast(v, device_type, dtype) for k, v in value.items()}
+    if isinstance(value, abc.Iterable):
+        iterable = (_cast(v, device_type, dtype) for v in value)
+        return type(value)(iterable) if isinstance(value, (list, tuple)) else iterable
+    return value
+
+
+def custom_fwd(fwd=None, *, device_type: str, cast_inputs: dtypes.dtype | None = None):
+    """Decorate a custom Function's ``forward``: remember the autocast state for ``custom_bwd``; with
+    ``cast_inputs``, inside an autocast region cast floating inputs to it and run forward with autocast off."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if fwd is None:
+        return functools.partial(custom_fwd, device_type=device_type, cast_inputs=cast_inputs)
+
+    @functools.wraps(fwd)
+    def decorate_fwd(*args, **kwargs):
+        args[0]._dtype = getattr(_state.state, f"{device_type}_dtype")  # (None: the CPU's missing bfloat16)
+        if cast_inputs is None:
+            args[0]._fwd_used_autocast = is_autocast_enabled(device_type)
+            return fwd(*args, **kwargs)
+        autocast_context = is_autocast_enabled(device_type)
+        args[0]._fwd_used_autocast = False
+        if autocast_context:
+            with autocast(device_type=device_type, enabled=False):
+                return fwd(*_cast(args, device_type, cast_inputs), **_cast(kwargs, device_type, cast_inputs))
+        return fwd(*args, **kwargs)
+
+    return decorate_fwd
+
+
+def custom_bwd(bwd=None, *, device_type: str):
+    """Decorate a custom Function's ``backward``: run it under the autocast state its forward ran under."""
+    if not isinstance(device_type, str):
+        raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+    if bwd is None:
+        return functools.partial(custom_bwd, device_type=device_type)
+
+    @functools.wraps(bwd)
+    def decorate_bwd(*args, **kwargs):
+        with autocast(device_type=device_type, enabled=args[0]._fwd_used_autocast, dtype=args[0]._dtype):
+            return bwd(*args, **kwargs)
+
+    return decorate_bwd

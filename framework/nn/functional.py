@@ -177,8 +177,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
 
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1):
-    if _amp.on and autocast_applies("conv_transpose2d", x, weight, bias, stride, padding, output_padding, groups, dilation):
-        return autocast_run("conv_transpose2d", conv_transpose2d, x, weight, bias, stride, padding, output_padding, groups, dilation)
+    if _amp.on and autocast_applies("conv_transpose2d", x, weight, bias, stride, padding, output_padding, groups,
+                                    dilation):
+        return autocast_run("conv_transpose2d", conv_transpose2d, x, weight, bias, stride, padding, output_padding,
+                            groups, dilation)
     if groups != 1:
         raise NotImplementedError("conv_transpose2d: groups > 1 is not supported")
     return _conv.ConvTranspose2d.apply(x, weight, bias, _pair(stride), _pair(padding), _pair(output_padding),
@@ -270,7 +272,8 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     """Stable BCE on logits as one fused op: (1-t) x + (1 + (pw-1) t) * softplus(-x)."""
     if _amp.on and autocast_applies("binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight):
-        return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight, reduction, pos_weight)
+        return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
+                            reduction, pos_weight)
     _check_same_size(input, target, "bce")
     return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
@@ -283,7 +286,8 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     so the graph's nodes and their order are torch's.
     """
     if _amp.on and autocast_applies("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing):
-        return autocast_run("cross_entropy", cross_entropy, input, target, weight, ignore_index, reduction, label_smoothing)
+        return autocast_run("cross_entropy", cross_entropy, input, target, weight, ignore_index, reduction,
+                            label_smoothing)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if reduction not in ("mean", "sum", "none"):

@@ -70,8 +70,10 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
 
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
-    if _amp.on and autocast_applies("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices):
-        return autocast_run("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+    if _amp.on and autocast_applies("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                                    return_indices):
+        return autocast_run("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode,
+                            return_indices)
     out = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return out if return_indices else out[0]
 
@@ -100,8 +102,10 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
-    if _amp.on and autocast_applies("avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
-        return autocast_run("avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if _amp.on and autocast_applies("avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override):
+        return autocast_run("avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                            divisor_override)
     return _pool.avg_pool_nd(input, 3, "avg_pool3d", kernel_size, stride, padding, ceil_mode, count_include_pad,
                              divisor_override)
 

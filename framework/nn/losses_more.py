@@ -248,8 +248,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1; max(0, cos(x1, x2) - margin) where target is -1."""
-    if _amp.on and autocast_applies("cosine_embedding_loss", input1, input2, target, margin, size_average, reduce, reduction):
-        return autocast_run("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin, size_average, reduce, reduction)
+    if _amp.on and autocast_applies("cosine_embedding_loss", input1, input2, target, margin, size_average, reduce,
+                                    reduction):
+        return autocast_run("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin,
+                            size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     eps = 1e-12  # torch's EPSILON in cosine_embedding_loss
     prod = (input1 * input2).sum(dim=-1)
@@ -265,8 +267,10 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -target * (x1 - x2) + margin)."""
-    if _amp.on and autocast_applies("margin_ranking_loss", input1, input2, target, margin, size_average, reduce, reduction):
-        return autocast_run("margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin, size_average, reduce, reduction)
+    if _amp.on and autocast_applies("margin_ranking_loss", input1, input2, target, margin, size_average, reduce,
+                                    reduction):
+        return autocast_run("margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin, size_average,
+                            reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -283,8 +287,10 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
     """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm pairwise distance."""
-    if _amp.on and autocast_applies("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction):
-        return autocast_run("triplet_margin_loss", triplet_margin_loss, anchor, positive, negative, margin, p, eps, swap, size_average, reduce, reduction)
+    if _amp.on and autocast_applies("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap,
+                                    size_average, reduce, reduction):
+        return autocast_run("triplet_margin_loss", triplet_margin_loss, anchor, positive, negative, margin, p, eps,
+                            swap, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)

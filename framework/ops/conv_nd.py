@@ -98,7 +98,8 @@ def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
     cols = windows(_pad(g, padding), kernel, stride, dilation, x.shape[2:])  # (N, O, *in, *kernel)
     gx = gw = gb = None
     if needs[0]:
-        out = backend.tensordot(xp, cols, w, axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), (1,) + tuple(range(2, 2 + k))))
+        out = backend.tensordot(xp, cols, w,
+                                axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), (1,) + tuple(range(2, 2 + k))))
         gx = xp.ascontiguousarray(xp.moveaxis(out, -1, 1))
     if needs[1]:
         gw = backend.tensordot(xp, x, cols, axes=((0,) + tuple(range(2, 2 + k)), (0,) + tuple(range(2, 2 + k))))
@@ -356,15 +357,19 @@ def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
-    if _amp.on and autocast_applies("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation):
-        return autocast_run("conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if _amp.on and autocast_applies("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation):
+        return autocast_run("conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding,
+                            groups, dilation)
     return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
                              "conv_transpose1d")
 
 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
-    if _amp.on and autocast_applies("conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups, dilation):
-        return autocast_run("conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding, groups, dilation)
+    if _amp.on and autocast_applies("conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation):
+        return autocast_run("conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding,
+                            groups, dilation)
     return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
                              "conv_transpose3d")
