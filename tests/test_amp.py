@@ -37,10 +37,13 @@ def _name(node):
 
 
 def _graph(t):
-    """The output's node and the names of the nodes it points to (casts show as ToCopyBackward0)."""
+    """The output's node, the names of the nodes it points to (casts show as ToCopyBackward0) and the names
+    those point to (a cast of a leaf points to its AccumulateGrad)."""
     if t.grad_fn is None:
         return None
-    return _name(t.grad_fn), [_name(f) for f, _ in t.grad_fn.next_functions]
+    nexts = [f for f, _ in t.grad_fn.next_functions]
+    return (_name(t.grad_fn), [_name(f) for f in nexts],
+            [[_name(g) for g, _ in f.next_functions] if f is not None else None for f in nexts])
 
 
 def _run(m, fn, specs, dtype_name="float16"):
