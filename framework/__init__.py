@@ -85,6 +85,13 @@ from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, l
                   logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
                   var_mean)
 from .ops.activation_shrink import hardshrink, rrelu, rrelu_, threshold, threshold_
+from . import amp
+from .amp import state as _amp_state
+from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,
+                                clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
+                                get_autocast_gpu_dtype, is_autocast_available, is_autocast_cache_enabled,
+                                is_autocast_cpu_enabled, is_autocast_enabled, set_autocast_cache_enabled,
+                                set_autocast_dtype, set_autocast_enabled)
 from .random import Generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .tensor import Size, Tensor
 
@@ -198,7 +205,8 @@ _FUNCTIONAL_ALIASES = {
 
 def __getattr__(name: str):
     # lazy submodules keep `import framework` light (start-up cost: nn/optim/viz load on first use)
-    if name in ("nn", "optim", "utils", "testing", "cuda", "viz", "diagnostics", "serialization", "distributions",
+    if name in ("nn", "optim", "utils", "testing", "cuda", "cpu", "viz", "diagnostics", "serialization",
+                "distributions",
                 "accelerator", "backends", "onnx", "distributed",
                 "compile", "special", "linalg", "func"):
         return importlib.import_module(f".{name}", __name__)
@@ -210,6 +218,8 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _FUNCTIONAL_ALIASES:  # torch.conv2d, torch.dropout, ...: nn.functional's, loaded on first use
         return getattr(importlib.import_module(".functional_aliases", __name__), name)
+    if name == "bfloat16":  # (scripts name torch.bfloat16 for CPU autocast: say what to use instead)
+        raise AttributeError(f"module 'framework' has no attribute 'bfloat16': {_amp_state.BFLOAT16_MISSING}")
     raise AttributeError(f"module 'framework' has no attribute '{name}'")
 
 

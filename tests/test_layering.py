@@ -21,12 +21,15 @@ PACKAGE = ROOT / "framework"
 # module (or package prefix) -> floor; the longest matching prefix wins
 FLOORS = {
     "framework.backend": 1, "framework.dtypes": 1, "framework.random": 1, "framework.cuda": 1,
-    "framework.accelerator": 1, "framework.vmap_state": 1, "framework.backends": 1, "framework.onnx": 1,
+    "framework.cpu": 1, "framework.accelerator": 1, "framework.vmap_state": 1, "framework.backends": 1,
+    "framework.onnx": 1,
     # floor 2: the data object and the autograd state it carries (grad mode, graph node, version counter)
     "framework.autograd.grad_mode": 2, "framework.autograd.node": 2, "framework.autograd.version": 2,
     "framework.autograd.view_meta": 2, "framework.autograd.as_strided": 2,
     "framework.autograd.callsite": 2, "framework._tensor_str": 2, "framework.tensor": 2, "framework.creation": 2,
     "framework.autograd": 3, "framework.diagnostics": 3,
+    # autocast's state and casts (read by the ops above) and the GradScaler, which acts on Tensors only
+    "framework.amp": 3, "framework.cuda.amp": 3, "framework.cpu.amp": 3,
     # process groups and collectives act on Tensors only; nn.parallel (DDP, floor 5) builds on them
     "framework.distributed": 3,
     "framework.ops": 4, "framework._tensor_methods": 4, "framework._more_methods": 4, "framework._math_methods": 4,

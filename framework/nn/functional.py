@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend, ops
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
@@ -163,6 +164,8 @@ def _pair(v):
 
 
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
+    if _amp.on and autocast_applies("conv2d", x, weight, bias, stride, padding, dilation, groups):
+        return autocast_run("conv2d", conv2d, x, weight, bias, stride, padding, dilation, groups)
     if groups != 1:
         raise NotImplementedError("conv2d: groups > 1 is not supported")
     if isinstance(padding, str):
@@ -174,6 +177,10 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
 
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1):
+    if _amp.on and autocast_applies("conv_transpose2d", x, weight, bias, stride, padding, output_padding, groups,
+                                    dilation):
+        return autocast_run("conv_transpose2d", conv_transpose2d, x, weight, bias, stride, padding, output_padding,
+                            groups, dilation)
     if groups != 1:
         raise NotImplementedError("conv_transpose2d: groups > 1 is not supported")
     return _conv.ConvTranspose2d.apply(x, weight, bias, _pair(stride), _pair(padding), _pair(output_padding),
@@ -198,6 +205,8 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: b
 
 
 def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    if _amp.on and autocast_applies("layer_norm", x, normalized_shape, weight, bias, eps):
+        return autocast_run("layer_norm", layer_norm, x, normalized_shape, weight, bias, eps)
     dims = tuple(range(x.ndim - len(tuple(normalized_shape)), x.ndim))
     mean = x.mean(dim=dims, keepdim=True)
     var = x.var(dim=dims, unbiased=False, keepdim=True)
@@ -222,6 +231,8 @@ def _check_same_size(input, target, name):
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """One MseLossBackward0 node, on the two tensors broadcast to a common shape (as torch)."""
+    if _amp.on and autocast_applies("mse_loss", input, target, reduction):
+        return autocast_run("mse_loss", mse_loss, input, target, reduction)
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -233,11 +244,15 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    if _amp.on and autocast_applies("l1_loss", input, target, reduction):
+        return autocast_run("l1_loss", l1_loss, input, target, reduction)
     return _reduce((input - target).abs(), reduction)
 
 
 def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"):
     """-w (t log p + (1-t) log(1-p)), each log clamped at -100, as one BinaryCrossEntropyBackward0 node."""
+    if _amp.on and autocast_applies("binary_cross_entropy", input, target, weight, reduction):
+        return autocast_run("binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction)
     _check_same_size(input, target, "bce")
     if input.dtype == target.dtype:  # else _loss.binary_cross_entropy raises torch's dtype error, which comes first
         with backend.input_check():
@@ -256,6 +271,9 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     """Stable BCE on logits as one fused op: (1-t) x + (1 + (pw-1) t) * softplus(-x)."""
+    if _amp.on and autocast_applies("binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight):
+        return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
+                            reduction, pos_weight)
     _check_same_size(input, target, "bce")
     return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
@@ -267,6 +285,9 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
     The compositions are ATen's (cross_entropy_loss and its label-smoothing and probability-target forms),
     so the graph's nodes and their order are torch's.
     """
+    if _amp.on and autocast_applies("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing):
+        return autocast_run("cross_entropy", cross_entropy, input, target, weight, ignore_index, reduction,
+                            label_smoothing)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if reduction not in ("mean", "sum", "none"):

@@ -7,6 +7,7 @@ import warnings
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend, creation, ops
 from ..ops._util import c_type_name
 from ..ops.resample import pad
@@ -16,6 +17,8 @@ from ..tensor import Tensor
 
 def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps: float | None = None) -> Tensor:
     """input / sqrt(mean(input**2 over the normalized dims) + eps) (* weight); eps None: the dtype's epsilon."""
+    if _amp.on and autocast_applies("rms_norm", input, normalized_shape, weight, eps):
+        return autocast_run("rms_norm", rms_norm, input, normalized_shape, weight, eps)
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     k = len(shape)
     if input.ndim < k or tuple(input.shape[input.ndim - k:]) != shape:
@@ -42,6 +45,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
 
 def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """out[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])."""
+    if _amp.on and autocast_applies("bilinear", input1, input2, weight, bias):
+        return autocast_run("bilinear", bilinear, input1, input2, weight, bias)
     named = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None
                                                                           else [])
     if len({t._array.dtype for _, t in named}) > 1:  # torch checks the dtypes first, naming them as C++ does

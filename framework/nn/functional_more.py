@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend, ops
 from ..autograd.grad_mode import no_grad
 from ..ops import batch_norm as _bn
@@ -16,6 +17,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                  dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
                                  enable_gqa: bool = False) -> Tensor:
     """softmax(q @ k^T * scale + mask) @ v; a bool mask is True where attention is allowed (torch's rule)."""
+    if _amp.on and autocast_applies("scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal,
+                                    scale, enable_gqa):
+        return autocast_run("scaled_dot_product_attention", scaled_dot_product_attention, query, key, value, attn_mask,
+                            dropout_p, is_causal, scale, enable_gqa)
     if is_causal and attn_mask is not None:
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                            "is_causal=True")

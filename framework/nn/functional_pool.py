@@ -6,6 +6,7 @@ The 1-D forms are torch's own graphs: unsqueeze(-2), the 2-D op, squeeze(-2) (Sq
 """
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..ops import conv as _conv, conv_more as _conv_more, pool as _pool
 from ..ops.unary import relu
 from ..tensor import Tensor
@@ -69,6 +70,10 @@ def max_pool3d_with_indices(input: Tensor, kernel_size, stride=None, padding=0, 
 
 def max_pool3d(input: Tensor, kernel_size, stride=None, padding=0, dilation=1, ceil_mode: bool = False,
                return_indices: bool = False):
+    if _amp.on and autocast_applies("max_pool3d", input, kernel_size, stride, padding, dilation, ceil_mode,
+                                    return_indices):
+        return autocast_run("max_pool3d", max_pool3d, input, kernel_size, stride, padding, dilation, ceil_mode,
+                            return_indices)
     out = max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return out if return_indices else out[0]
 
@@ -97,6 +102,10 @@ def avg_pool1d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bo
 
 def avg_pool3d(input: Tensor, kernel_size, stride=None, padding=0, ceil_mode: bool = False,
                count_include_pad: bool = True, divisor_override: int | None = None) -> Tensor:
+    if _amp.on and autocast_applies("avg_pool3d", input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                    divisor_override):
+        return autocast_run("avg_pool3d", avg_pool3d, input, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                            divisor_override)
     return _pool.avg_pool_nd(input, 3, "avg_pool3d", kernel_size, stride, padding, ceil_mode, count_include_pad,
                              divisor_override)
 
@@ -108,6 +117,8 @@ def max_unpool1d(input: Tensor, indices: Tensor, kernel_size, stride=None, paddi
 
 def max_unpool2d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """Put each value at its index in a zero (N, C, H_out, W_out) output: a partial inverse of max_pool2d."""
+    if _amp.on and autocast_applies("max_unpool2d", input, indices, kernel_size, stride, padding, output_size):
+        return autocast_run("max_unpool2d", max_unpool2d, input, indices, kernel_size, stride, padding, output_size)
     return _pool.max_unpool_nd(input, indices, 2, kernel_size, stride, padding, output_size)
 
 
@@ -123,6 +134,8 @@ def adaptive_max_pool2d(input: Tensor, output_size, return_indices: bool = False
 
 def max_unpool3d(input: Tensor, indices: Tensor, kernel_size, stride=None, padding=0, output_size=None) -> Tensor:
     """Put each value at its index in a zero (N, C, D_out, H_out, W_out) output: a partial inverse of max_pool3d."""
+    if _amp.on and autocast_applies("max_unpool3d", input, indices, kernel_size, stride, padding, output_size):
+        return autocast_run("max_unpool3d", max_unpool3d, input, indices, kernel_size, stride, padding, output_size)
     return _pool.max_unpool_nd(input, indices, 3, kernel_size, stride, padding, output_size)
 
 
@@ -132,6 +145,8 @@ def adaptive_max_pool3d_with_indices(input: Tensor, output_size, return_indices:
 
 
 def adaptive_max_pool3d(input: Tensor, output_size, return_indices: bool = False):
+    if _amp.on and autocast_applies("adaptive_max_pool3d", input, output_size, return_indices):
+        return autocast_run("adaptive_max_pool3d", adaptive_max_pool3d, input, output_size, return_indices)
     out = _pool.adaptive_max_pool_nd(input, output_size, 3)
     return out if return_indices else out[0]
 
@@ -157,6 +172,8 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
 
 def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
     """The mean over each adaptive bin of the last three dims (a global pool is a mean, as torch's)."""
+    if _amp.on and autocast_applies("adaptive_avg_pool3d", input, output_size):
+        return autocast_run("adaptive_avg_pool3d", adaptive_avg_pool3d, input, output_size)
     if input.ndim not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
     sizes = _pool.adaptive_sizes(output_size, tuple(input.shape[-3:]))

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import creation, ops
 from ..autograd.grad_mode import is_grad_enabled, no_grad
 from ..ops import loss_margin as _lm
@@ -58,6 +59,10 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
                      eps: float = 1e-8, reduce=None, reduction: str = "mean") -> Tensor:
     """exp(input) - target * input (log_input), else input - target * log(input + eps); full adds Stirling's term
     where target > 1."""
+    if _amp.on and autocast_applies("poisson_nll_loss", input, target, log_input, full, size_average, eps, reduce,
+                                    reduction):
+        return autocast_run("poisson_nll_loss", poisson_nll_loss, input, target, log_input, full, size_average, eps,
+                            reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     broadcast_shapes_checked(tuple(target.shape), tuple(input.shape))
@@ -71,6 +76,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, size_average=None, reduce=None,
                          reduction: str = "mean") -> Tensor:
     """input where target is 1, max(0, margin - input) where target is -1."""
+    if _amp.on and autocast_applies("hinge_embedding_loss", input, target, margin, size_average, reduce, reduction):
+        return autocast_run("hinge_embedding_loss", hinge_embedding_loss, input, target, margin, size_average, reduce,
+                            reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     broadcast_shapes_checked(tuple(target.shape), tuple(input.shape))
@@ -82,6 +90,8 @@ def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, siz
 
 def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """log(1 + exp(-target * input)), one node."""
+    if _amp.on and autocast_applies("soft_margin_loss", input, target, size_average, reduce, reduction):
+        return autocast_run("soft_margin_loss", soft_margin_loss, input, target, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     broadcast_shapes_checked(tuple(input.shape), tuple(target.shape))
@@ -98,6 +108,10 @@ def _check_vector_or_matrix(input: Tensor) -> None:
 def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float = 1.0, weight: Tensor | None = None,
                       size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """Per sample: sum over wrong classes j of w[y] max(0, margin - x[y] + x[j])**p / C."""
+    if _amp.on and autocast_applies("multi_margin_loss", input, target, p, margin, weight, size_average, reduce,
+                                    reduction):
+        return autocast_run("multi_margin_loss", multi_margin_loss, input, target, p, margin, weight, size_average,
+                            reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if p not in (1, 2):
@@ -128,6 +142,9 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
                            reduction: str = "mean") -> Tensor:
     """Per sample: sum over its labels j and the other classes k of max(0, 1 - (x[j] - x[k])) / C."""
+    if _amp.on and autocast_applies("multilabel_margin_loss", input, target, size_average, reduce, reduction):
+        return autocast_run("multilabel_margin_loss", multilabel_margin_loss, input, target, size_average, reduce,
+                            reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_vector_or_matrix(input)

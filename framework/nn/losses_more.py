@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import ops
 from ..autograd.function import Function
 from ..backend import get_array_module
@@ -189,6 +190,8 @@ def _check_reduction(reduction: str) -> None:
 
 def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
                    beta: float = 1.0) -> Tensor:
+    if _amp.on and autocast_applies("smooth_l1_loss", input, target, size_average, reduce, reduction, beta):
+        return autocast_run("smooth_l1_loss", smooth_l1_loss, input, target, size_average, reduce, reduction, beta)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if beta < 0:
@@ -199,6 +202,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
 
 def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0,
                weight=None) -> Tensor:
+    if _amp.on and autocast_applies("huber_loss", input, target, reduction, delta, weight):
+        return autocast_run("huber_loss", huber_loss, input, target, reduction, delta, weight)
     _check_reduction(reduction)
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
@@ -211,6 +216,8 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
 def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
            log_target: bool = False) -> Tensor:
     """KL(target || exp(input)) pointwise: target * (log target - input) (0 where target is 0)."""
+    if _amp.on and autocast_applies("kl_div", input, target, size_average, reduce, reduction, log_target):
+        return autocast_run("kl_div", kl_div, input, target, size_average, reduce, reduction, log_target)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if reduction == "mean":
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
@@ -229,6 +236,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
 
 def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
     """sum(x1 * x2) / (max(|x1|, eps) * max(|x2|, eps)) along dim, as torch's ATen formula."""
+    if _amp.on and autocast_applies("cosine_similarity", x1, x2, dim, eps):
+        return autocast_run("cosine_similarity", cosine_similarity, x1, x2, dim, eps)
     shape = np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape))  # torch broadcasts before taking norms
     x1, x2 = x1.expand(*shape), x2.expand(*shape)
     n1 = x1.norm(dim=dim, keepdim=True).clamp(min=eps)
@@ -239,6 +248,10 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """1 - cos(x1, x2) where target is 1; max(0, cos(x1, x2) - margin) where target is -1."""
+    if _amp.on and autocast_applies("cosine_embedding_loss", input1, input2, target, margin, size_average, reduce,
+                                    reduction):
+        return autocast_run("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin,
+                            size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     eps = 1e-12  # torch's EPSILON in cosine_embedding_loss
     prod = (input1 * input2).sum(dim=-1)
@@ -254,6 +267,10 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         size_average=None, reduce=None, reduction: str = "mean") -> Tensor:
     """max(0, -target * (x1 - x2) + margin)."""
+    if _amp.on and autocast_applies("margin_ranking_loss", input1, input2, target, margin, size_average, reduce,
+                                    reduction):
+        return autocast_run("margin_ranking_loss", margin_ranking_loss, input1, input2, target, margin, size_average,
+                            reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
@@ -270,6 +287,10 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
                         eps: float = 1e-6, swap: bool = False, size_average=None, reduce=None,
                         reduction: str = "mean") -> Tensor:
     """max(d(a, p) - d(a, n) + margin, 0) with d the p-norm pairwise distance."""
+    if _amp.on and autocast_applies("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap,
+                                    size_average, reduce, reduction):
+        return autocast_run("triplet_margin_loss", triplet_margin_loss, anchor, positive, negative, margin, p, eps,
+                            swap, size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     d_pos = pairwise_distance(anchor, positive, p, eps)
     d_neg = pairwise_distance(anchor, negative, p, eps)

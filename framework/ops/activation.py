@@ -1,6 +1,7 @@
 """softmax and log_softmax along a dim (both save their output, as torch's): op classes, then the functional API."""
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import normalize_dims, scalar_type_name, wrap_dim
@@ -61,6 +62,8 @@ def _check_float(a, dim: int, kernel: str) -> None:
 
 
 def softmax(a, dim: int, dtype=None):
+    if _amp.on and autocast_applies("softmax", a, dim, dtype):
+        return autocast_run("softmax", softmax, a, dim, dtype=dtype)
     if dtype is not None:
         a = a.to(dtype)
     _check_float(a, dim, "softmax")
@@ -68,6 +71,8 @@ def softmax(a, dim: int, dtype=None):
 
 
 def log_softmax(a, dim: int, dtype=None):
+    if _amp.on and autocast_applies("log_softmax", a, dim, dtype):
+        return autocast_run("log_softmax", log_softmax, a, dim, dtype=dtype)
     if dtype is not None:
         a = a.to(dtype)
     _check_float(a, dim, "log_softmax")

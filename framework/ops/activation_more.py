@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
 from ..backend import get_array_module
@@ -429,6 +430,8 @@ def mish(input: Tensor, inplace: bool = False) -> Tensor:
 
 
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    if _amp.on and autocast_applies("softplus", input, beta, threshold):
+        return autocast_run("softplus", softplus, input, beta, threshold)
     return Softplus.apply(input, beta, threshold)
 
 
@@ -508,6 +511,8 @@ def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=N
 
 
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("prelu", input, weight):
+        return autocast_run("prelu", prelu, input, weight)
     if input.dtype != weight.dtype:
         raise RuntimeError("prelu: Type promoting not supported.")
     channels = input.shape[1] if input.ndim >= 2 else 1

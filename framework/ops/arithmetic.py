@@ -5,6 +5,7 @@ if ``a`` requires grad.  The in-place twins (add_, mul_, ...) are in arithmetic_
 """
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend, dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
@@ -369,6 +370,8 @@ negative = neg
 
 
 def pow(a, b):
+    if _amp.on and autocast_applies("pow", a, b):
+        return autocast_run("pow", pow, a, b)
     a, b = operand(a, "pow", 1, "input"), operand(b, "pow", 2, "exponent")
     if not isinstance(a, Tensor):
         return RPow.apply(b, a)
@@ -379,4 +382,6 @@ def pow(a, b):
 
 
 def reciprocal(a):
+    if _amp.on and autocast_applies("reciprocal", a):
+        return autocast_run("reciprocal", reciprocal, a)
     return Reciprocal.apply(a)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
@@ -332,6 +333,8 @@ class HypotInplace(Hypot):
 # ---- functional API ---------------------------------------------------------------------------------
 
 def cat(tensors, dim: int = 0):
+    if _amp.on and autocast_applies("cat", tensors, dim):
+        return autocast_run("cat", cat, tensors, dim)
     tensors = [as_operand(x) for x in tensors]
     return Cat.apply(dim, *tensors)
 
@@ -340,6 +343,8 @@ concat = concatenate = cat
 
 
 def stack(tensors, dim: int = 0):
+    if _amp.on and autocast_applies("stack", tensors, dim):
+        return autocast_run("stack", stack, tensors, dim)
     tensors = [as_operand(x) for x in tensors]
     return Stack.apply(dim, *tensors)
 
@@ -365,6 +370,8 @@ def masked_fill_(a, mask, value):
 
 
 def atan2(input, other):
+    if _amp.on and autocast_applies("atan2", input, other):
+        return autocast_run("atan2", atan2, input, other)
     return Atan2.apply(operand(input, "atan2", 1, "input", False), operand(other, "atan2", 2, numbers=False))
 
 

@@ -4,7 +4,9 @@ from __future__ import annotations
 import math
 import string
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
+from .. import backend
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
@@ -109,7 +111,7 @@ class Baddbmm(Function):
                                f"{scalar_type_name(b2.dtype)}")
         ctx.in_meta, ctx.beta, ctx.alpha = (inp.shape, inp.dtype), beta, alpha
         ctx.save_for_backward(b1 if ctx.needs_input_grad[2] else None, b2 if ctx.needs_input_grad[1] else None)
-        prod = b1 @ b2
+        prod = backend.matmul(b1, b2)
         if beta == 0:  # torch ignores input (even nan) when beta is 0
             return alpha * prod if alpha != 1 else prod
         return beta * inp + alpha * prod
@@ -126,6 +128,8 @@ class Baddbmm(Function):
 
 
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _amp.on and autocast_applies("baddbmm", input, batch1, batch2):
+        return autocast_run("baddbmm", baddbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     return Baddbmm.apply(input, batch1, batch2, beta, alpha)
 
 
@@ -174,6 +178,8 @@ def einsum(equation: str, *operands) -> Tensor:
     Each operand is permuted/unsqueezed onto one shared axis order, the broadcast product is reduced over
     the contracted subscripts, then permuted to the output order; its gradient follows from those ops.
     """
+    if _amp.on and autocast_applies("einsum", *operands):
+        return autocast_run("einsum", einsum, equation, *operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     terms, rhs = _parse_einsum(equation, operands)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -105,7 +105,7 @@ class Conv2d(Function):
         if cols.shape[2] <= 0 or cols.shape[3] <= 0:
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
-        out = xp.tensordot(cols, w, axes=((1, 4, 5), (1, 2, 3)))  # (N, OH, OW, O)
+        out = backend.tensordot(xp, cols, w, axes=((1, 4, 5), (1, 2, 3)))  # (N, OH, OW, O)
         out = out.transpose(0, 3, 1, 2)
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
@@ -132,12 +132,12 @@ def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
     kh, kw = w.shape[2], w.shape[3]
     gx = gw = gb = None
     if needs[0]:
-        cols_grad = xp.tensordot(g, w, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
+        cols_grad = backend.tensordot(xp, g, w, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
         cols_grad = cols_grad.transpose(0, 3, 1, 2, 4, 5)
         gx = xp.ascontiguousarray(_col2im(cols_grad, x.shape, kh, kw, stride, dilation, padding))
     if needs[1]:
         cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
-        gw = xp.tensordot(g, cols, axes=((0, 2, 3), (0, 2, 3)))  # (O, C, kh, kw)
+        gw = backend.tensordot(xp, g, cols, axes=((0, 2, 3), (0, 2, 3)))  # (O, C, kh, kw)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
@@ -214,7 +214,7 @@ class ConvTranspose2d(Function):
         (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
         oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
         ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
-        cols = xp.tensordot(x, w, axes=((1,), (0,)))  # (N, H, W, O, kh, kw)
+        cols = backend.tensordot(xp, x, w, axes=((1,), (0,)))  # (N, H, W, O, kh, kw)
         cols = cols.transpose(0, 3, 1, 2, 4, 5)
         full = _col2im(cols, (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride, dilation, (0, 0))
         out = full[:, :, ph:ph + oh, pw:pw + ow]
@@ -246,9 +246,9 @@ def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
     cols = _windows(_pad(g, padding), kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
     gx = gw = gb = None
     if needs[0]:
-        gx = xp.ascontiguousarray(xp.tensordot(cols, w, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2))
+        gx = xp.ascontiguousarray(backend.tensordot(xp, cols, w, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2))
     if needs[1]:
-        gw = xp.tensordot(x, cols, axes=((0, 2, 3), (0, 2, 3)))  # (C, O, kh, kw)
+        gw = backend.tensordot(xp, x, cols, axes=((0, 2, 3), (0, 2, 3)))  # (C, O, kh, kw)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb

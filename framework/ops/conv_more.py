@@ -11,6 +11,7 @@ import types
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -181,6 +182,8 @@ AdaptiveAvgPool2D = type("AdaptiveAvgPool2D", (SeparableMap,), {
 
 def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
+    if _amp.on and autocast_applies("conv1d", input, weight, bias, stride, padding, dilation, groups):
+        return autocast_run("conv1d", conv1d, input, weight, bias, stride, padding, dilation, groups)
     if groups != 1:
         raise NotImplementedError("conv1d: groups > 1 is not supported")
     if input.ndim not in (2, 3):
@@ -267,6 +270,8 @@ def _check_group_norm_params(input: Tensor, weight: Tensor | None, bias: Tensor 
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-05) -> Tensor:
+    if _amp.on and autocast_applies("group_norm", input, num_groups, weight, bias, eps):
+        return autocast_run("group_norm", group_norm, input, num_groups, weight, bias, eps)
     if input.ndim < 2 or input.shape[1] % num_groups:
         raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
                            f"shape {list(input.shape)} and num_groups={num_groups}")

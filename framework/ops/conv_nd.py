@@ -11,7 +11,8 @@ import itertools
 
 import numpy as np
 
-from .. import dtypes
+from ..amp.state import autocast_applies, autocast_run, state as _amp
+from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
@@ -51,7 +52,7 @@ def conv_arrays(x, w, stride, padding, dilation):
     kernel = w.shape[2:]
     cols = windows(_pad(x, padding), kernel, stride, dilation, _out_sizes(x.shape[2:], kernel, stride, padding,
                                                                             dilation))
-    out = xp.tensordot(cols, w, axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), tuple(range(1, 2 + k))))
+    out = backend.tensordot(xp, cols, w, axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), tuple(range(1, 2 + k))))
     return xp.moveaxis(out, -1, 1)  # (N, *out, O) -> (N, O, *out)
 
 
@@ -63,12 +64,12 @@ def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
     kernel = w.shape[2:]
     gx = gw = gb = None
     if needs[0]:
-        cols_grad = xp.tensordot(g, w, axes=((1,), (0,)))  # (N, *out, C, *kernel)
+        cols_grad = backend.tensordot(xp, g, w, axes=((1,), (0,)))  # (N, *out, C, *kernel)
         cols_grad = xp.moveaxis(cols_grad, 1 + k, 1)
         gx = xp.ascontiguousarray(_col2im(cols_grad, x.shape, kernel, stride, dilation, padding))
     if needs[1]:
         cols = windows(_pad(x, padding), kernel, stride, dilation, g.shape[2:])
-        gw = xp.tensordot(g, cols, axes=((0,) + tuple(range(2, 2 + k)), (0,) + tuple(range(2, 2 + k))))
+        gw = backend.tensordot(xp, g, cols, axes=((0,) + tuple(range(2, 2 + k)), (0,) + tuple(range(2, 2 + k))))
     if needs[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, 2 + k)))
     return gx, gw, gb
@@ -81,7 +82,7 @@ def conv_transpose_arrays(x, w, stride, padding, output_padding, dilation):
     kernel = w.shape[2:]
     outs = tuple((n - 1) * s - 2 * p + d * (kk - 1) + op + 1
                  for n, s, p, op, d, kk in zip(x.shape[2:], stride, padding, output_padding, dilation, kernel))
-    cols = xp.moveaxis(xp.tensordot(x, w, axes=((1,), (0,))), 1 + k, 1)  # (N, O, *in, *kernel)
+    cols = xp.moveaxis(backend.tensordot(xp, x, w, axes=((1,), (0,))), 1 + k, 1)  # (N, O, *in, *kernel)
     full = _col2im(cols, (x.shape[0], w.shape[1]) + tuple(o + 2 * p for o, p in zip(outs, padding)), kernel,
                    stride, dilation, (0,) * k)
     return full[(slice(None), slice(None)) + tuple(slice(p, p + o) for p, o in zip(padding, outs))]
@@ -97,10 +98,11 @@ def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
     cols = windows(_pad(g, padding), kernel, stride, dilation, x.shape[2:])  # (N, O, *in, *kernel)
     gx = gw = gb = None
     if needs[0]:
-        out = xp.tensordot(cols, w, axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), (1,) + tuple(range(2, 2 + k))))
+        out = backend.tensordot(xp, cols, w,
+                                axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), (1,) + tuple(range(2, 2 + k))))
         gx = xp.ascontiguousarray(xp.moveaxis(out, -1, 1))
     if needs[1]:
-        gw = xp.tensordot(x, cols, axes=((0,) + tuple(range(2, 2 + k)), (0,) + tuple(range(2, 2 + k))))
+        gw = backend.tensordot(xp, x, cols, axes=((0,) + tuple(range(2, 2 + k)), (0,) + tuple(range(2, 2 + k))))
     if needs[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, 2 + k)))
     return gx, gw, gb
@@ -348,16 +350,26 @@ def conv_transpose_nd(input: Tensor, weight: Tensor, bias, stride, padding, outp
 
 def conv3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0, dilation=1,
            groups: int = 1) -> Tensor:
+    if _amp.on and autocast_applies("conv3d", input, weight, bias, stride, padding, dilation, groups):
+        return autocast_run("conv3d", conv3d, input, weight, bias, stride, padding, dilation, groups)
     return conv_nd(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 def conv_transpose1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    if _amp.on and autocast_applies("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation):
+        return autocast_run("conv_transpose1d", conv_transpose1d, input, weight, bias, stride, padding, output_padding,
+                            groups, dilation)
     return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 1,
                              "conv_transpose1d")
 
 
 def conv_transpose3d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, padding=0,
                      output_padding=0, groups: int = 1, dilation=1) -> Tensor:
+    if _amp.on and autocast_applies("conv_transpose3d", input, weight, bias, stride, padding, output_padding, groups,
+                                    dilation):
+        return autocast_run("conv_transpose3d", conv_transpose3d, input, weight, bias, stride, padding, output_padding,
+                            groups, dilation)
     return conv_transpose_nd(input, weight, bias, stride, padding, output_padding, groups, dilation, 3,
                              "conv_transpose3d")

@@ -36,7 +36,10 @@ class ToCopy(Function):
         if device is not None and device != ctx.src_device:
             out = backend.to_device(out, device)
         if np_dtype is not None and out.dtype != np_dtype:
-            out = copy_preserving_layout(out, np_dtype)  # torch's to() keeps the layout, as clone() does
+            # a float too large for float16 becomes inf, as torch's cast, silently: GradScaler's overflow checks
+            # expect it, and NumPy's 'overflow encountered in cast' warning would print on each skipped step
+            with backend.errstate(backend.get_array_module(out), over="ignore"):
+                out = copy_preserving_layout(out, np_dtype)  # torch's to() keeps the layout, as clone() does
         if out is a:
             out = copy_preserving_layout(a)
         return out

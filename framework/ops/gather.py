@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
@@ -170,6 +171,8 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> 
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("scatter_add", input, dim, index, src):
+        return autocast_run("scatter_add", scatter_add, input, dim, index, src)
     return ScatterAdd.apply(input, dim % max(input.ndim, 1), _index_arg(index, "scatter"), src)
 
 

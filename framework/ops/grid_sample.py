@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
@@ -187,6 +188,8 @@ def _source_tensor(coord: Tensor, size: int, padding: str, align_corners: bool, 
 def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mode: str = "zeros",
                 align_corners: bool | None = None) -> Tensor:
     """Sample ``input`` (N, C, H, W) at ``grid`` (N, H_out, W_out, 2) normalised (x, y) locations."""
+    if _amp.on and autocast_applies("grid_sample", input, grid, mode, padding_mode, align_corners):
+        return autocast_run("grid_sample", grid_sample, input, grid, mode, padding_mode, align_corners)
     if mode not in ("bilinear", "nearest", "bicubic"):
         raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
                          f"but got: '{mode}'")

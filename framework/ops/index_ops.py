@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend
 from ..autograd.broadcast import sum_to
 from ..autograd.function import Function
@@ -330,6 +331,8 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha=
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """input with input.select(dim, index[k]) replaced by source.select(dim, k)."""
+    if _amp.on and autocast_applies("index_copy", input, dim, index, source):
+        return autocast_run("index_copy", index_copy, input, dim, index, source)
     return IndexCopy.apply(input, _dim(input, dim), index_arg(index), source)
 
 

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
@@ -347,6 +348,8 @@ def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False)
 
 def index_put(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of input with input[indices] = values (see index_put_). Saves the index tensors."""
+    if _amp.on and autocast_applies("index_put", input, indices, values, accumulate):
+        return autocast_run("index_put", index_put, input, indices, values, accumulate)
     return IndexPutCopy.apply(input, values, bool(accumulate), *_index_put_parts("index_put", input, indices, values))
 
 

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import dtypes
+from ..amp.state import autocast_applies, autocast_run, state as _amp
+from .. import backend, dtypes
 from ..autograd.function import Function
 from ..tensor import Tensor
 from ._util import broadcast_error, c_type_name, check_device, sum_to, sum_to_array
@@ -36,7 +37,7 @@ def _mm(a, b):
     same single product, and numpy's matmul takes ~4x as long for it (the GAN's last-layer backward)."""
     if a.shape[1] == 1:
         return a * b
-    return a @ b
+    return backend.matmul(a, b)
 
 
 def _save_crossed(ctx, a, b):
@@ -56,7 +57,7 @@ class Mm(Function):
                                f"{b.shape[0]}x{b.shape[1]})")
         _check_dtypes(a, b)
         _save_crossed(ctx, a, b)
-        return a @ b
+        return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -85,7 +86,7 @@ class Mv(Function):
                                f"vec ({v.shape[0]})")
         _check_dtypes(a, v, "mv")
         _save_crossed(ctx, a, v)
-        return a @ v
+        return backend.matmul(a, v)
 
     @staticmethod
     def backward(ctx, grad):
@@ -108,7 +109,7 @@ class Dot(Function):
                                "respectively")
         _check_dtypes(a, b, "dot")
         _save_crossed(ctx, a, b)
-        return a @ b
+        return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -131,7 +132,7 @@ class Bmm(Function):
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
         _check_dtypes(a, b, "bmm")
         _save_crossed(ctx, a, b)
-        return a @ b
+        return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
@@ -219,6 +220,8 @@ def _squeeze_single_batch(a, b):
 
 def matmul(a, b):
     """torch.matmul's dispatch and graph: dot, mv, mm (+ squeeze_), folded mm/mv, or broadcast bmm."""
+    if _amp.on and autocast_applies("matmul", a, b):
+        return autocast_run("matmul", matmul, a, b)
     check_device(a, b)
     if a.ndim == 0 or b.ndim == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.ndim}D and {b.ndim}D")
@@ -241,6 +244,8 @@ def matmul(a, b):
 
 
 def mm(a, b):
+    if _amp.on and autocast_applies("mm", a, b):
+        return autocast_run("mm", mm, a, b)
     check_device(a, b)
     if a.ndim != 2:
         raise RuntimeError("self must be a matrix")
@@ -250,15 +255,21 @@ def mm(a, b):
 
 
 def bmm(a, b):
+    if _amp.on and autocast_applies("bmm", a, b):
+        return autocast_run("bmm", bmm, a, b)
     check_device(a, b)
     return Bmm.apply(a, b)
 
 
 def mv(a, b):
+    if _amp.on and autocast_applies("mv", a, b):
+        return autocast_run("mv", mv, a, b)
     return Mv.apply(a, b)
 
 
 def dot(a, b):
+    if _amp.on and autocast_applies("dot", a, b):
+        return autocast_run("dot", dot, a, b)
     if a.ndim != 1 or b.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
     return Dot.apply(a, b)
@@ -310,6 +321,8 @@ class Addmm(Function):
 
 def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """x @ weight.T + bias with torch's graph: addmm for 2-D input (flattened N-D contiguous input), else matmul."""
+    if _amp.on and autocast_applies("linear", x, weight, bias):
+        return autocast_run("linear", linear, x, weight, bias)
     if x.ndim == 0 or weight.ndim == 0:
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {x.ndim}D and "
                            f"{weight.ndim}D")

@@ -6,6 +6,7 @@ import collections
 import math
 import warnings
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import creation
 from ..tensor import Tensor
 from .combine import where
@@ -35,14 +36,20 @@ def logdet(input: Tensor) -> Tensor:
 
 
 def inverse(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("inverse", input):
+        return autocast_run("inverse", inverse, input)
     return LinalgInv.apply(input)
 
 
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    if _amp.on and autocast_applies("pinverse", input, rcond):
+        return autocast_run("pinverse", pinverse, input, rcond)
     return LinalgPinv.apply(input, None, rcond)
 
 
 def cholesky(input: Tensor, upper: bool = False) -> Tensor:
+    if _amp.on and autocast_applies("cholesky", input, upper):
+        return autocast_run("cholesky", cholesky, input, upper)
     warnings.warn("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
                   "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
                   "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
@@ -53,6 +60,8 @@ def cholesky(input: Tensor, upper: bool = False) -> Tensor:
 
 def qr(input: Tensor, some: bool = True):
     """(Q, R): torch.qr's some=True is linalg.qr's mode 'reduced', some=False 'complete'."""
+    if _amp.on and autocast_applies("qr", input, some):
+        return autocast_run("qr", qr, input, some)
     warnings.warn("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
                   "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
                   "Q, R = torch.qr(A, some)\nshould be replaced with\n"
@@ -62,6 +71,8 @@ def qr(input: Tensor, some: bool = True):
 
 def svd(input: Tensor, some: bool = True, compute_uv: bool = True):
     """(U, S, V) with A = U diag(S) V^H (V, not Vh: torch.svd's convention); compute_uv=False: U, V zeros."""
+    if _amp.on and autocast_applies("svd", input, some, compute_uv):
+        return autocast_run("svd", svd, input, some, compute_uv)
     u, s, vh = LinalgSvd.apply(input, not some)
     if not compute_uv:
         m, n = input.shape[-2], input.shape[-1]
@@ -101,6 +112,8 @@ def matrix_exp(input: Tensor) -> Tensor:
 
 def chain_matmul(*matrices: Tensor) -> Tensor:
     """The product of 2-D matrices (deprecated in torch for linalg.multi_dot; one matrix: a copy)."""
+    if _amp.on and autocast_applies("chain_matmul", *matrices):
+        return autocast_run("chain_matmul", chain_matmul, *matrices)
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
                   "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
                   "parameters.", UserWarning, stacklevel=2)

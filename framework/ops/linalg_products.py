@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.broadcast import sum_to
 from ..autograd.function import Function
@@ -24,6 +25,8 @@ from .views import ReshapeCopy
 
 def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
     """Sum over a's ``dims`` last (or listed) dims and b's first (or listed) ones: permute, reshape, one mm."""
+    if _amp.on and autocast_applies("tensordot", a, b, dims):
+        return autocast_run("tensordot", tensordot, a, b, dims)
     if a.dtype != b.dtype:
         raise RuntimeError("both inputs should have same dtype")
     if isinstance(dims, int):
@@ -151,10 +154,14 @@ class Addbmm(Function):
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _amp.on and autocast_applies("addmv", input, mat, vec):
+        return autocast_run("addmv", addmv, input, mat, vec, beta=beta, alpha=alpha)
     return Addmv.apply(input, mat, vec, beta, alpha)
 
 
 def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _amp.on and autocast_applies("addr", input, vec1, vec2):
+        return autocast_run("addr", addr, input, vec1, vec2, beta=beta, alpha=alpha)
     for name, v in (("vec1", vec1), ("vec2", vec2)):
         if v.ndim != 1:
             raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
@@ -163,6 +170,8 @@ def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tenso
 
 
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _amp.on and autocast_applies("addbmm", input, batch1, batch2):
+        return autocast_run("addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     return Addbmm.apply(input, batch1, batch2, beta, alpha)
 
 
@@ -193,6 +202,8 @@ def _chain(mats, order, i: int, j: int) -> Tensor:
 
 def multi_dot(tensors) -> Tensor:
     """A chain of matrix products (the first may be a row vector, the last a column), in the cheapest order."""
+    if _amp.on and autocast_applies("multi_dot", tensors):
+        return autocast_run("multi_dot", multi_dot, tensors)
     tensors = list(tensors)
     if len(tensors) < 2:
         raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {len(tensors)}")
@@ -272,6 +283,8 @@ class Dist(Function):
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
+    if _amp.on and autocast_applies("dist", input, other, p):
+        return autocast_run("dist", dist, input, other, p)
     return Dist.apply(input, other, float(p))
 
 
@@ -326,6 +339,8 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     deviation from torch: compute_mode is ignored, distances are always summed term by term (torch's matmul form
     for p=2 and more than 25 rows agrees to rounding, not bit for bit).
     """
+    if _amp.on and autocast_applies("cdist", x1, x2, p, compute_mode):
+        return autocast_run("cdist", cdist, x1, x2, p, compute_mode)
     if x1.ndim < 2 or x2.ndim < 2:
         raise RuntimeError(f"cdist only supports at least 2D tensors, X{1 if x1.ndim < 2 else 2} got: "
                            f"{min(x1.ndim, x2.ndim) if x1.ndim < 2 else x2.ndim}D")

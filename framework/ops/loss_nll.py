@@ -1,6 +1,7 @@
 """The negative log-likelihood loss as one op (torch's NllLossBackward0 / NllLoss2DBackward0)."""
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -128,6 +129,8 @@ def _check_target(input: Tensor, target: Tensor) -> None:
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
              reduction: str = "mean") -> Tensor:
     """torch.nn.functional.nll_loss: (C,), (N, C) or (N, C, d1, ...) log-probabilities, integer targets."""
+    if _amp.on and autocast_applies("nll_loss", input, target, weight, ignore_index, reduction):
+        return autocast_run("nll_loss", nll_loss, input, target, weight, ignore_index, reduction)
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
     _check_target(input, target)

@@ -10,6 +10,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function, OriginalSelf
 from ..backend import errstate, get_array_module
@@ -336,6 +337,8 @@ def _check_renorm(input: Tensor, p: float, maxnorm: float) -> None:
 
 def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     """input with every slice along dim scaled down to p-norm maxnorm where it exceeds it."""
+    if _amp.on and autocast_applies("renorm", input, p, dim, maxnorm):
+        return autocast_run("renorm", renorm, input, p, dim, maxnorm)
     _check_renorm(input, p, maxnorm)
     return Renorm.apply(input, p, wrap_dim(dim, input.ndim), maxnorm)
 

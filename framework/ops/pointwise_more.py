@@ -6,6 +6,7 @@ the same node names and saves as torch.
 """
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
@@ -180,11 +181,15 @@ class AddmmScaled(Addmm):
 # ---- functional API ---------------------------------------------------------------------------------
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    if _amp.on and autocast_applies("addcmul", input, tensor1, tensor2):
+        return autocast_run("addcmul", addcmul, input, tensor1, tensor2, value=value)
     return Addcmul.apply(input, operand(tensor1, "addcmul", 2, "tensor1", numbers=False),
                          operand(tensor2, "addcmul", 3, "tensor2", numbers=False), value)
 
 
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:
+    if _amp.on and autocast_applies("addcdiv", input, tensor1, tensor2):
+        return autocast_run("addcdiv", addcdiv, input, tensor1, tensor2, value=value)
     return Addcdiv.apply(input, operand(tensor1, "addcdiv", 2, "tensor1", numbers=False),
                          operand(tensor2, "addcdiv", 3, "tensor2", numbers=False), value)
 
@@ -199,6 +204,8 @@ def lerp(input: Tensor, end: Tensor, weight) -> Tensor:
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     # torch checks dtypes before any shape: self against mat2 first, then mat1 against mat2
+    if _amp.on and autocast_applies("addmm", input, mat1, mat2):
+        return autocast_run("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha)
     for name, a in (("self", input), ("mat1", mat1)):
         if a.dtype != mat2.dtype:
             got = [scalar_type_name(x._array.dtype) for x in (a, mat2)]

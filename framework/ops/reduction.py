@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -272,6 +273,8 @@ class Prod(Function):
 # ---- functional API ---------------------------------------------------------------------------------
 
 def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
+    if _amp.on and autocast_applies("sum", a, dim, keepdim):
+        return autocast_run("sum", sum, a, dim, keepdim, dtype=dtype)
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     if dim is None:
         return SumAll.apply(a, np_dt) if np_dt is not None else SumAll.apply(a)
@@ -280,6 +283,8 @@ def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
 
 def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or over one ``dim``."""
+    if _amp.on and autocast_applies("prod", a, dim, keepdim):
+        return autocast_run("prod", prod, a, dim, keepdim, dtype=dtype)
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     if dim is None:
         return ProdAll.apply(a, np_dt)

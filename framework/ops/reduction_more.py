@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module
@@ -302,11 +303,15 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
 
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The q-th quantiles (q a number or 1-D tensor) over all elements or along dim; NaN if a NaN is there."""
+    if _amp.on and autocast_applies("quantile", input, q, dim, keepdim):
+        return autocast_run("quantile", quantile, input, q, dim, keepdim, interpolation=interpolation)
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
 def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """quantile ignoring NaN (NaN only where all are)."""
+    if _amp.on and autocast_applies("nanquantile", input, q, dim, keepdim):
+        return autocast_run("nanquantile", nanquantile, input, q, dim, keepdim, interpolation=interpolation)
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 

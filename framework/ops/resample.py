@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
@@ -228,6 +229,10 @@ def _linear_matrix(src: np.ndarray, n_in: int) -> np.ndarray:
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False) -> Tensor:
     """Resize the spatial dims (all but N, C) by nearest or (bi)linear interpolation, as torch."""
+    if _amp.on and autocast_applies("interpolate", input, size, scale_factor, mode, align_corners,
+                                    recompute_scale_factor, antialias):
+        return autocast_run("interpolate", interpolate, input, size, scale_factor, mode, align_corners,
+                            recompute_scale_factor, antialias)
     k = input.ndim - 2
     if k < 1:
         raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "

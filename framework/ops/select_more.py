@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
@@ -273,6 +274,8 @@ def _cross(xp, a, b, dim):
 
 
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    if _amp.on and autocast_applies("cross", input, other, dim):
+        return autocast_run("cross", cross, input, other, dim)
     if input.ndim != other.ndim:
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
     if dim is None:  # torch's deprecated default: the first dim of size 3

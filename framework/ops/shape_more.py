@@ -5,6 +5,7 @@ Views share their input's storage and version counter as torch's do; none of the
 """
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
@@ -349,6 +350,8 @@ def diag(input: Tensor, diagonal: int = 0) -> Tensor:
 
 
 def trace(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("trace", input):
+        return autocast_run("trace", trace, input)
     return Trace.apply(input)
 
 

@@ -5,6 +5,7 @@ import collections
 
 import numpy as np
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend
 from ..autograd.function import Function
 from ..backend import get_array_module
@@ -135,6 +136,8 @@ class Cumsum(Function):
 
 
 def cumsum(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    if _amp.on and autocast_applies("cumsum", input, dim):
+        return autocast_run("cumsum", cumsum, input, dim, dtype=dtype)
     if dtype is not None:
         input = input.to(dtype)
     return Cumsum.apply(input, wrap_dim(dim, input.ndim))
@@ -182,6 +185,8 @@ class Cumprod(Function):
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
+    if _amp.on and autocast_applies("cumprod", input, dim):
+        return autocast_run("cumprod", cumprod, input, dim, dtype=dtype)
     if dtype is not None:
         input = input.to(dtype)
     return Cumprod.apply(input, wrap_dim(dim, input.ndim))
@@ -213,6 +218,8 @@ class Logsumexp(Function):
 
 
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    if _amp.on and autocast_applies("logsumexp", input, dim, keepdim):
+        return autocast_run("logsumexp", logsumexp, input, dim, keepdim)
     if input._array.dtype.kind != "f":
         input = input.float()
     return Logsumexp.apply(input, normalize_dims(dim, input.ndim), keepdim)

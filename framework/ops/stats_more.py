@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import warnings
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..backend import get_array_module
 from ..tensor import Tensor
@@ -17,6 +18,8 @@ class Vdot(Dot):
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("vdot", input, other):
+        return autocast_run("vdot", vdot, input, other)
     if input.ndim != 1 or other.ndim != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.ndim}D and {other.ndim}D tensors")
     return Vdot.apply(input, other)

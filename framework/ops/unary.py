@@ -6,6 +6,7 @@ The op classes come first, then the functional API; the in-place twins are in un
 """
 from __future__ import annotations
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
@@ -307,10 +308,14 @@ def sign(a):
 
 
 def exp(a):
+    if _amp.on and autocast_applies("exp", a):
+        return autocast_run("exp", exp, a)
     return Exp.apply(a)
 
 
 def log(a):
+    if _amp.on and autocast_applies("log", a):
+        return autocast_run("log", log, a)
     return Log.apply(a)
 
 
@@ -319,6 +324,8 @@ def sqrt(a):
 
 
 def rsqrt(a):
+    if _amp.on and autocast_applies("rsqrt", a):
+        return autocast_run("rsqrt", rsqrt, a)
     return Rsqrt.apply(a)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend, dtypes
 from ..autograd.function import Function
 from ..backend import errstate as _errstate
@@ -299,38 +300,56 @@ def square_(input: Tensor) -> Tensor:
 
 
 def log1p(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("log1p", input):
+        return autocast_run("log1p", log1p, input)
     return Log1p.apply(input)
 
 
 def expm1(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("expm1", input):
+        return autocast_run("expm1", expm1, input)
     return Expm1.apply(input)
 
 
 def log2(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("log2", input):
+        return autocast_run("log2", log2, input)
     return Log2.apply(input)
 
 
 def log10(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("log10", input):
+        return autocast_run("log10", log10, input)
     return Log10.apply(input)
 
 
 def tan(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("tan", input):
+        return autocast_run("tan", tan, input)
     return Tan.apply(input)
 
 
 def sinh(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("sinh", input):
+        return autocast_run("sinh", sinh, input)
     return Sinh.apply(input)
 
 
 def cosh(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("cosh", input):
+        return autocast_run("cosh", cosh, input)
     return Cosh.apply(input)
 
 
 def asin(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("asin", input):
+        return autocast_run("asin", asin, input)
     return Asin.apply(input)
 
 
 def acos(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("acos", input):
+        return autocast_run("acos", acos, input)
     return Acos.apply(input)
 
 

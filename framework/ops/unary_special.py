@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 
+from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import backend
 from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
@@ -170,6 +171,8 @@ def exp2(input: Tensor) -> Tensor:
 
 
 def erfinv(input: Tensor) -> Tensor:
+    if _amp.on and autocast_applies("erfinv", input):
+        return autocast_run("erfinv", erfinv, input)
     return Erfinv.apply(input)
 
 

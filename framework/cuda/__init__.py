@@ -1,7 +1,9 @@
 """framework.cuda: is_available, device_count, synchronize, manual_seed_all (through backend's cupy)."""
 from __future__ import annotations
 
-from . import backend
+import importlib
+
+from .. import backend
 
 
 def is_available() -> bool:
@@ -29,3 +31,10 @@ def current_device() -> int:
     if not is_available():
         raise RuntimeError("No CUDA GPUs are available (framework needs cupy and an NVIDIA GPU)")
     return backend._import_cupy().cuda.Device().id
+
+
+def __getattr__(name: str):
+    # framework.cuda.amp sits a floor above (it builds on autograd's state), so it is loaded on first use
+    if name == "amp":
+        return importlib.import_module(".amp", __name__)
+    raise AttributeError(f"module 'framework.cuda' has no attribute '{name}'")
