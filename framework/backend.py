@@ -372,14 +372,14 @@ def matmul(a: Array, b: Array) -> Array:
     """a @ b.  On the host, float16 operands multiply in float32 and round once, as torch's CPU kernels (which
     accumulate in float32): NumPy's float16 matmul has no BLAS (12x slower at 128x784 @ 784x512) and rounds as it
     goes.  CuPy's float16 GEMM (cuBLAS, float32 accumulation) runs as it is."""
-    if a.dtype == np.float16 and b.dtype == np.float16 and not _on_gpu(a):
+    if a.dtype.char == "e" and b.dtype.char == "e" and not _on_gpu(a):  # float16 ("e": a cheaper test than ==)
         return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
     return a @ b
 
 
 def tensordot(xp, a: Array, b: Array, axes) -> Array:
     """xp.tensordot(a, b, axes), float16 on the host in float32 as ``matmul`` (the convolutions' products)."""
-    if a.dtype == np.float16 and b.dtype == np.float16 and not _on_gpu(a):
+    if a.dtype.char == "e" and b.dtype.char == "e" and not _on_gpu(a):
         return xp.tensordot(a.astype(np.float32), b.astype(np.float32), axes=axes).astype(np.float16)
     return xp.tensordot(a, b, axes=axes)
 
