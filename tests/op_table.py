@@ -515,6 +515,25 @@ OPS += [
            [(1, 2, 2, 3, 2), (2, 3, 2, 3, 2), (3,)]),
 ]
 
+# grouped and depthwise convolutions (ops/conv_nd.py's grouped kernels, for every dimension)
+OPS += [
+    OpCase("conv2d_grouped", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2, padding=1, groups=2),
+           [(2, 4, 5, 5), (6, 2, 3, 3), (6,)]),
+    OpCase("conv2d_depthwise", lambda m, x, w: m.nn.functional.conv2d(x, w, padding=1, dilation=2, groups=3),
+           [(1, 3, 6, 6), (3, 1, 3, 3)]),
+    OpCase("conv1d_grouped", lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, padding="same", groups=2),
+           [(2, 4, 7), (4, 2, 3), (4,)]),
+    OpCase("conv3d_grouped", lambda m, x, w: m.nn.functional.conv3d(x, w, groups=2),
+           [(1, 4, 3, 4, 3), (2, 2, 2, 2, 2)]),
+    OpCase("conv_transpose2d_grouped", lambda m, x, w, b: m.nn.functional.conv_transpose2d(x, w, b, stride=2,
+                                                                                           groups=2),
+           [(2, 4, 3, 3), (4, 3, 3, 3), (6,)]),
+    OpCase("conv_transpose1d_grouped", lambda m, x, w: m.nn.functional.conv_transpose1d(
+        x, w, stride=2, output_padding=1, groups=2), [(2, 4, 5), (4, 2, 3)]),
+    OpCase("conv_transpose3d_depthwise", lambda m, x, w: m.nn.functional.conv_transpose3d(x, w, groups=2),
+           [(1, 2, 2, 3, 2), (2, 1, 2, 2, 2)]),
+]
+
 # unfold / fold, channel shuffle (ops/fold.py); 3-D padding (ops/resample.py; circular padding's CopySlices graph is
 # tested in tests/test_nn_layers_misc.py)
 OPS += [

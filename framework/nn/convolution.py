@@ -1,10 +1,11 @@
-"""Convolution layers beyond Conv1d/Conv2d/ConvTranspose2d: Conv3d, ConvTranspose1d, ConvTranspose3d (groups=1,
-padding_mode='zeros'; torch's arguments, default initialisation and reprs)."""
+"""Convolution layers beyond Conv1d/Conv2d/ConvTranspose2d: Conv3d, ConvTranspose1d, ConvTranspose3d (torch's
+arguments, groups and padding modes, default initialisation and reprs)."""
 from __future__ import annotations
 
 from ..ops import conv_nd as C
 from ..tensor import Size, Tensor
-from .layers import _WeightBias
+from ..ops.resample import pad
+from .layers import _WeightBias, check_conv_args, reversed_padding_twice
 
 
 def _ntuple(v, k: int) -> tuple:
@@ -20,18 +21,15 @@ class _ConvNd(_WeightBias):
                  dilation=1, groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None,
                  dtype=None) -> None:
         super().__init__()
-        name = type(self).__name__
-        if groups != 1:
-            raise NotImplementedError(f"{name}: groups > 1 is not supported")
-        if padding_mode != "zeros":
-            raise NotImplementedError(f"{name}: only padding_mode='zeros' is supported")
         k = self._dims
+        check_conv_args(in_channels, out_channels, groups, padding, _ntuple(stride, k), padding_mode,
+                        self._transposed, type(self).__name__)
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _ntuple(kernel_size, k), _ntuple(stride, k)
         self.padding = padding if isinstance(padding, str) else _ntuple(padding, k)
         self.dilation, self.output_padding = _ntuple(dilation, k), _ntuple(output_padding, k)
         self.groups, self.padding_mode, self.transposed = groups, padding_mode, self._transposed
-        channels = (in_channels, out_channels) if self._transposed else (out_channels, in_channels)
+        channels = (in_channels, out_channels // groups) if self._transposed else (out_channels, in_channels // groups)
         self._make_parameters(channels + self.kernel_size, out_channels if bias else None, dtype, device)
 
     def extra_repr(self) -> str:
@@ -43,8 +41,12 @@ class _ConvNd(_WeightBias):
             s += f", dilation={self.dilation}"
         if self.output_padding != (0,) * k:
             s += f", output_padding={self.output_padding}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
@@ -57,6 +59,10 @@ class Conv3d(_ConvNd):
                          padding_mode, device, dtype)
 
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            input = pad(input, reversed_padding_twice(self.padding, self.kernel_size, self.dilation),
+                        mode=self.padding_mode)
+            return C.conv3d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
         return C.conv3d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
 

@@ -16,7 +16,7 @@ from .. import backend, ops
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
-from ..ops import conv as _conv, unary_inplace as _un
+from ..ops import conv as _conv, conv_nd as _conv_nd, unary_inplace as _un
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
 from ..ops.scalar_ops import MulScalar
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
@@ -166,8 +166,8 @@ def _pair(v):
 def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 1):
     if _amp.on and autocast_applies("conv2d", x, weight, bias, stride, padding, dilation, groups):
         return autocast_run("conv2d", conv2d, x, weight, bias, stride, padding, dilation, groups)
-    if groups != 1:
-        raise NotImplementedError("conv2d: groups > 1 is not supported")
+    if groups != 1:  # grouped (depthwise): the N-d convolution's grouped kernels
+        return _conv_nd.conv_nd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
     if isinstance(padding, str):
         if padding == "valid":
             padding = 0
@@ -182,7 +182,8 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
         return autocast_run("conv_transpose2d", conv_transpose2d, x, weight, bias, stride, padding, output_padding,
                             groups, dilation)
     if groups != 1:
-        raise NotImplementedError("conv_transpose2d: groups > 1 is not supported")
+        return _conv_nd.conv_transpose_nd(x, weight, bias, stride, padding, output_padding, groups, dilation, 2,
+                                          "conv_transpose2d")
     return _conv.ConvTranspose2d.apply(x, weight, bias, _pair(stride), _pair(padding), _pair(output_padding),
                                        _pair(dilation))
 

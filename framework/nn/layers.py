@@ -68,25 +68,62 @@ def _pair(v):
     return (v, v) if isinstance(v, int) else tuple(v)
 
 
+def check_conv_args(in_channels: int, out_channels: int, groups: int, padding, stride: tuple, padding_mode: str,
+                    transposed: bool, name: str) -> None:
+    """torch's _ConvNd checks on a convolution module's arguments, in its order (ValueError, its texts)."""
+    if transposed and padding_mode != "zeros":  # _ConvTransposeNd checks this first
+        raise ValueError(f'Only "zeros" padding mode is supported for {name}')
+    if groups <= 0:
+        raise ValueError("groups must be a positive integer")
+    if in_channels % groups != 0:
+        raise ValueError("in_channels must be divisible by groups")
+    if out_channels % groups != 0:
+        raise ValueError("out_channels must be divisible by groups")
+    if isinstance(padding, str):
+        if padding not in ("same", "valid"):
+            raise ValueError(f"Invalid padding string {padding!r}, should be one of {({'same', 'valid'})}")
+        if padding == "same" and any(s != 1 for s in stride):
+            raise ValueError("padding='same' is not supported for strided convolutions")
+    modes = {"zeros", "reflect", "replicate", "circular"}  # a set, as torch's: its text lists them in set order
+    if padding_mode not in modes:
+        raise ValueError(f"padding_mode must be one of {modes}, but got padding_mode='{padding_mode}'")
+
+
+def reversed_padding_twice(padding, kernel_size: tuple, dilation: tuple) -> tuple:
+    """F.pad's argument for a padding_mode other than zeros (torch's _reversed_padding_repeated_twice): each dim's
+    padding on both sides, last dim first; 'same' splits the kernel's span, the extra element on the right."""
+    if padding == "valid":
+        padding = (0,) * len(kernel_size)
+    pads = []
+    for i in reversed(range(len(kernel_size))):
+        if padding == "same":
+            total = dilation[i] * (kernel_size[i] - 1)
+            pads += [total // 2, total - total // 2]
+        else:
+            pads += [padding[i], padding[i]]
+    return tuple(pads)
+
+
 class Conv2d(_WeightBias):
-    """2-D cross-correlation over (N, C, H, W) inputs (groups=1)."""
+    """2-D cross-correlation over (N, C, H, W) inputs; groups split the channels (depthwise: groups=in_channels),
+    padding_mode pads with F.pad's modes first."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
         super().__init__()
-        if groups != 1:
-            raise NotImplementedError("Conv2d: groups > 1 is not supported")
-        if padding_mode != "zeros":
-            raise NotImplementedError("Conv2d: only padding_mode='zeros' is supported")
+        check_conv_args(in_channels, out_channels, groups, padding, _pair(stride), padding_mode, False, "Conv2d")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _pair(kernel_size), _pair(stride)
         self.padding = padding if isinstance(padding, str) else _pair(padding)
-        self.dilation, self.groups = _pair(dilation), groups
-        self._make_parameters((out_channels, in_channels) + self.kernel_size, out_channels if bias else None, dtype,
-                              device)
+        self.dilation, self.groups, self.padding_mode = _pair(dilation), groups, padding_mode
+        self._make_parameters((out_channels, in_channels // groups) + self.kernel_size,
+                              out_channels if bias else None, dtype, device)
 
     def forward(self, x):
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation)
+        if self.padding_mode != "zeros":
+            x = F.pad(x, reversed_padding_twice(self.padding, self.kernel_size, self.dilation), mode=self.padding_mode)
+            return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -94,32 +131,43 @@ class Conv2d(_WeightBias):
             s += f", padding={self.padding}"
         if self.dilation != (1, 1):
             s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 
 class ConvTranspose2d(_WeightBias):
-    """The transpose of Conv2d (a learned upsampling), weight of shape (in, out, kh, kw)."""
+    """The transpose of Conv2d (a learned upsampling), weight of shape (in, out / groups, kh, kw)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, output_padding=0,
-                 groups: int = 1, bias: bool = True, dilation=1, device=None, dtype=None) -> None:
+                 groups: int = 1, bias: bool = True, dilation=1, padding_mode: str = "zeros", device=None,
+                 dtype=None) -> None:
         super().__init__()
-        if groups != 1:
-            raise NotImplementedError("ConvTranspose2d: groups > 1 is not supported")
+        check_conv_args(in_channels, out_channels, groups, padding, _pair(stride), padding_mode, True,
+                        "ConvTranspose2d")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride, self.padding = _pair(kernel_size), _pair(stride), _pair(padding)
         self.output_padding, self.dilation, self.groups = _pair(output_padding), _pair(dilation), groups
-        self._make_parameters((in_channels, out_channels) + self.kernel_size, out_channels if bias else None, dtype,
-                              device)
+        self.padding_mode = padding_mode
+        self._make_parameters((in_channels, out_channels // groups) + self.kernel_size,
+                              out_channels if bias else None, dtype, device)
 
     def forward(self, x):
-        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding, 1,
-                                  self.dilation)
+        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+                                  self.groups, self.dilation)
 
     def extra_repr(self) -> str:
-        return (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
-                + (f", padding={self.padding}" if self.padding != (0, 0) else ""))
+        s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
+        for name, default in (("padding", (0, 0)), ("dilation", (1, 1)), ("output_padding", (0, 0))):
+            if getattr(self, name) != default:
+                s += f", {name}={getattr(self, name)}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
+        return s + (", bias=False" if self.bias is None else "")
 
 
 class _NormBase(Module):

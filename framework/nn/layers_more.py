@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from .. import creation
 from ..ops import conv_more as C
-from ..ops.resample import interpolate
+from ..ops.resample import interpolate, pad
 from . import functional_pool as FP
-from .layers import _WeightBias
+from .layers import _WeightBias, check_conv_args, reversed_padding_twice
 from .module import Module
 from .parameter import Parameter
 
@@ -15,24 +15,27 @@ def _one(v) -> tuple:
 
 
 class Conv1d(_WeightBias):
-    """1-D cross-correlation over (N, C, L) inputs (groups=1); torch's default init."""
+    """1-D cross-correlation over (N, C, L) inputs; groups split the channels, padding_mode pads with F.pad's modes
+    first; torch's default init."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size, stride=1, padding=0, dilation=1,
                  groups: int = 1, bias: bool = True, padding_mode: str = "zeros", device=None, dtype=None) -> None:
         super().__init__()
-        if groups != 1:
-            raise NotImplementedError("Conv1d: groups > 1 is not supported")
-        if padding_mode != "zeros":
-            raise NotImplementedError("Conv1d: only padding_mode='zeros' is supported")
+        check_conv_args(in_channels, out_channels, groups, padding, _one(stride), padding_mode, False,
+                        "Conv1d")
         self.in_channels, self.out_channels = in_channels, out_channels
         self.kernel_size, self.stride = _one(kernel_size), _one(stride)
         self.padding = padding if isinstance(padding, str) else _one(padding)
-        self.dilation, self.groups = _one(dilation), groups
-        self._make_parameters((out_channels, in_channels) + self.kernel_size, out_channels if bias else None, dtype,
-                              device)
+        self.dilation, self.groups, self.padding_mode = _one(dilation), groups, padding_mode
+        self._make_parameters((out_channels, in_channels // groups) + self.kernel_size,
+                              out_channels if bias else None, dtype, device)
 
     def forward(self, input):
-        return C.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation)
+        if self.padding_mode != "zeros":
+            input = pad(input, reversed_padding_twice(self.padding, self.kernel_size, self.dilation),
+                        mode=self.padding_mode)
+            return C.conv1d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return C.conv1d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -40,8 +43,12 @@ class Conv1d(_WeightBias):
             s += f", padding={self.padding}"
         if self.dilation != (1,):
             s += f", dilation={self.dilation}"
+        if self.groups != 1:
+            s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
 
 

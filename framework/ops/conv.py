@@ -94,6 +94,7 @@ class Conv2d(Function):
     """out = cross-correlation of x (N,C,H,W) with w (O,C,kh,kw) + b. Saves x and w."""
 
     node_name, array_forward = "ConvolutionBackward0", True
+    none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
@@ -203,6 +204,7 @@ class ConvTranspose2d(Function):
     """out = the transpose (gradient) of conv2d: x (N,C,H,W), w (C,O,kh,kw) + b. Saves x and w."""
 
     node_name, array_forward = "ConvolutionBackward0", True
+    none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, output_padding, dilation):

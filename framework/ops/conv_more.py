@@ -19,6 +19,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from . import conv as _conv
 from ._util import scalar_type_name
+from .conv_nd import conv_nd
 from .resample import SeparableMap
 
 
@@ -35,6 +36,7 @@ class Conv1d(Function):
     """out = cross-correlation of x (N,C,L) with w (O,C,k) + b. Saves x and w."""
 
     node_name, array_forward = "ConvolutionBackward0", True
+    none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
@@ -184,8 +186,8 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
            groups: int = 1) -> Tensor:
     if _amp.on and autocast_applies("conv1d", input, weight, bias, stride, padding, dilation, groups):
         return autocast_run("conv1d", conv1d, input, weight, bias, stride, padding, dilation, groups)
-    if groups != 1:
-        raise NotImplementedError("conv1d: groups > 1 is not supported")
+    if groups != 1:  # grouped (depthwise): the N-d convolution's grouped kernels
+        return conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
     if input.ndim not in (2, 3):
         raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
                            f"{list(input.shape)}")
