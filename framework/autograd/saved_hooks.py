@@ -11,9 +11,11 @@ from __future__ import annotations
 import threading
 import weakref
 
+from .. import backend
 from ..tensor import Tensor
 from .grad_mode import no_grad
 from .node import AccumulateGrad
+from .saved import _NO_HISTORY, SavedTensor
 
 
 class _HooksState(threading.local):
@@ -61,6 +63,7 @@ class HookedSaved:
 
     def unpack(self, owner) -> Tensor:
         """unpack_hook(packed), checked to be a Tensor, as a new tensor with the saved tensor's history."""
+        backend.hook_called(self.unpack_hook)  # framework.compile: a Python hook breaks the capture
         res = self.unpack_hook(self.packed)
         if not isinstance(res, Tensor):
             raise TypeError("Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
@@ -85,8 +88,8 @@ def pack_saved(saved: tuple, args: tuple, outputs) -> tuple:
     saved: the node's SavedTensor tuple; args/outputs: the op's inputs and output Tensors (pack receives the very
     tensor objects, as torch's does); raw values (numbers, shapes) are kept as they are.
     """
-    from .saved import SavedTensor, _NO_HISTORY  # (saved.py imports nothing from here: no cycle)
     pack_hook, unpack_hook = _state.stack[-1]
+    backend.hook_called(pack_hook)  # framework.compile: a Python hook breaks the capture (unless array_only)
     out = []
     with no_grad():
         for s in saved:
