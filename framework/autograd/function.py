@@ -24,7 +24,7 @@ from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, _sequence
 from .saved import SavedTensor
 from .saved_hooks import HookedSaved, pack_saved
-from .saved_hooks import _state as _saved_hooks
+from .saved_hooks import _active as _hooks_active
 from ..tensor import Tensor
 from .version import VersionCounter
 from .view_meta import CreationMeta
@@ -411,7 +411,8 @@ def _apply_fast(cls, *args):
             for s in ctx._to_save:  # the output and None are resolved here, without a call
                 saved.append(None if s is None else SavedTensor.of_output(t) if (s is out or s is raw) else
                              _resolve_saved(s, args, (t,)))
-            ctx._saved = tuple(saved) if not _saved_hooks.stack else pack_saved(tuple(saved), args, (t,))
+            # saved_tensors_hooks: the one read this costs an op that saves (pack_saved checks this thread's stack)
+            ctx._saved = tuple(saved) if not _hooks_active.count else pack_saved(tuple(saved), args, (t,))
             ctx._to_save = ()
     return t
 
@@ -570,7 +571,7 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
         before = ctx.next_functions[0] if cls.inplace and edge_args and edge_args[0] == 0 else _NO_EDGE
         ctx._saved = tuple([SavedTensor.of_original(s.array, before) if type(s) is OriginalSelf
                             else _resolve_saved(s, args, results, written) for s in ctx._to_save])
-        if _saved_hooks.stack:  # saved_tensors_hooks active: the node keeps what pack_hook returns
+        if _hooks_active.count:  # saved_tensors_hooks on (in some thread): the node keeps what pack_hook returns
             ctx._saved = pack_saved(ctx._saved, args, results)
         ctx._to_save = ()
 

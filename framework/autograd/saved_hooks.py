@@ -27,15 +27,30 @@ class _HooksState(threading.local):
 _state = _HooksState()
 
 
+class _Active:
+    """How many pairs are pushed, all threads together: what an op that saves reads first (a plain attribute, about
+    half the cost of a thread-local one); only when it is non-zero is this thread's stack looked at."""
+
+    count = 0
+
+
+_active = _Active()
+_lock = threading.Lock()
+
+
 def push_hooks(pack_hook, unpack_hook) -> None:
     """torch._C._autograd._push_saved_tensors_default_hooks: refused while disable_saved_tensors_hooks is on."""
     if _state.disabled_message is not None:
         raise RuntimeError(_state.disabled_message)
     _state.stack = _state.stack + ((pack_hook, unpack_hook),)
+    with _lock:
+        _active.count += 1
 
 
 def pop_hooks() -> None:
     _state.stack = _state.stack[:-1]
+    with _lock:
+        _active.count -= 1
 
 
 def disable(message: str) -> None:
@@ -86,8 +101,11 @@ def pack_saved(saved: tuple, args: tuple, outputs) -> tuple:
     """Replace each saved tensor of a node just recorded by pack_hook's result (the innermost pair's).
 
     saved: the node's SavedTensor tuple; args/outputs: the op's inputs and output Tensors (pack receives the very
-    tensor objects, as torch's does); raw values (numbers, shapes) are kept as they are.
+    tensor objects, as torch's does); raw values (numbers, shapes) are kept as they are.  Called when some thread has
+    hooks on: with none on in this one, ``saved`` is kept as it is.
     """
+    if not _state.stack:
+        return saved
     pack_hook, unpack_hook = _state.stack[-1]
     backend.hook_called(pack_hook)  # framework.compile: a Python hook breaks the capture (unless array_only)
     out = []
