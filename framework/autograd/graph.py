@@ -17,7 +17,7 @@ from . import engine, saved_hooks
 from .node import Node, RemovableHandle
 
 __all__ = ["saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks", "register_multi_grad_hook",
-           "Node", "GradientEdge", "get_gradient_edge", "increment_version"]
+           "allow_mutation_on_saved_tensors", "Node", "GradientEdge", "get_gradient_edge", "increment_version"]
 
 
 class GradientEdge(NamedTuple):
@@ -167,3 +167,56 @@ def register_multi_grad_hook(tensors: Sequence[Tensor], fn: Callable, *, mode: s
 
         handles = tuple(t.register_hook(wrapped_fn) for t in tensors if t.requires_grad)
     return _MultiHandle(handles)
+
+
+_allow_mutation_on_saved_tensors_enabled: bool = False
+
+
+class _AllowMutationOnSavedContext:
+    """The state of an allow_mutation_on_saved_tensors block: the copies its saved tensors were kept as."""
+
+    def __init__(self) -> None:
+        self.original: dict = {}  # handle -> the copy kept for backward
+
+    def clear(self) -> None:
+        self.original.clear()
+
+
+class _Handle:
+    pass
+
+
+@contextlib.contextmanager
+def allow_mutation_on_saved_tensors():
+    """Within this context, tensors saved for backward may be modified in place afterwards: backward uses the values
+    they had when saved.  Forward and backward must both run inside it.
+
+    torch copies a saved tensor only when it is about to be modified; here each saved tensor is copied when saved
+    (the same values and gradients, at the memory cost of one copy per saved tensor while the block lasts).
+    """
+    global _allow_mutation_on_saved_tensors_enabled
+    ctx = _AllowMutationOnSavedContext()
+
+    def pack_hook(tensor: Tensor) -> _Handle:
+        handle = _Handle()
+        ctx.original[handle] = tensor.detach().clone()
+        return handle
+
+    def unpack_hook(handle: _Handle) -> Tensor:
+        error_msg = ("Trying to backward outside of the 'allow_mutation_on_saved_tensors' context"
+                     "in which the graph was originally recorded.")
+        if not _allow_mutation_on_saved_tensors_enabled:
+            raise AssertionError(error_msg)
+        if handle not in ctx.original:
+            raise AssertionError(error_msg)
+        return ctx.original[handle]
+
+    with saved_tensors_hooks(pack_hook, unpack_hook):
+        try:
+            if _allow_mutation_on_saved_tensors_enabled:
+                raise RuntimeError("allow_mutation_on_saved_tensors contexts cannot be nested")
+            _allow_mutation_on_saved_tensors_enabled = True
+            yield ctx
+        finally:
+            ctx.clear()
+            _allow_mutation_on_saved_tensors_enabled = False
