@@ -320,3 +320,44 @@ def test_compiled_step_with_checkpoint_breaks_the_capture_visibly(use_reentrant)
     assert any("graph break" in str(w.message) and "checkpoint" in str(w.message) for w in caught)
     with pytest.raises(framework.compile.GraphBreak, match="checkpoint"):
         framework.compile(make()[1], fullgraph=True)(xs[0])
+
+
+def _exec_group_log(m):
+    cp = m.utils.checkpoint
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        return x.sin(), x.cos()
+    x = m.tensor([0.5, 1.0], dtype=m.float64, requires_grad=True)
+    out = []
+    a, b = cp.checkpoint(fn, x, use_reentrant=False)
+    with cp.GraphExecGroup():  # two backwards, one recomputation
+        a.sum().backward()
+        b.sum().backward()
+    out.append((len(calls), x.grad.tolist()))
+    a, b = cp.checkpoint(fn, x, use_reentrant=False)
+    a.sum().backward()
+    b.sum().backward()
+    out.append(len(calls))
+
+    def overlapping():
+        a, _ = cp.checkpoint(fn, x, use_reentrant=False)
+        with cp.GraphExecGroup():
+            a.sum().backward(retain_graph=True)
+            a.sum().backward()
+
+    def nested():
+        with cp.GraphExecGroup(), cp.GraphExecGroup():
+            pass
+    out.append(error_of(overlapping))
+    out.append(error_of(nested)[0])
+    return out
+
+
+def test_graph_exec_group_matches_torch():
+    torch = _torch()
+    ours, theirs = _exec_group_log(framework), _exec_group_log(torch)
+    assert ours[0][0] == theirs[0][0]
+    np.testing.assert_allclose(ours[0][1], theirs[0][1], rtol=1e-12)
+    assert ours[1:] == theirs[1:]

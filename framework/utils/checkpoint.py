@@ -14,6 +14,7 @@ the same masks.  The state is framework.random's generator (every op draws from 
 from __future__ import annotations
 
 import contextlib
+import threading
 import uuid
 import warnings
 import weakref
@@ -31,7 +32,8 @@ from ..autograd.saved_hooks import HookedSaved, pack_saved
 from ..tensor import Tensor
 
 __all__ = ["checkpoint", "checkpoint_sequential", "CheckpointError", "CheckpointFunction", "check_backward_validity",
-           "detach_variable", "noop_context_fn", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled"]
+           "detach_variable", "noop_context_fn", "set_checkpoint_early_stop", "set_checkpoint_debug_enabled",
+           "GraphExecGroup"]
 
 _DEFAULT_DETERMINISM_MODE = "default"
 _checkpoint_debug_enabled: bool | None = None
@@ -399,9 +401,11 @@ class _checkpoint_hook(saved_tensors_hooks):
             return holder
 
         def unpack_hook(holder):
-            gid = engine.current_graph_task_id()
-            if gid == -1:  # an unpack outside backward (ctx.saved_tensors read directly): a temporary id
-                gid = int(uuid.uuid4())
+            gid = GraphExecGroup._get_current_group()  # backwards under one GraphExecGroup share a recomputation
+            if gid is None:
+                gid = engine.current_graph_task_id()
+                if gid == -1:  # an unpack outside backward (ctx.saved_tensors read directly): a temporary id
+                    gid = int(uuid.uuid4())
             if not frame.is_recomputed[gid]:
                 args = frame.get_inputs()
                 frame.logs[1].clear()
@@ -414,10 +418,15 @@ class _checkpoint_hook(saved_tensors_hooks):
                 frame.check_recomputed_tensors_match(gid)
             _internal_assert(gid in holder.handles)
             if holder.handles[gid] is None:
+                extra = ""
+                if GraphExecGroup._get_current_group() is not None:
+                    extra = ("Performing two backward calls that overlap (i.e. require the same saved activation in "
+                             "order to compute gradients) is not allowed while under the "
+                             "torch.utils.checkpoint.GraphExecGroup context. ")
                 raise CheckpointError(
                     "torch.utils.checkpoint: Unpack is being triggered for a tensor that was already unpacked once. "
-                    "If you are calling ctx.saved_tensors in backward, make sure to do so only once. Otherwise "
-                    "please open an issue with details on your use case.")
+                    f"{extra}If you are calling ctx.saved_tensors in backward, make sure to do so only once. "
+                    "Otherwise please open an issue with details on your use case.")
             _internal_assert(holder.handles[gid] in frame.recomputed[gid])
             ret = frame.recomputed[gid][holder.handles[gid]]
             holder.handles[gid] = None
@@ -490,3 +499,28 @@ def _checkpoint_without_reentrant_generator(fn, preserve_rng_state=True, context
             "the checkpointed forward. This is not supported because checkpoint cannot return a value for a failed "
             "forward.")
     new_frame.forward_completed = True
+
+
+class _ExecGroupState(threading.local):
+    group = None
+
+
+_exec_group = _ExecGroupState()
+
+
+class GraphExecGroup:
+    """Backward calls under one instance of this context recompute each non-reentrant checkpoint at most once (they
+    must use disjoint saved activations, even with retain_graph=True)."""
+
+    def __enter__(self) -> "GraphExecGroup":
+        if _exec_group.group is not None:
+            raise RuntimeError(f"GraphExecGroup contexts cannot be nested. Already inside group {_exec_group.group}")
+        _exec_group.group = self
+        return self
+
+    def __exit__(self, *args: object) -> None:
+        _exec_group.group = None
+
+    @classmethod
+    def _get_current_group(cls) -> "GraphExecGroup | None":
+        return _exec_group.group
