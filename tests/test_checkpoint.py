@@ -401,3 +401,23 @@ def _chain_grad(x):
         d = d * e * 0.5
         h = e * 0.5
     return d
+
+
+@pytest.mark.explicit_device  # CPU autocast: the tensors stay on the CPU (torch's oracle runs there)
+@pytest.mark.parametrize("use_reentrant", [True, False])
+def test_rerun_under_the_forwards_autocast_as_torch(use_reentrant):
+    """Forward under autocast, backward outside it: the rerun restores autocast (else the non-reentrant check
+    sees float32 where float16 was saved, and the reentrant gradients are float32 maths)."""
+    torch = _torch()
+    seen = []
+    for m in (framework, torch):
+        lin = m.nn.Linear(4, 3)
+        with m.no_grad():
+            lin.weight.copy_(m.tensor(np.cos(np.arange(12)).reshape(3, 4), dtype=m.float32))
+            lin.bias.fill_(0.1)
+        x = m.tensor(np.linspace(-1, 1, 8).reshape(2, 4), dtype=m.float32, requires_grad=True)
+        with m.autocast("cpu", dtype=m.float16):
+            y = m.utils.checkpoint.checkpoint(lambda a: lin(a).relu(), x, use_reentrant=use_reentrant)
+        y.float().sum().backward()
+        seen.append((str(y.dtype).split(".")[-1], x.grad.tolist(), lin.weight.grad.tolist()))
+    assert seen[0] == seen[1]

@@ -21,7 +21,8 @@ import weakref
 from collections import defaultdict
 from typing import Any, Callable, ContextManager, Iterable
 
-from .. import backend, random
+from .. import amp, backend, random
+from ..amp import autocast_mode
 from ..autograd import Function, engine
 from ..autograd import backward as _autograd_backward
 from ..autograd.graph import saved_tensors_hooks
@@ -107,6 +108,28 @@ def _break_capture() -> None:
                         "restored, which a replay of recorded array calls cannot repeat)")
 
 
+def _infer_device_type(*args) -> str:
+    """The device type whose autocast state the rerun restores: 'cuda' when a tensor argument is on the GPU."""
+    return "cuda" if any(isinstance(a, Tensor) and a.device != "cpu" for a in args) else "cpu"
+
+
+def _autocast_kwargs(device_type: str) -> dict:
+    """The autocast state of a device type now (torch's _get_autocast_kwargs), to rerun the function under."""
+    enabled = autocast_mode.is_autocast_enabled(device_type)
+    # (the CPU's dtype is unset until an autocast('cpu', dtype=...) region: torch's bfloat16 default is missing)
+    return {"enabled": enabled, "dtype": autocast_mode.get_autocast_dtype(device_type) if enabled else None,
+            "cache_enabled": autocast_mode.is_autocast_cache_enabled()}
+
+
+def _autocast_as_in_forward(device_type: str, device_kwargs: dict, cpu_kwargs: dict) -> contextlib.ExitStack:
+    """The forward's autocast state for the rerun: its device type's, then the CPU's (as torch enters them)."""
+    stack = contextlib.ExitStack()
+    if device_type != "cpu":
+        stack.enter_context(amp.autocast(device_type, **device_kwargs))
+    stack.enter_context(amp.autocast("cpu", **cpu_kwargs))
+    return stack
+
+
 class CheckpointFunction(Function):
     """The reentrant checkpoint: forward under no_grad; backward reruns the function and backpropagates through it."""
 
@@ -115,6 +138,9 @@ class CheckpointFunction(Function):
         check_backward_validity(args)
         ctx.run_function = run_function
         ctx.preserve_rng_state = preserve_rng_state
+        ctx.device_type = _infer_device_type(*args)
+        ctx.device_autocast_kwargs = _autocast_kwargs(ctx.device_type)
+        ctx.cpu_autocast_kwargs = _autocast_kwargs("cpu")
         ctx.fwd_cpu_state = random.get_rng_state() if preserve_rng_state else None
         # non-tensor inputs are kept in ctx, tensors saved (None placeholders, filled in backward)
         ctx.inputs, ctx.tensor_indices, tensor_inputs = [], [], []
@@ -143,7 +169,8 @@ class CheckpointFunction(Function):
             inputs[idx] = tensors[i]
         with _rng_state(ctx.fwd_cpu_state):
             detached_inputs = detach_variable(tuple(inputs))
-            with enable_grad():
+            with enable_grad(), _autocast_as_in_forward(ctx.device_type, ctx.device_autocast_kwargs,
+                                                        ctx.cpu_autocast_kwargs):
                 outputs = ctx.run_function(*detached_inputs)
         if isinstance(outputs, Tensor):
             outputs = (outputs,)
@@ -470,10 +497,13 @@ def _checkpoint_without_reentrant_generator(fn, preserve_rng_state=True, context
         raise ValueError(f"determinism_check should be one of {list(_allowed_determinism_checks_to_fns.keys())}, "
                          f"but got {determinism_check}")
     forward_context, recompute_context = context_fn()
+    device_type = _infer_device_type(*args)
+    device_autocast_kwargs, cpu_autocast_kwargs = _autocast_kwargs(device_type), _autocast_kwargs("cpu")
     fwd_cpu_state = random.get_rng_state() if preserve_rng_state else None
 
     def recompute_fn(*inputs) -> None:
-        with _rng_state(fwd_cpu_state), recompute_context:
+        with _rng_state(fwd_cpu_state), _autocast_as_in_forward(device_type, device_autocast_kwargs,
+                                                                 cpu_autocast_kwargs), recompute_context:
             fn(*inputs, **kwargs)
 
     new_frame = _CheckpointFrame(
