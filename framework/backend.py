@@ -128,6 +128,13 @@ def hook_called(fn) -> None:
                                   "work)")
 
 
+def graph_break(what: str) -> None:
+    """While framework.compile captures: ``what`` runs Python a replay cannot repeat (e.g. checkpoint's recompute
+    with its RNG state restored), so the step breaks the capture and runs eagerly (fullgraph=True: an error)."""
+    if _recorder is not None:
+        _recorder.host_read(None, what)
+
+
 def gradient_copied() -> None:
     """Just after a leaf's gradient was copied into its slot of an optimizer's flat gradient buffer: while
     framework.compile captures, the call that computed the gradient may write into the slot instead (a gradient

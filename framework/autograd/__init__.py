@@ -8,7 +8,10 @@ from ..creation import ones_like, zeros_like
 from ..tensor import Tensor
 from .anomaly import detect_anomaly, is_anomaly_enabled, set_detect_anomaly
 from .callsite import set_source_tracking
+from . import graph  # noqa: F401  (framework.autograd.graph, as torch.autograd.graph)
+from .engine import is_checkpoint_valid as _is_checkpoint_valid  # noqa: F401  (torch's private name)
 from .engine import run_backward
+from .graph import GradientEdge
 from .function import BackwardNode, Function, FunctionCtx
 from .graph_text import explain_graph
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
@@ -18,15 +21,20 @@ from .version import bump_context
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "explain", "Node",
-           "AccumulateGrad", "BackwardNode", "bump_context", "set_source_tracking", "is_inference_mode_enabled", "is_anomaly_enabled"]
+           "AccumulateGrad", "BackwardNode", "bump_context", "graph", "set_source_tracking", "is_inference_mode_enabled", "is_anomaly_enabled"]
 
 
 def _as_list(x) -> list:
     if x is None:
         return []
-    if isinstance(x, Tensor):
+    if isinstance(x, (Tensor, GradientEdge)):
         return [x]
     return list(x)
+
+
+def _edge_of(t) -> tuple:
+    """(node, input_nr) of a tensor or a GradientEdge."""
+    return (t.node, t.output_nr) if isinstance(t, GradientEdge) else t._edge()
 
 
 def _grads_list(grad_outputs, n: int) -> list:
@@ -40,6 +48,12 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
     # torch's Python side (_make_grads) zips outputs with grad_outputs: extra grad_outputs are never read
     grads = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
+        if isinstance(t, GradientEdge):  # our nodes do not keep their outputs' shapes: the gradient must be given
+            if not isinstance(g, Tensor):
+                raise RuntimeError("grad can be implicitly created only for scalar outputs\n\nframework: an output "
+                                   f"given as a GradientEdge needs its gradient in grad_outputs[{i}] (a tensor).")
+            grads.append(g if create_graph else g.detach())
+            continue
         if g is None:
             if t.requires_grad and t.numel() != 1:  # before reading grad_fn, which may raise, as torch
                 raise diagnostics.implicit_grad_nonscalar(t.shape)
@@ -57,6 +71,8 @@ def _root_grads(outputs: list, grad_outputs: list, create_graph: bool, for_grad:
         raise RuntimeError(f"got {len(outputs)} tensors and {len(grads)} gradients\n\nframework: grad_outputs "
                            f"(grad_tensors) needs one gradient, or None, for each of the {len(outputs)} outputs.")
     for i, t in enumerate(outputs):
+        if isinstance(t, GradientEdge):
+            continue
         if not t.requires_grad:
             if for_grad:
                 raise diagnostics.AutogradError(
@@ -93,16 +109,21 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
         retain_graph = create_graph
     if create_graph:
         _warn_create_graph_cycle()
-    edges = [t._edge() for t in outputs]
+    edges = [_edge_of(t) for t in outputs]
     if not inputs:
         run_backward(edges, grads, retain_graph, create_graph)
         return
     for t in inputs:  # torch: a non-leaf input retains its grad (for good), and its grad_fn runs and is freed
-        if t.requires_grad and t.grad_fn is not None:
+        if isinstance(t, Tensor) and t.requires_grad and t.grad_fn is not None:
             t.retain_grad()
     captured = _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets=True)
     done = set()  # a tensor passed twice (or an alias torch returns as the same object) accumulates once
     for t, g in zip(inputs, captured):
+        if isinstance(t, GradientEdge):  # an edge into a leaf's AccumulateGrad accumulates into that leaf
+            if g is not None and isinstance(t.node, AccumulateGrad):
+                t = t.node.variable
+            else:
+                continue
         if g is not None and t.grad_fn is None and id(t) not in done:
             done.add(id(t))
             t._accumulate_grad(g, keep_graph=create_graph)
@@ -117,6 +138,11 @@ def _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets:
     slots: dict = {}
     targets = set()
     for i, t in enumerate(inputs):
+        if isinstance(t, GradientEdge):
+            node, nr = t.node, t.output_nr
+            slots.setdefault((node, nr), []).append(i)
+            targets.add(node)
+            continue
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
         node, nr = t._edge()
@@ -208,7 +234,7 @@ def _grad(outs, ins, grad_outputs, retain_graph, create_graph, allow_unused, mat
     grads = _root_grads(outs, grad_outputs, create_graph, for_grad=True)
     if retain_graph is None:
         retain_graph = create_graph
-    result = _run_captured([t._edge() for t in outs], grads, ins, retain_graph, create_graph)
+    result = _run_captured([_edge_of(t) for t in outs], grads, ins, retain_graph, create_graph)
     final = []
     for i, (t, g) in enumerate(zip(ins, result)):
         if g is None:
@@ -217,6 +243,8 @@ def _grad(outs, ins, grad_outputs, retain_graph, create_graph, allow_unused, mat
                     f"The differentiated Tensor at index {i} appears to not have been used in the graph. "
                     "Set allow_unused=True if this is the desired behavior.")
             if materialize_grads:
+                if isinstance(t, GradientEdge):
+                    raise RuntimeError("materialize_grads cannot be used when the given input is a GradientEdge")
                 g = zeros_like(t, requires_grad=create_graph)
         elif not create_graph and g.requires_grad:  # (a gradient torch returns as a view stays one)
             g = g.detach()

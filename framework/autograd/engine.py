@@ -12,6 +12,7 @@ No recursion anywhere, so a chain of 10,000 ops is fine.
 from __future__ import annotations
 
 import heapq
+import itertools
 from typing import Sequence
 
 from .. import backend, diagnostics, dtypes
@@ -66,6 +67,48 @@ def _needed(roots, targets) -> set:
 _final_callbacks: list[list] = []
 
 
+class _GraphTask:
+    """What torch's engine knows of the running backward: its id and which nodes it will execute."""
+
+    __slots__ = ("id", "roots", "deps", "needed", "capture", "for_grad")
+
+    def __init__(self, capture, for_grad: bool) -> None:
+        self.id = next(_task_ids)
+        self.roots, self.deps, self.needed, self.capture, self.for_grad = (), {}, None, capture, for_grad
+
+
+_task_ids = itertools.count()
+_tasks: list[_GraphTask] = []  # the running backwards, innermost last (a backward inside a hook nests)
+
+
+def current_graph_task_id() -> int:
+    """torch._C._current_graph_task_id: the running backward's id, -1 outside backward."""
+    return _tasks[-1].id if _tasks else -1
+
+
+def will_engine_execute_node(node) -> bool:
+    """torch._C._will_engine_execute_node: whether the running backward evaluates ``node`` (runs or captures it)."""
+    if not _tasks:
+        raise RuntimeError("_will_engine_execute_node should only be called during the backward pass")
+    task = _tasks[-1]
+    if node not in task.deps and node not in task.roots:
+        return False
+    if task.needed is None:
+        return True
+    capture = task.capture
+    runs = node in task.needed or (capture is not None and any((node, nr) in capture for nr in range(node._n_outputs)))
+    if runs and task.for_grad and isinstance(node, AccumulateGrad):
+        raise RuntimeError("A leaf node was passed to _will_engine_execute_node but we are currently running "
+                           "autograd.grad(). This is currently not supported.")
+    return runs
+
+
+def is_checkpoint_valid() -> bool:
+    """torch's Engine.is_checkpoint_valid: False inside autograd.grad or backward(inputs=...) (the reentrant
+    checkpoint's backward then cannot compute its inputs' gradients)."""
+    return not _tasks or (_tasks[-1].needed is None and _tasks[-1].capture is None)
+
+
 def queue_callback(fn) -> None:
     """Run ``fn()`` once the running backward has finished (torch: Variable._execution_engine.queue_callback).
 
@@ -82,11 +125,13 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
     """Propagate gradients through the graph (see _propagate), then run the callbacks queued meanwhile."""
     callbacks: list = []
     _final_callbacks.append(callbacks)
+    _tasks.append(_GraphTask(capture, not accumulate and not run_targets))  # autograd.grad: no accumulation
     try:
         _propagate(root_edges, root_grads, retain_graph, create_graph, capture, accumulate, targets, run_targets)
         for fn in callbacks:  # a callback may queue more; the loop picks them up
             fn()
     finally:
+        _tasks.pop()
         _final_callbacks.pop()
 
 
@@ -105,6 +150,8 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
     needed = _needed(roots, targets) if targets is not None else None
     if run_targets and needed is not None:
         needed |= targets
+    task = _tasks[-1]
+    task.roots, task.deps, task.needed = roots, deps, needed
     buffers: dict = {}
     ready: list = []
     tie = 0

@@ -23,6 +23,8 @@ from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, _sequence
 from .saved import SavedTensor
+from .saved_hooks import HookedSaved, pack_saved
+from .saved_hooks import _active as _hooks_active
 from ..tensor import Tensor
 from .version import VersionCounter
 from .view_meta import CreationMeta
@@ -67,6 +69,8 @@ class FunctionCtx:
                 if counter is not None and counter.value != s[3]:
                     raise diagnostics.inplace_modified(s, self)
                 out.append(s[1] if tensor is None else tensor._array)
+            elif type(s) is HookedSaved:  # kept by a saved_tensors_hooks pack hook: its unpack hook runs now
+                out.append(s.unpack_array(self))
             else:
                 out.append(s._array if isinstance(s, Tensor) else s)
         return tuple(out)
@@ -77,7 +81,7 @@ class FunctionCtx:
         saved = self._saved
         if saved is None:
             raise diagnostics.saved_tensor_freed(self)
-        return tuple(s.unpack(self) if isinstance(s, SavedTensor) else s for s in saved)
+        return tuple(s.unpack(self) if isinstance(s, (SavedTensor, HookedSaved)) else s for s in saved)
 
 
 class BackwardNode(Node, FunctionCtx):
@@ -407,7 +411,8 @@ def _apply_fast(cls, *args):
             for s in ctx._to_save:  # the output and None are resolved here, without a call
                 saved.append(None if s is None else SavedTensor.of_output(t) if (s is out or s is raw) else
                              _resolve_saved(s, args, (t,)))
-            ctx._saved = tuple(saved)
+            # saved_tensors_hooks: the one read this costs an op that saves (pack_saved checks this thread's stack)
+            ctx._saved = tuple(saved) if not _hooks_active.count else pack_saved(tuple(saved), args, (t,))
             ctx._to_save = ()
     return t
 
@@ -566,6 +571,8 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
         before = ctx.next_functions[0] if cls.inplace and edge_args and edge_args[0] == 0 else _NO_EDGE
         ctx._saved = tuple([SavedTensor.of_original(s.array, before) if type(s) is OriginalSelf
                             else _resolve_saved(s, args, results, written) for s in ctx._to_save])
+        if _hooks_active.count:  # saved_tensors_hooks on (in some thread): the node keeps what pack_hook returns
+            ctx._saved = pack_saved(ctx._saved, args, results)
         ctx._to_save = ()
 
 

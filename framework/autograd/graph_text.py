@@ -4,11 +4,15 @@ from __future__ import annotations
 from .callsite import format_site
 from .node import AccumulateGrad
 from .saved import SavedTensor
+from .saved_hooks import HookedSaved
 
 
 def _saved_lines(node) -> list[str]:
     out = []
     for s in getattr(node, "_saved", None) or ():
+        if isinstance(s, HookedSaved):
+            out.append("saved: what a saved_tensors_hooks pack hook returned (unpacked in backward; no version check)")
+            continue
         if not isinstance(s, SavedTensor):
             continue
         if s.released:

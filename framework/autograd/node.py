@@ -62,6 +62,10 @@ class Node:
     def name(self) -> str:
         return type(self).__name__
 
+    def _sequence_nr(self) -> int:
+        """torch's sequence number: the order nodes were made in (the engine runs newer ones first)."""
+        return self._seq
+
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"  # torch: the class (NotImplemented)
 

@@ -1,2 +1,3 @@
-"""framework.utils: data loading (framework.utils.data), as torch.utils."""
-from . import data  # noqa: F401
+"""framework.utils: data loading (framework.utils.data) and activation checkpointing (framework.utils.checkpoint),
+as torch.utils."""
+from . import checkpoint, data  # noqa: F401
