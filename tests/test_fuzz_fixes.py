@@ -340,3 +340,17 @@ def test_expand_strides_are_torchs_and_setitem_of_a_tensor_into_its_own_row_is_r
             return t.tolist()
 
         assert _same(run)[0] == ("ok" if shape == (1,) else "error")
+
+
+def test_copy_slices_release_drops_its_node_without_freeing_it():
+    """torch's CopySlices::release_variables only drops the in-place op's node: a graph of backward that reaches
+    that node itself (its saved output's history) still runs it after CopySlices ran (found by the agraph tests)."""
+    def run(m):
+        a = m.tensor([0.5, -1.0, 2.0], dtype=m.float64, requires_grad=True)
+        x = a.clone()
+        x[1:].exp_()
+        z = x.view(3, 1).t().tanh()
+        g, = m.autograd.grad(x.sum() + z.sum(), a, create_graph=True)
+        return [round(v, 12) for v in m.autograd.grad(g.sum(), a)[0].tolist()]
+
+    assert _same(run)[0] == "ok"

@@ -42,6 +42,7 @@ class CopySlices(Node):
         return [result] + list(res[1:])
 
     def release(self) -> None:
-        if self._fn is not None:
-            self._fn.release()
-            self._fn = None
+        # torch's CopySlices::release_variables drops its wrapped node without releasing it: the node's saved
+        # values go with it, unless a graph of backward (create_graph) still reaches the node itself, which
+        # then runs on them
+        self._fn = None
