@@ -354,3 +354,21 @@ def test_copy_slices_release_drops_its_node_without_freeing_it():
         return [round(v, 12) for v in m.autograd.grad(g.sum(), a)[0].tolist()]
 
     assert _same(run)[0] == "ok"
+
+
+@pytest.mark.parametrize("shapes", [((2, 3, 4), (3,)), ((2, 3, 4), ()), ((5,), (1,)), ((), (1,))])
+def test_prelu_reshapes_its_slopes_as_torch(shapes):
+    """torch's prelu reshapes a weight with fewer dims than the input to broadcast over dim 1 (ViewBackward0 on the
+    weight's edge), and its kernel's weight gradient is summed by sum_to_size (SumBackward1 under create_graph)."""
+    rng = np.random.default_rng(0)
+    A, W = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+
+    def run(m):
+        x, w = m.tensor(A, requires_grad=True), m.tensor(W, requires_grad=True)
+        y = m.nn.functional.prelu(x, w)
+        gx, gw = m.autograd.grad(y.sum(), [x, w], create_graph=True)
+        names = [type(n).__name__ for n, _ in y.grad_fn.next_functions]
+        return names, gw.grad_fn.name(), [round(v, 12) for v in m.autograd.grad((gw * gw).sum(), x)[0].reshape(-1)
+                                           .tolist()]
+
+    _same(run)

@@ -360,21 +360,18 @@ class Prelu(Function):
     node_name, array_forward = "PreluKernelBackward0", True
 
     @staticmethod
-    def forward(ctx, a, w):
+    def forward(ctx, a, w):  # (torch's _prelu_kernel: prelu() has given w a's number of dims)
         ctx.save_for_backward(a, w)
-        ctx.w_shape = w.shape
-        wb = _channel_view(w, a.ndim)
-        return get_array_module(a).where(a > 0, a, a * wb).astype(a.dtype, copy=False)
+        return get_array_module(a).where(a > 0, a, a * w).astype(a.dtype, copy=False)
 
     @staticmethod
     def backward(ctx, grad):
         a, w = ctx.saved_tensors
-        shape = _channel_shape(w.numel(), a.ndim)
         # torch's _prelu_kernel_backward: one two-output node under create_graph (PreluKernelBackwardBackward0)
-        ga, gw = PreluBackward.apply(grad, a, w.reshape(shape))
+        ga, gw = PreluBackward.apply(grad, a, w)
         if not ctx.needs_input_grad[1]:
             return ga, None
-        return (ga if ctx.needs_input_grad[0] else None), sum_to(gw, shape).reshape(ctx.w_shape)
+        return (ga if ctx.needs_input_grad[0] else None), sum_to(gw, tuple(w.shape))  # torch's sum_to_size
 
 
 class PreluBackward(Function):
@@ -406,10 +403,6 @@ class PreluBackward(Function):
 def _channel_shape(n: int, ndim: int) -> tuple:
     """w's shape to broadcast over the channel dim 1 (below 2-D there is no channel dim and one slope)."""
     return (1, n) + (1,) * (ndim - 2) if ndim >= 2 else (1,) * ndim
-
-
-def _channel_view(w, ndim: int):
-    return w.reshape(_channel_shape(w.size, ndim)) if ndim else w.reshape(())
 
 
 HardtanhInplace = _inplace(Hardtanh, "HardtanhInplace", save_input_copy=True)  # torch keeps the old input too
@@ -519,4 +512,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
                            f"{weight.numel()} and channel size = {channels}.")
+    if weight.ndim > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}")
+    if input.ndim != weight.ndim:  # torch reshapes the slopes to broadcast over dim 1 (a ViewBackward0 node)
+        weight = weight.reshape(_channel_shape(weight.numel(), input.ndim) if input.ndim else ())
     return Prelu.apply(input, weight)
