@@ -11,6 +11,7 @@ from ... import ops
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..functional_more import normalize
+from ..convolution import ConvTranspose1d, ConvTranspose3d
 from ..layers import ConvTranspose2d
 from ..module import Module
 from . import parametrize
@@ -85,7 +86,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        dim = 1 if isinstance(module, ConvTranspose2d) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 
