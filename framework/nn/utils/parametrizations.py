@@ -1,4 +1,5 @@
-"""Parametrizations of weights (torch.nn.utils.parametrizations): ``spectral_norm`` and ``weight_norm``.
+"""Parametrizations of weights (torch.nn.utils.parametrizations): ``spectral_norm``, ``weight_norm`` and
+``orthogonal`` (in orthogonal.py).
 
 Spectral normalisation (Miyato et al. 2018) divides a weight by its largest singular value sigma, so the layer is
 1-Lipschitz; a GAN discriminator built from such layers cannot become arbitrarily steep and overpower G.  sigma is
@@ -15,6 +16,7 @@ from ..convolution import ConvTranspose1d, ConvTranspose3d
 from ..layers import ConvTranspose2d
 from ..module import Module
 from . import parametrize
+from .orthogonal import orthogonal  # noqa: F401  (torch's home for it)
 from .weight_norm import parametrized_weight_norm
 
 
