@@ -74,7 +74,7 @@ def test_orthogonal_matches_torch_over_training_steps(torch, orthogonal_map, sha
         t_out = theirs(torch.tensor(x, dtype=getattr(torch, dtype)))
         f_out = ours(framework.tensor(x, dtype=getattr(framework, dtype)))
         _close(f_out, t_out, tol)
-        w = ours.weight.detach().numpy().astype(np.float64)
+        w = ours.weight.detach().cpu().numpy().astype(np.float64)
         if trivial or orthogonal_map != "householder" or shape[0] >= shape[1]:
             small = min(shape)
             gram = w.T @ w if shape[0] >= shape[1] else w @ w.T
