@@ -174,3 +174,21 @@ def test_every_optimizer_class_has_a_hooked_step():
     for name in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop",
                  "ASGD", "LBFGS"):
         assert getattr(getattr(framework.optim, name).step, "hooked", False), name
+
+
+def test_copies_and_pickles_of_an_optimizer_leave_its_hooks_behind(torch):
+    import copy
+    import pickle
+
+    def hooks_after(m, clone):
+        opt, _ = _optimizer(m)
+        calls = []
+        opt.register_step_pre_hook(lambda o, a, k: calls.append("pre of the original"))
+        opt.register_state_dict_post_hook(lambda o, sd: dict(sd, extra=1))
+        opt.register_load_state_dict_pre_hook(lambda o, sd: None)
+        copied = clone(opt)
+        copied.register_step_post_hook(lambda o, a, k: calls.append("post"))
+        copied.step()
+        return calls, sorted(copied.state_dict())
+    for clone in (copy.deepcopy, lambda o: pickle.loads(pickle.dumps(o))):
+        assert hooks_after(framework, clone) == hooks_after(torch, clone)

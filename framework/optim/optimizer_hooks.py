@@ -107,6 +107,11 @@ def hook_step(func: Callable) -> Callable:
     return step
 
 
+_HOOK_ATTRS = ("_step_hooks", "_running_step_hooks", "_optimizer_state_dict_pre_hooks",
+               "_optimizer_state_dict_post_hooks", "_optimizer_load_state_dict_pre_hooks",
+               "_optimizer_load_state_dict_post_hooks")
+
+
 class OptimizerHooks:
     """The hook registrations of Optimizer (a mixin: the lists live on the instance, made on first use)."""
 
@@ -120,6 +125,14 @@ class OptimizerHooks:
         super().__init_subclass__(**kwargs)
         if "step" in cls.__dict__:
             cls.step = hook_step(cls.__dict__["step"])
+
+    def __getstate__(self) -> dict:
+        """Pickles and deep copies leave the hooks behind, as torch's (whose __getstate__ keeps only defaults,
+        state and param_groups): a copy of an optimizer starts without hooks."""
+        state = self.__dict__.copy()
+        for attr in _HOOK_ATTRS:
+            state.pop(attr, None)
+        return state
 
     def register_step_pre_hook(self, hook: Callable) -> RemovableHandle:
         """Register ``hook(optimizer, args, kwargs) -> None or (new_args, new_kwargs)``, run before step()."""
