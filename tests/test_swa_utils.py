@@ -259,3 +259,14 @@ def test_float_alpha_on_integers_refused_as_torch(torch, call):
     """(swa_utils' integer SWA goes through add_(alpha=float), which torch refuses for integer tensors)"""
     theirs = error_of(lambda: call(torch, torch.tensor([1, 2])))
     assert error_of(lambda: call(framework, framework.tensor([1, 2]))) == theirs
+
+
+def test_averaged_model_and_update_bn_take_a_device(torch, device):
+    """device= moves the copy (and n_averaged) there; update_bn moves each batch there."""
+    model = framework.nn.Sequential(framework.nn.Linear(3, 4), framework.nn.BatchNorm1d(4)).to("cpu")
+    avg = swa_utils.AveragedModel(model, device=device)
+    assert avg.n_averaged.device == device and next(avg.parameters()).device == device
+    assert next(model.parameters()).device == "cpu"
+    avg.update_parameters(model)
+    swa_utils.update_bn([framework.ones(2, 3, device="cpu") * i for i in range(3)], avg, device=device)
+    assert avg.module[1].num_batches_tracked.item() == 3 and avg.n_averaged.item() == 1
