@@ -70,6 +70,12 @@ def geqrf(input: Tensor):
     if a.dtype.kind not in "fc":
         raise NotImplementedError(f"\"geqrf_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     xp = get_array_module(a)
-    h, tau = xp.linalg.qr(a, mode="raw")  # h is LAPACK's array transposed (numpy keeps it Fortran-ordered)
-    return _geqrf(Tensor._make(lapack_layout(xp, xp.swapaxes(h, -1, -2).astype(a.dtype))),
-                  Tensor._make(xp.ascontiguousarray(tau.astype(a.dtype))))
+    # matrix by matrix: mode="raw" is 2-D only in CuPy (and in NumPy before 2.0)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    pairs = [xp.linalg.qr(m, mode="raw") for m in flat]  # h is LAPACK's array transposed (the reflectors as rows)
+    k = min(a.shape[-2:])
+    h = xp.stack([p[0] for p in pairs]) if pairs else xp.zeros(flat.shape[:1] + a.shape[-1:] + a.shape[-2:-1])
+    tau = xp.stack([p[1] for p in pairs]) if pairs else xp.zeros(flat.shape[:1] + (k,))
+    h = xp.swapaxes(h, -1, -2).reshape(a.shape).astype(a.dtype)
+    return _geqrf(Tensor._make(lapack_layout(xp, h)),
+                  Tensor._make(xp.ascontiguousarray(tau.reshape(a.shape[:-2] + (k,)).astype(a.dtype))))
