@@ -21,8 +21,8 @@ def _tol(dtype, orthogonal_map=None):
     if dtype == "float64":
         return dict(rtol=1e-12, atol=1e-12)
     # framework's float32 matrix_exp (degree-18 Taylor, scaling and squaring) and torch's (degree chosen by
-    # norm thresholds) differ by a few 1e-6, each about 1e-6 from the exact exponential; our householder_product's
-    # gradient is autograd through the reflector updates, torch's a closed form: float32 roundings differ there too
+    # norm thresholds) differ by a few 1e-6, each about 1e-6 from the exact exponential; householder_product
+    # applies the reflectors one by one where LAPACK's orgqr works in blocks: float32 roundings differ there too
     return {"matrix_exp": dict(rtol=2e-5, atol=2e-5), "householder": dict(rtol=5e-6, atol=5e-6)}.get(
         orthogonal_map, dict(rtol=1e-6, atol=1e-6))
 
@@ -175,11 +175,26 @@ def test_householder_product_gradients_match_torch(torch):
 
 
 @pytest.mark.parametrize("shape,k", [((4, 3), 3), ((4, 4), 2), ((2, 3, 2), 2)])
-def test_householder_product_gradcheck(shape, k):
+def test_householder_product_gradcheck_and_gradgradcheck(shape, k):
     rng = np.random.default_rng(8)
     a = framework.tensor(rng.standard_normal(shape), requires_grad=True)
     tau = framework.tensor(rng.uniform(0.5, 1.5, shape[:-2] + (k,)), requires_grad=True)
     assert gradcheck(framework.linalg.householder_product, (a, tau))
+    assert framework.autograd.gradgradcheck(framework.linalg.householder_product, (a, tau))
+
+
+def test_householder_product_node_and_empty_tau_match_torch(torch):
+    for k in (2, 0):
+        names, grads = [], []
+        for m in (torch, framework):
+            a = m.ones(3, 2, dtype=m.float64, requires_grad=True)
+            t = m.full((k,), 0.5, dtype=m.float64, requires_grad=True)
+            out = m.linalg.householder_product(a, t)
+            out.sum().backward()
+            names.append(out.grad_fn.name())
+            grads.append((a.grad is None, t.grad is None))
+        assert names[0] == names[1] == "LinalgHouseholderProductBackward0"
+        assert grads[0] == grads[1] == ((True, True) if k == 0 else (False, False))
 
 
 def test_orthogonal_maps_gradcheck():

@@ -1,17 +1,17 @@
 """QR in LAPACK's compact form and back: ``geqrf`` (Householder reflectors below the diagonal, R on and above it,
 and their scales tau) and ``linalg.householder_product`` (the first n columns of H_1 ... H_k, LAPACK's orgqr).
 
-householder_product is written with differentiable Tensor ops (one rank-one update per reflector), so its
-gradients with respect to both the reflectors and tau come from autograd (and create_graph gives higher ones);
-its result's grad_fn is therefore the last of those ops, not torch's LinalgHouseholderProductBackward0.
-geqrf records no graph, as torch's is not differentiable either.
+householder_product's node is torch's LinalgHouseholderProductBackward0; its backward is written with Tensor ops
+(create_graph gives higher derivatives).  geqrf records no graph (torch's derivative of geqrf is not implemented).
 """
 from __future__ import annotations
 
 import collections
 
+from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from .combine import cat, stack
 from .linalg import matmul
 from .linalg_checks import lapack_layout
 from ._util import scalar_type_name
@@ -42,23 +42,70 @@ def _check_householder(a, tau) -> None:
         raise NotImplementedError(f"\"orgqr_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
 
 
-def householder_product(input: Tensor, tau: Tensor) -> Tensor:
-    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T, v_i = (0, ..., 0, 1, input[i+1:, i])."""
-    a = input._array
-    _check_householder(a, tau._array)
+def _householder_array(a, tau):
+    """The first n columns of H_1 ... H_k on arrays, one rank-one update per reflector: Q H_i = Q - tau_i (Q v) v^T."""
     xp = get_array_module(a)
     m, n = a.shape[-2], a.shape[-1]
-    batch = tuple(a.shape[:-2])
-    q = Tensor._make(xp.broadcast_to(xp.eye(m, dtype=a.dtype), batch + (m, m)).copy())
+    q = xp.broadcast_to(xp.eye(m, dtype=a.dtype), a.shape[:-2] + (m, m)).copy()
     rows = xp.arange(m)
     for i in range(tau.shape[-1]):
         # the reflector's vector: the column's entries below the diagonal, a 1 on it (the rest are R's, ignored)
-        below = Tensor._make((rows > i).astype(a.dtype))
-        unit = Tensor._make((rows == i).astype(a.dtype))
-        v = input[..., :, i] * below + unit
-        scale = tau[..., i].unsqueeze(-1).unsqueeze(-1)
-        q = q - (scale * matmul(q, v.unsqueeze(-1))) * v.unsqueeze(-2)  # Q H_i = Q - tau_i (Q v) v^T
+        v = a[..., :, i] * (rows > i).astype(a.dtype) + (rows == i).astype(a.dtype)
+        qv = xp.matmul(q, v[..., :, None])
+        q = q - (tau[..., i][..., None, None] * qv) * v[..., None, :]
     return q[..., :, :n]
+
+
+class LinalgHouseholderProduct(Function):
+    """out = the first n columns of H_1 ... H_k (LAPACK's orgqr). Saves input and tau.
+
+    The backward walks the reflectors in reverse with Tensor ops (so create_graph gives double backward): for
+    Q' = Q H, H = I - tau v v^T, the gradients are dQ = G H, dtau = -(Q v).(G v), dv = -tau (Q^T G + G^T Q) v,
+    of which the input's column takes the entries below the diagonal.
+    """
+
+    node_name, array_forward = "LinalgHouseholderProductBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, tau):
+        _check_householder(a, tau)
+        ctx.save_for_backward(a, tau)
+        return _householder_array(a, tau)
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, tau = ctx.saved_tensors
+        m, n, k = a.shape[-2], a.shape[-1], tau.shape[-1]
+        if k == 0:  # Q = I whatever the input: torch leaves both gradients undefined (None)
+            return None, None
+        xp = get_array_module(a._array)
+        rows = xp.arange(m)
+        below = [Tensor._make((rows > i).astype(a._array.dtype)) for i in range(k)]
+        vs = [a[..., :, i] * below[i] + Tensor._make((rows == i).astype(a._array.dtype)) for i in range(k)]
+        qs = [Tensor._make(xp.broadcast_to(xp.eye(m, dtype=a._array.dtype), tuple(a.shape[:-2]) + (m, m)).copy())]
+        for i in range(k - 1):  # the products before each reflector (the last one's is not needed)
+            v = vs[i].unsqueeze(-1)
+            qs.append(qs[-1] - (tau[..., i].unsqueeze(-1).unsqueeze(-1) * matmul(qs[-1], v)) * v.mT)
+        g = grad if m == n else cat([grad, grad.new_zeros(tuple(grad.shape[:-1]) + (m - n,))], dim=-1)
+        grad_cols, grad_tau = [None] * k, [None] * k
+        for i in reversed(range(k)):
+            v, t = vs[i].unsqueeze(-1), tau[..., i].unsqueeze(-1).unsqueeze(-1)
+            gv, qv = matmul(g, v), matmul(qs[i], v)
+            grad_tau[i] = -(qv * gv).sum((-2, -1))
+            grad_cols[i] = (-t * (matmul(qs[i].mT, gv) + matmul(g.mT, qv))).squeeze(-1) * below[i]
+            g = g - (t * gv) * v.mT
+        grad_a = grad_t = None
+        if ctx.needs_input_grad[0]:
+            zero_col = a.new_zeros(tuple(a.shape[:-1]))
+            grad_a = stack(grad_cols + [zero_col] * (n - k), dim=-1)
+        if ctx.needs_input_grad[1]:
+            grad_t = stack(grad_tau, dim=-1)
+        return grad_a, grad_t
+
+
+def householder_product(input: Tensor, tau: Tensor) -> Tensor:
+    """The first n columns of H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^T, v_i = (0, ..., 0, 1, input[i+1:, i])."""
+    return LinalgHouseholderProduct.apply(input, tau)
 
 
 def geqrf(input: Tensor):
