@@ -163,6 +163,14 @@ def test_geqrf_and_householder_product_match_torch(torch, shape, dtype):
         assert_close(q, tq.numpy(), **tol)
 
 
+def test_tensor_methods_geqrf_and_orgqr(torch):
+    x = np.random.default_rng(10).standard_normal((4, 3))
+    a, tau = framework.tensor(x).geqrf()
+    ta, ttau = torch.tensor(x).geqrf()
+    assert_close(a.orgqr(tau), ta.orgqr(ttau).numpy(), rtol=1e-12, atol=1e-12)
+    assert_close(framework.orgqr(a, tau), torch.orgqr(ta, ttau).numpy(), rtol=1e-12, atol=1e-12)
+
+
 def test_householder_product_gradients_match_torch(torch):
     rng = np.random.default_rng(7)
     x, t, up = rng.standard_normal((5, 3)), rng.standard_normal(2), rng.standard_normal((5, 3))
