@@ -62,6 +62,7 @@ from .ops import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesi
 from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky, det, diag_embed, diagflat, dist, inner,
                   inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
 from .ops.activation_more import celu, celu_, selu, selu_
+from .ops.linalg_householder import geqrf, householder_product as orgqr  # noqa: F401
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                   clamp_max, clamp_max_, clamp_min, clamp_min_, deg2rad, deg2rad_, digamma, float_power, fmax, fmin,
                   gcd, i0, i0_, isneginf, isposinf, isreal, lcm, lgamma, mvlgamma, polygamma, positive, rad2deg,

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from . import creation, ops
 from .ops.activation_shrink import hardshrink as _hardshrink
+from .ops.linalg_householder import geqrf as _geqrf, householder_product as _householder_product
 from .tensor import Tensor
 
 
@@ -52,6 +53,8 @@ METHODS = {
     # fused pointwise ops and index predicates (ops/pointwise_more.py)
     "addcmul": ops.addcmul, "addcdiv": ops.addcdiv, "lerp": ops.lerp, "addmm": ops.addmm, "nonzero": ops.nonzero,
     "argwhere": ops.argwhere, "count_nonzero": ops.count_nonzero, "isclose": ops.isclose,
+    # QR in LAPACK's compact form (ops/linalg_householder.py)
+    "geqrf": _geqrf, "orgqr": _householder_product,
     # selection (ops/select_more.py)
     "repeat_interleave": ops.repeat_interleave, "take": ops.take, "masked_select": ops.masked_select, "median": ops.median, "unique": ops.unique,
     "kthvalue": ops.kthvalue, "cummax": ops.cummax, "cummin": ops.cummin,

@@ -13,6 +13,7 @@ from .backend import get_array_module
 from .ops.contract import norm as _vector_norm
 from .ops.linalg_checks import LinAlgError, check_floating, check_same_dtype, lu_infos
 from .ops.linalg_decomp import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd
+from .ops.linalg_householder import householder_product  # noqa: F401  (torch.linalg.householder_product)
 from .ops.linalg_legacy import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
 from .ops.linalg_products import multi_dot  # noqa: F401  (torch.linalg.multi_dot)
 from .ops.linalg_solve import LinalgCholesky, LinalgDet, LinalgInv, LinalgMatrixExp, LinalgSlogdet, LinalgSolve

@@ -186,3 +186,14 @@ def inplace_shape(out_shape, *shapes) -> None:
             raise broadcast_error(shape, other) from None
     if shape != tuple(out_shape):
         raise RuntimeError(f"output with shape {list(out_shape)} doesn't match the broadcast shape {list(shape)}")
+
+
+def check_addcdiv_dtypes(t1, t2) -> None:
+    """torch refuses addcdiv(_) of two integer (or bool) arrays: its old integer division is gone."""
+    if t1.dtype.kind in "biu" and t2.dtype.kind in "biu":
+        raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future  release "
+                           "addcdiv will perform a true division of tensor1 and tensor2. The historic "
+                           "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
+                           "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
+                           "tensor2) for float inputs. The future addcdiv behavior is just the latter "
+                           "implementation: (input + value * tensor1 / tensor2), for all dtypes.")

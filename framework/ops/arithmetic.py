@@ -50,6 +50,14 @@ def _meta(ctx, a, b):
     ctx.b_meta = ((), None) if type(b) in _SCALARS else (b.shape, b.dtype)
 
 
+def _check_alpha(dtype, alpha) -> None:
+    """torch's alpha_check: a float alpha cannot scale integers, a bool alpha only booleans."""
+    if isinstance(alpha, bool) and dtype.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dtype.kind in "biu" and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
 class Add(Function):
     """out = a + alpha * b. Saves nothing."""
 
@@ -59,7 +67,10 @@ class Add(Function):
     def forward(ctx, a, b, alpha=1):
         _meta(ctx, a, b)
         ctx.alpha = alpha
-        return _compute(lambda x, y: x + y * alpha if alpha != 1 else x + y, a, b, binary_dtype(a, b))
+        dt = binary_dtype(a, b)
+        if alpha != 1:
+            _check_alpha(dt, alpha)
+        return _compute(lambda x, y: x + y * alpha if alpha != 1 else x + y, a, b, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -88,6 +99,8 @@ class Sub(Function):
         dt = binary_dtype(a, b)
         if dt.kind == "b" or type(b) is bool or a.dtype.kind == "b" or getattr(b, "dtype", dt).kind == "b":
             _check_bool_sub(a, b)
+        if alpha != 1:
+            _check_alpha(dt, alpha)
         return _compute(lambda x, y: x - y * alpha if alpha != 1 else x - y, a, b, dt)
 
     @staticmethod

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..autograd.function import Function, OriginalSelf
 from ..backend import errstate, get_array_module
-from ._util import check_inplace_cast, grad_for, inplace_shape
+from ._util import check_addcdiv_dtypes, check_inplace_cast, grad_for, inplace_shape
 from . import scalar_ops as _scalar
 from .arithmetic import Add, Div, Mul, Neg, PowScalar, Sub
 
@@ -111,6 +111,7 @@ class AddcdivInplace(Function):
     @staticmethod
     def forward(ctx, a, t1, t2, value=1):
         needs = ctx.needs_input_grad
+        check_addcdiv_dtypes(t1, t2)
         ctx.value, ctx.t1_meta, ctx.t2_meta = value, (t1.shape, t1.dtype), (t2.shape, t2.dtype)
         if needs[1] or needs[2]:
             ctx.save_for_backward(t1 if needs[2] else None, t2)

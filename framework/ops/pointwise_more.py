@@ -13,7 +13,8 @@ from ..autograd.grad_mode import no_grad
 from ..backend import errstate, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
-from ._util import broadcast_shapes_checked, check_device, grad_for, normalize_dims, operand, scalar_type_name, sum_to
+from ._util import (broadcast_shapes_checked, check_addcdiv_dtypes, check_device, grad_for, normalize_dims, operand,
+                    scalar_type_name, sum_to)
 from .linalg import Addmm
 from .scalar_ops import MulScalar, maybe_multiply
 
@@ -65,13 +66,7 @@ class Addcdiv(Function):
 
     @staticmethod
     def forward(ctx, a, t1, t2, value=1):
-        if t1.dtype.kind in "biu" and t2.dtype.kind in "biu":
-            raise RuntimeError("Integer division with addcdiv is no longer supported, and in a future release "
-                               "addcdiv will perform a true division of tensor1 and tensor2. The historic "
-                               "addcdiv behavior can be implemented as (input + value * torch.trunc(tensor1 / "
-                               "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
-                               "tensor2) for float inputs. The future addcdiv behavior is just the latter "
-                               "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+        check_addcdiv_dtypes(t1, t2)
         needs = ctx.needs_input_grad
         ctx.value = value
         ctx.metas = [(x.shape, x.dtype) for x in (a, t1, t2)]

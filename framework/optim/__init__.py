@@ -1,5 +1,5 @@
 """framework.optim: optimizers that update parameters in place under no_grad, and LR schedulers."""
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler, swa_utils  # noqa: F401
 from .adadelta import Adadelta, adadelta_step
 from .adam import Adam, AdamW, adam_step
 from .adam_variants import Adamax, NAdam, RAdam

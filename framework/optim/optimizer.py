@@ -18,6 +18,8 @@ from ..creation import tensor
 from ..nn.utils import zero_grads_
 from ..tensor import Tensor
 from ._flat import flat_buckets
+from .optimizer_hooks import (OptimizerHooks, register_optimizer_step_post_hook,  # noqa: F401 (torch's home)
+                              register_optimizer_step_pre_hook)
 
 
 class _RequiredParameter:
@@ -28,8 +30,9 @@ class _RequiredParameter:
 required = _RequiredParameter()
 
 
-class Optimizer:
-    """Base class: holds param_groups (dicts of params + options) and state (dict per parameter)."""
+class Optimizer(OptimizerHooks):
+    """Base class: holds param_groups (dicts of params + options) and state (dict per parameter); hooks as torch's
+    (register_step_pre_hook, register_state_dict_post_hook, ...: see optimizer_hooks.py)."""
 
     # what the foreach path keeps per parameter, besides "step" when _has_step (subclasses override)
     _has_step = True
@@ -153,6 +156,8 @@ class Optimizer:
 
     # ---- state dict in torch's layout: params become integer indices --------------------------------
     def state_dict(self) -> dict:
+        for h in list(self._optimizer_state_dict_pre_hooks):
+            h.fn(self)
         index: dict = {}
         groups = []
         for g in self.param_groups:
@@ -165,9 +170,19 @@ class Optimizer:
             groups.append(packed)
         state = {index[id(p)]: {k: (v.clone() if isinstance(v, Tensor) else v) for k, v in s.items()}
                  for p, s in self.state.items() if id(p) in index and s}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for h in list(self._optimizer_state_dict_post_hooks):
+            result = h.fn(self, state_dict)
+            if result is not None:
+                state_dict = result
+        return state_dict
 
     def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = state_dict.copy()  # the pre-hooks may change this shallow copy, as torch's
+        for h in list(self._optimizer_load_state_dict_pre_hooks):
+            result = h.fn(self, state_dict)
+            if result is not None:
+                state_dict = result
         groups = state_dict["param_groups"]
         if len(groups) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -187,6 +202,8 @@ class Optimizer:
             p = by_index[int(i)]
             self.state[p] = {k: (v.to(dtype=p.dtype if k != "step" else v.dtype, device=p.device).clone()
                                  if isinstance(v, Tensor) else v) for k, v in s.items()}
+        for h in list(self._optimizer_load_state_dict_post_hooks):
+            h.fn(self)
 
     def __repr__(self) -> str:
         lines = [f"{type(self).__name__} ("]

@@ -1,4 +1,5 @@
-"""Parametrizations of weights (torch.nn.utils.parametrizations): ``spectral_norm`` and ``weight_norm``.
+"""Parametrizations of weights (torch.nn.utils.parametrizations): ``spectral_norm``, ``weight_norm`` and
+``orthogonal`` (in orthogonal.py).
 
 Spectral normalisation (Miyato et al. 2018) divides a weight by its largest singular value sigma, so the layer is
 1-Lipschitz; a GAN discriminator built from such layers cannot become arbitrarily steep and overpower G.  sigma is
@@ -11,9 +12,11 @@ from ... import ops
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
 from ..functional_more import normalize
+from ..convolution import ConvTranspose1d, ConvTranspose3d
 from ..layers import ConvTranspose2d
 from ..module import Module
 from . import parametrize
+from .orthogonal import orthogonal  # noqa: F401  (torch's home for it)
 from .weight_norm import parametrized_weight_norm
 
 
@@ -85,7 +88,7 @@ def spectral_norm(module: Module, name: str = "weight", n_power_iterations: int 
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        dim = 1 if isinstance(module, ConvTranspose2d) else 0
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d, ConvTranspose3d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
 
