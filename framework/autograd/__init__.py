@@ -17,11 +17,12 @@ from .graph_text import explain_graph
 from .grad_mode import (enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
                         set_grad_enabled)
 from .node import AccumulateGrad, Node
+from .variable import Variable
 from .version import bump_context
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "detect_anomaly", "set_detect_anomaly", "explain", "Node",
-           "AccumulateGrad", "BackwardNode", "bump_context", "graph", "set_source_tracking", "is_inference_mode_enabled", "is_anomaly_enabled"]
+           "AccumulateGrad", "BackwardNode", "Variable", "bump_context", "graph", "set_source_tracking", "is_inference_mode_enabled", "is_anomaly_enabled"]
 
 
 def _as_list(x) -> list:
