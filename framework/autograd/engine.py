@@ -125,6 +125,8 @@ def run_backward(root_edges: Sequence, root_grads: Sequence, retain_graph: bool,
     """Propagate gradients through the graph (see _propagate), then run the callbacks queued meanwhile."""
     callbacks: list = []
     _final_callbacks.append(callbacks)
+    if backend._recorder is not None:  # framework.compile: this step backpropagates itself (its outputs' graphs
+        backend._recorder.backward_ran = True  # are not needed after it)
     _tasks.append(_GraphTask(capture, not accumulate and not run_targets))  # autograd.grad: no accumulation
     try:
         _propagate(root_edges, root_grads, retain_graph, create_graph, capture, accumulate, targets, run_targets)

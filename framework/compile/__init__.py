@@ -13,8 +13,10 @@ import sys
 import types
 from typing import Callable
 
+from ..nn.module import Module
 from ._compiled import CompiledFunction
 from ._explain import explain
+from ._module import OptimizedModule
 from ._record import GraphBreak
 
 
@@ -22,8 +24,9 @@ def compile(fn: Callable | None = None, *, fullgraph: bool = False, cache_size_l
     """A callable that captures ``fn`` once per guard key and replays it (usable as ``@compile`` or
     ``@compile(fullgraph=True)``).  torch's other options (``mode``, ``backend``, ``dynamic``) are accepted and ignored."""
     if fn is None:
-        return lambda f: CompiledFunction(f, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
-    return CompiledFunction(fn, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+        return lambda f: compile(f, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+    compiled = CompiledFunction(fn, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+    return OptimizedModule(fn, compiled) if isinstance(fn, Module) else compiled
 
 
 def array_only(hook: Callable) -> Callable:
@@ -46,4 +49,4 @@ class _CallableModule(types.ModuleType):
 
 sys.modules[__name__].__class__ = _CallableModule
 
-__all__ = ["compile", "explain", "array_only", "CompiledFunction", "GraphBreak"]
+__all__ = ["compile", "explain", "array_only", "CompiledFunction", "GraphBreak", "OptimizedModule"]

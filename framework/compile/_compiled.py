@@ -7,11 +7,12 @@ import warnings
 import numpy as np
 
 from .. import backend
+from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import _traced
 from ._guards import Adopter, discover, guard_key
 from ._passes import fold_gradient_copies, owner_of
-from ._record import Recorder, Recording, warn_breaks
+from ._record import GraphBreak, Recorder, Recording, warn_breaks
 
 _EAGER = "eager"  # the cache entry of a key whose capture met a graph break: that step always runs eagerly
 
@@ -117,6 +118,20 @@ class CompiledFunction:
         if recorder.breaks:
             self.cache[key] = _EAGER
             warn_breaks(recorder.breaks, self._warned)
+            return result
+        if not recorder.backward_ran and is_grad_enabled() and any(t.requires_grad for t in _tensors(result, [])):
+            # a forward whose graph the caller will backpropagate later: a replay would return tensors without
+            # one (and silently no gradients), so this key runs eagerly from now on
+            self.cache[key] = _EAGER
+            message = (f"framework.compile: {getattr(self.fn, '__qualname__', self.fn)} returns a tensor that "
+                       "requires grad without running backward itself: a replay cannot rebuild its graph, so it runs "
+                       "eagerly. Compile the whole training step (forward, loss.backward(), optimizer.step()), or "
+                       "call it under framework.no_grad() to have it replayed.")
+            if self.fullgraph:
+                raise GraphBreak(message)
+            if "graph" not in self._warned:
+                self._warned.add("graph")
+                warnings.warn(message, stacklevel=4)  # the user's call (skipping _capture and __call__)
             return result
         outputs = [(t, recorder.plain(t._array) if isinstance(t._array, _traced.TracedArray) else None)
                    for t in _tensors(result, [])]

@@ -101,6 +101,7 @@ class Recorder:
         self.suppress = 0             # > 0 while a dynamic scalar is computed (its host reads are the point)
         self.foldable: set = set()    # indices of gradient copies into a flat slot (backend.gradient_copied)
         self.fresh: set = set()       # ids of the buffers this capture allocated (not state from before it)
+        self.backward_ran = False     # set by the engine: the step ran a backward of its own
         self.xp = RECORDING_NUMPY
 
     # ---- buffers -----------------------------------------------------------------------------------
