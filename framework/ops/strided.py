@@ -15,7 +15,9 @@ from .select_more import MedianDim
 
 def _storage(t: Tensor):
     """(storage array flattened, t's own offset in it, t's strides in elements)."""
-    root = (t._base if t._base is not None else t)._array
+    base = t._base if t._base is not None else t
+    # a base whose geometry changed in place (base.t_(), resize_) keeps the array its storage is in
+    root = base._array if base._storage_root is None else base._storage_root
     if not root.flags.c_contiguous:
         raise NotImplementedError("as_strided: the tensor's storage is not contiguous; call .contiguous() first")
     item = root.itemsize
@@ -79,7 +81,8 @@ class StorageMap(Function):
         return StorageMap.apply(grad, ctx.n, ctx.dst, ctx.src), None, None, None
 
 
-def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+def as_strided_args(input: Tensor, size, stride, storage_offset: int | None = None) -> tuple:
+    """AsStrided's arguments after input: (storage, size, stride, offset, input's own geometry), checked as torch."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -93,7 +96,11 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {storage.itemsize} requiring a storage size of {need * storage.itemsize} are out "
                            f"of bounds for storage of size {storage.size * storage.itemsize}")
-    return AsStrided.apply(input, storage, size, stride, offset, (tuple(input.shape), own_strides, own))
+    return storage, size, stride, offset, (tuple(input.shape), own_strides, own)
+
+
+def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    return AsStrided.apply(input, *as_strided_args(input, size, stride, storage_offset))
 
 
 class ModeDim(MedianDim):
