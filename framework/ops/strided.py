@@ -44,7 +44,7 @@ class AsStrided(Function):
 
     @staticmethod
     def forward(ctx, a, storage, size, stride, offset, in_geometry):
-        if _owner(storage) is not _owner(a):
+        if backend.memory_owner(storage) is not backend.memory_owner(a):  # (a capture's traced views: follow bases)
             # a replay of this view on another tensor of the base's shape (a view's regenerated grad_fn replays
             # its view ops on arange(numel) to find its elements): the geometry applies to that tensor's storage
             storage = _owner(a).reshape(-1)
