@@ -715,3 +715,16 @@ OPS += [
     OpCase("affine_grid", lambda m, t: m.nn.functional.affine_grid(t, (2, 1, 3, 4), align_corners=False),
            [(2, 2, 3)]),
 ]
+
+# in-place view ops (ops/views_inplace.py): the output is the input's clone, its geometry changed in place
+OPS += [
+    OpCase("t_", lambda m, a: (a * 1).t_(), [(3, 4)], grad_fn="TBackward1"),
+    OpCase("transpose_", lambda m, a: (a * 1).transpose_(0, 2), [(2, 3, 4)], grad_fn="TransposeBackward1"),
+    OpCase("swapdims_", lambda m, a: (a * 1).swapdims_(-1, 0), [(3, 4)], grad_fn="TransposeBackward1"),
+    OpCase("squeeze_", lambda m, a: (a * 1).squeeze_(), [(3, 1, 4, 1)], grad_fn="SqueezeBackward3"),
+    OpCase("squeeze_dim_", lambda m, a: (a * 1).squeeze_(1), [(3, 1, 4)], grad_fn="SqueezeBackward4"),
+    OpCase("squeeze_dims_", lambda m, a: (a * 1).squeeze_((1, 3)), [(3, 1, 4, 1)], grad_fn="SqueezeBackward5"),
+    OpCase("unsqueeze_", lambda m, a: (a * 1).unsqueeze_(-1), [(3, 4)], grad_fn="UnsqueezeBackward1"),
+    OpCase("as_strided_", lambda m, a: (a * 1).as_strided_((2, 3), (1, 2), 1), [(3, 4)],
+           grad_fn="AsStridedBackward1"),
+]
