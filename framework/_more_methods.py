@@ -92,6 +92,7 @@ METHODS = {
     "t_": ops.t_, "transpose_": ops.transpose_, "swapdims_": ops.swapdims_, "swapaxes_": ops.swapaxes_,
     "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
     "resize_": ops.resize_, "resize_as_": ops.resize_as_,
+    "triangular_solve": ops.triangular_solve,
 }
 
 for _name, _fn in METHODS.items():

@@ -84,3 +84,6 @@ from .random_fill import bernoulli_, cauchy_, exponential_, geometric_, log_norm
 # in-place view ops and resizing (ops/views_inplace.py, ops/resize.py)
 from .views_inplace import as_strided_, squeeze_, swapaxes_, swapdims_, t_, transpose_, unsqueeze_
 from .resize import resize_, resize_as_
+# LU factorization and triangular solves (ops/linalg_lu.py, ops/linalg_triangular.py)
+from .linalg_lu import lu_unpack
+from .linalg_triangular import triangular_solve
