@@ -477,7 +477,8 @@ def scipy_linalg(name: str, *args, **kwargs):
     first use), cupyx.scipy.linalg's on the GPU. SciPy's are no NumPy functions, so a capture by framework.compile
     records the call itself (its replay calls it again on the new values)."""
     global _scipy_linalg
-    if _on_gpu(args[0]):
+    first = args[0][0] if isinstance(args[0], tuple) else args[0]  # lu_solve's first argument is (lu, piv)
+    if _on_gpu(first):
         fn = getattr(_import_cupyx().scipy.linalg, name)
     else:
         if _scipy_linalg is None:
