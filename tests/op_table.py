@@ -728,3 +728,19 @@ OPS += [
     OpCase("as_strided_", lambda m, a: (a * 1).as_strided_((2, 3), (1, 2), 1), [(3, 4)],
            grad_fn="AsStridedBackward1"),
 ]
+
+# LU factorization and triangular solves (ops/linalg_lu.py, ops/linalg_triangular.py): diagonally dominant inputs,
+# so that the pivots stay put under a gradcheck's steps
+OPS += [
+    OpCase("linalg_lu_factor", lambda m, a: m.linalg.lu_factor(a + 4 * m.eye(3, dtype=a.dtype))[0], [(2, 3, 3)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_lu_wide", lambda m, a: m.linalg.lu(a + 4 * m.eye(3, 4, dtype=a.dtype)).U, [(3, 4)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_lu_tall", lambda m, a: m.linalg.lu(a + 4 * m.eye(4, 3, dtype=a.dtype)).L, [(4, 3)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_lu_solve", lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a + 4 * m.eye(3, dtype=a.dtype)),
+                                                                 b, adjoint=True), [(2, 3, 3), (3, 2)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_solve_triangular", lambda m, a, b: m.linalg.solve_triangular(
+        a + 4 * m.eye(3, dtype=a.dtype), b, upper=False, left=False), [(3, 3), (2, 3)], domain=(-1.0, 1.0)),
+]
