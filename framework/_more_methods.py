@@ -91,7 +91,7 @@ METHODS = {
     # in-place view ops and resizing (ops/views_inplace.py, ops/resize.py)
     "t_": ops.t_, "transpose_": ops.transpose_, "swapdims_": ops.swapdims_, "swapaxes_": ops.swapaxes_,
     "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
-    "resize_": ops.resize_, "resize_as_": ops.resize_as_,
+    "resize_": ops.resize_, "resize_as_": ops.resize_as_, "set_": ops.set_,
     "triangular_solve": ops.triangular_solve,
 }
 

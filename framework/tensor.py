@@ -75,8 +75,8 @@ class Tensor:
     _acc_ref = None
     _pending_diff = False
     _creation_meta = 0  # a view's CreationMeta (DEFAULT: may be modified in place under grad mode)
-    # a base whose geometry an in-place view op changed (t_, squeeze_, ...): for each change, the view op that
-    # undoes it (None where none does: as_strided_), so that views made before it still find their elements
+    # a base whose geometry an in-place view op changed (t_, squeeze_, ...): a list with, for each change, the view op
+    # that undoes it (None where none does: as_strided_), so that views made before it still find their elements
     _geometry_inverses = ()
     _storage_root = None  # such a base: the array holding its storage (its array before the first change)
     _geometry_epoch = 0  # a view: how many of its base's geometry changes came before it (its _view_fn's frame)

@@ -423,3 +423,35 @@ def test_inplace_view_op_gradcheck():
 
     assert framework.autograd.gradcheck(f, (a,))
     assert framework.autograd.gradgradcheck(f, (a,))
+
+
+def test_set_matches_torch(torch):
+    def run(m):
+        s = m.arange(6.0).reshape(2, 3)
+        x = m.zeros(3)
+        same = x.set_(s) is x
+        x.fill_(7)  # writes into s's memory
+        seen = [same, tuple(x.shape), x.stride(), x._version, s._version, s.tolist(), x.is_leaf]
+        x.as_strided_((2,), (2,), 1)  # the offset is in s's storage
+        b = m.ones(3, requires_grad=True) * 2
+        b.set_(m.ones(2))
+        seen += [x.tolist(), b.grad_fn.name(), b.requires_grad, tuple(m.zeros(3).set_().shape)]
+        try:
+            b.sum().backward()
+        except RuntimeError as e:
+            seen.append(str(e).split("\n")[0])
+        return seen
+
+    assert outcome(run, framework) == outcome(run, torch)
+
+
+@pytest.mark.parametrize("case", ["leaf", "dtype"])
+def test_set_refuses_as_torch(case, torch):
+    def run(m):
+        if case == "leaf":
+            m.ones(3, requires_grad=True).set_(m.ones(2))
+        else:
+            m.ones(3).set_(m.ones(2, dtype=m.float64))
+
+    result = outcome(run, framework)
+    assert result[0] == "error" and result == outcome(run, torch)

@@ -1,4 +1,4 @@
-"""resize_ and resize_as_: a tensor's sizes changed in place, over the same storage where it is large enough.
+"""resize_, resize_as_ and set_: a tensor's sizes or storage changed in place.
 
 torch's rules: a tensor that requires grad cannot be resized (in any grad mode); the same sizes change nothing
 (not even the version); other sizes make the tensor contiguous from its storage offset, keeping the storage when
@@ -13,6 +13,7 @@ from .. import dtypes
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ..creation import zeros
 from ._util import shape_args
 from .strided import _storage, as_strided
 from .views_inplace import _apply
@@ -87,3 +88,42 @@ def _contiguous_strides(shape: tuple):
 def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Tensor:
     """input resized in place to the_template's sizes."""
     return resize_(input, tuple(the_template.shape), memory_format=memory_format)
+
+
+# torch's C++ type names, which its set_ error prints
+_C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
+            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+class SetSource(Function):
+    """a takes source's memory, sizes and strides (torch's set_); autograd cannot follow that, as torch's: its
+    node is torch's NotImplemented, whose backward raises. Saves nothing."""
+
+    node_name, array_forward, inplace, inplace_view = "torch::autograd::NotImplemented", True, True, True
+    checks_internal_overlap = checks_overlap = False  # no element is written
+
+    @staticmethod
+    def forward(ctx, a, source):
+        if source.dtype != a.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_C_TYPES.get(source.dtype.name, source.dtype.name)} to "
+                               f"a tensor of type {_C_TYPES.get(a.dtype.name, a.dtype.name)}")
+        return source
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise RuntimeError("derivative for set_ is not implemented\n\nset_() swapped the tensor's memory for "
+                           "another's: no gradient can flow through it. Use out-of-place ops (`t = source`) instead.")
+
+
+def set_(input: Tensor, source: Tensor | None = None) -> Tensor:
+    """input shares source's memory, sizes and strides from now on (no source: an empty tensor); its version is bumped,
+    source's is not."""
+    if source is None:
+        source = zeros(0, dtype=input.dtype, device=input.device)
+    SetSource.apply(input, source)
+    input._view_fn = None  # its memory is no longer its base's: in-place ops give it a history of its own
+    if input._base is None:  # as_strided_ and resize_ address source's storage from now on
+        owner = source if source._base is None else source._base
+        input._storage_root = owner._array if owner._storage_root is None else owner._storage_root
+        input._geometry_inverses = ()
+    return input

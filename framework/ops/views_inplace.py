@@ -83,7 +83,9 @@ def _apply(cls, t: Tensor, args: tuple, redo, undo) -> Tensor:
     else:
         if t._storage_root is None:
             t._storage_root = before
-        t._geometry_inverses = t._geometry_inverses + (undo,)
+        if type(t._geometry_inverses) is not list:  # its own list (the class default is an empty tuple)
+            t._geometry_inverses = []
+        t._geometry_inverses.append(undo)  # one small closure per change, kept with the base
     return t
 
 
