@@ -255,8 +255,10 @@ SITUATIONS = {
     "view_then_base_t_": lambda m, a: _view_then(a * 1, lambda c: c.t_(), lambda c: c[0]),
     "view_then_base_transpose_": lambda m, a: _view_then(a * 1, lambda c: c.transpose_(0, 1), lambda c: c[:, 1]),
     "view_then_base_unsqueeze_": lambda m, a: _view_then(a * 1, lambda c: c.unsqueeze_(1), lambda c: c[1, 1:]),
-    "view_then_base_t_twice": lambda m, a: _view_then(a * 1, lambda c: c.t_().unsqueeze_(0).t_(),
-                                                      lambda c: c.t()[0]),
+    "view_then_base_three_changes": lambda m, a: _view_then(a * 1, lambda c: c.t_().unsqueeze_(0).transpose_(0, 2),
+                                                            lambda c: c.t()[0]),
+    "view_between_two_base_changes": lambda m, a: _view_then(_changed(a * 1, lambda c: c.t_()),
+                                                             lambda c: c.unsqueeze_(1), lambda c: c[1:, 0]),
     # the tensor is itself a view: it stays one, and an in-place write after it reaches the base
     "view_unsqueeze_then_mul_": lambda m, a: _then_write(a * 1, lambda c: c[0].unsqueeze_(0)),
     "view_t_then_mul_": lambda m, a: _then_write(a * 1, lambda c: c.t().t_()),
@@ -271,6 +273,11 @@ def _view_then(c, change, make_view):
     names = [v.grad_fn.name()] + [_name(n) for n, _ in v.grad_fn.next_functions]
     v.mul_(2)
     return c, (names, _name(c.grad_fn), v.grad_fn.name(), v.tolist(), c._version)
+
+
+def _changed(c, change):
+    change(c)
+    return c
 
 
 def _then_write(c, make):
