@@ -1,7 +1,7 @@
 """torch.linalg: norms, inverses, solves, decompositions and matrix functions, batched over leading dims.
 
-The op classes live in ops/linalg_solve.py, ops/linalg_decomp.py and ops/linalg_products.py; this module gives
-them torch.linalg's signatures and result tuples.
+The op classes live in ops/linalg_solve.py, ops/linalg_decomp.py, ops/linalg_products.py, ops/linalg_lu.py and
+ops/linalg_triangular.py; this module gives them torch.linalg's signatures and result tuples.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """as_strided: a view of the storage with any sizes and strides (in elements), and mode along a dim.
 
-The storage is the array of the tensor's base (the tensor itself when it is no view); it must be contiguous,
-as every storage made by this library's factories and ops is.
+The storage is the array of the tensor's base (the tensor itself when it is no view), or the array the base had
+before an in-place view op changed its geometry (base.t_(), resize_, set_); it must be contiguous, as every storage
+made by this library's factories and ops is.
 """
 from __future__ import annotations
 
