@@ -26,7 +26,7 @@ from ._util import scalar_type_name
 def _check_factor_input(a, fn: str, pivot: bool) -> None:
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead")
-    if a.dtype.kind != "f":
+    if a.dtype.kind != "f" or a.dtype.itemsize < 4:  # LAPACK has no half precision
         raise NotImplementedError(f'"lu_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -220,6 +220,8 @@ def _check_solve(lu, piv, b, left: bool) -> None:
     if lu.dtype.kind != "f":
         raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(lu.dtype)}")
+    if lu.dtype.itemsize < 4:  # LAPACK has no half precision
+        raise NotImplementedError(f'"linalg.lu_solve_cpu" not implemented for \'{scalar_type_name(lu.dtype)}\'')
     if lu.shape[-1] != lu.shape[-2]:
         raise RuntimeError(f"torch.linalg.lu_solve: A must be batches of square matrices, but they are "
                            f"{lu.shape[-2]} by {lu.shape[-1]} matrices")
