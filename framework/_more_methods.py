@@ -92,7 +92,7 @@ METHODS = {
     "t_": ops.t_, "transpose_": ops.transpose_, "swapdims_": ops.swapdims_, "swapaxes_": ops.swapaxes_,
     "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
     "resize_": ops.resize_, "resize_as_": ops.resize_as_, "set_": ops.set_,
-    "triangular_solve": ops.triangular_solve,
+    "triangular_solve": ops.triangular_solve, "lu": ops.lu, "lu_solve": ops.lu_solve,
 }
 
 for _name, _fn in METHODS.items():

@@ -70,6 +70,8 @@ def _inputs():
                                        [gen(2, 3, 2), wc(2)]),
         "triangular_solve_both": (lambda m, b, a: _sum_both(m.triangular_solve(b, a, unitriangular=True)),
                                   [gen(3, 2), wc()]),
+        "legacy_lu": (lambda m, a: m.lu(a)[0], [wc(2)]),
+        "legacy_lu_solve": (lambda m, a, b: b.lu_solve(*a.lu()), [wc(2), gen(2, 3, 2)]),
     }
 
 
@@ -140,6 +142,25 @@ def test_factors_pivots_strides_and_nodes_match_torch(torch):
 
     ours, theirs = outcome(run, framework), outcome(run, torch)
     assert ours[0] == "ok" and str(ours).replace("framework", "torch") == str(theirs)
+
+
+def test_legacy_lu_matches_torch(torch):
+    def run(m):
+        s = m.tensor([[1.0, 2.0], [2.0, 4.0]], dtype=m.float64)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            LU, piv, info = m.lu(s, get_infos=True)  # a singular A does not raise
+            two = m.lu(s)
+            m.lu_solve(m.ones(2, 1, dtype=m.float64), *m.lu(s + m.eye(2, dtype=m.float64)))
+        return type(two).__name__, len(two), LU.tolist(), piv.tolist(), info.tolist(), caught
+
+    ours, theirs = outcome(run, framework), outcome(run, torch)
+    assert ours[1][:-1] == theirs[1][:-1]
+    # torch warns once per process (TORCH_WARN_ONCE), so its texts are not here to compare: ours are its first lines
+    firsts = {str(w.message).split("\n")[0] for w in ours[1][-1]}
+    assert firsts == {"torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will "
+                      "be removed in a future PyTorch release.", "torch.lu_solve is deprecated in favor of "
+                      "torch.linalg.lu_solveand will be removed in a future PyTorch release."}
 
 
 def test_singular_and_empty_inputs_match_torch(torch):

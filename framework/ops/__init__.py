@@ -86,4 +86,5 @@ from .views_inplace import as_strided_, squeeze_, swapaxes_, swapdims_, t_, tran
 from .resize import resize_, resize_as_, set_
 # LU factorization and triangular solves (ops/linalg_lu.py, ops/linalg_triangular.py)
 from .linalg_lu import lu_unpack
+from .linalg_legacy import lu, lu_solve
 from .linalg_triangular import triangular_solve
