@@ -462,3 +462,18 @@ def test_set_refuses_as_torch(case, torch):
 
     result = outcome(run, framework)
     assert result[0] == "error" and result == outcome(run, torch)
+
+
+def test_view_made_before_its_base_as_strided_refuses_to_guess():
+    # torch regenerates such a view from the storage; ours are replays of view ops on the base, which as_strided_
+    # cannot undo: the view's in-place change is refused visibly instead of routing gradients wrongly
+    a = framework.ones(2, 3, requires_grad=True)
+    c = a * 1
+    v = c[0]
+    c.as_strided_((3, 2), (1, 3))
+    with pytest.raises(NotImplementedError, match="as_strided_"):
+        v.mul_(2)
+    w = c[0]  # made after it: fine
+    w.mul_(2)
+    (c * c).sum().backward()
+    assert a.grad.tolist() == [[8.0, 2.0, 2.0], [8.0, 2.0, 2.0]]
