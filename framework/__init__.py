@@ -61,6 +61,8 @@ from .ops import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesi
                   vstack)
 from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky, det, diag_embed, diagflat, dist, inner,
                   inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
+from .ops import lu, lu_solve, lu_unpack, triangular_solve
+from .ops import as_strided_, resize_as_  # torch's top-level in-place view functions
 from .ops.activation_more import celu, celu_, selu, selu_
 from .ops.linalg_householder import geqrf, householder_product as orgqr  # noqa: F401
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,

@@ -88,6 +88,11 @@ METHODS = {
     "frexp": ops.frexp, "quantile": ops.quantile, "nanquantile": ops.nanquantile, "nanmedian": ops.nanmedian,
     "renorm": ops.renorm, "clamp_min": ops.clamp_min, "hardshrink": _hardshrink,
     "copysign_": ops.copysign_, "ldexp_": ops.ldexp_, "clamp_min_": ops.clamp_min_, "renorm_": ops.renorm_,
+    # in-place view ops and resizing (ops/views_inplace.py, ops/resize.py)
+    "t_": ops.t_, "transpose_": ops.transpose_, "swapdims_": ops.swapdims_, "swapaxes_": ops.swapaxes_,
+    "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
+    "resize_": ops.resize_, "resize_as_": ops.resize_as_, "set_": ops.set_,
+    "triangular_solve": ops.triangular_solve, "lu": ops.lu, "lu_solve": ops.lu_solve,
 }
 
 for _name, _fn in METHODS.items():

@@ -469,6 +469,29 @@ def special(name: str, *args) -> Array:
     return out
 
 
+_scipy_linalg = None
+
+
+def scipy_linalg(name: str, *args, **kwargs):
+    """scipy.linalg's ``name`` (lu_factor, lu_solve, solve_triangular) on one matrix: SciPy's on the CPU (imported on
+    first use), cupyx.scipy.linalg's on the GPU. SciPy's are no NumPy functions, so a capture by framework.compile
+    records the call itself (its replay calls it again on the new values)."""
+    global _scipy_linalg
+    first = args[0][0] if isinstance(args[0], tuple) else args[0]  # lu_solve's first argument is (lu, piv)
+    if _on_gpu(first):
+        fn = getattr(_import_cupyx().scipy.linalg, name)
+    else:
+        if _scipy_linalg is None:
+            try:
+                _scipy_linalg = importlib.import_module("scipy.linalg")
+            except ImportError:  # a dependency in setup.cfg; only a hand-made environment lacks it
+                raise RuntimeError(f"framework needs SciPy for {name} on the CPU: pip install scipy") from None
+        fn = getattr(_scipy_linalg, name)
+    if _recorder is not None:
+        return _recorder.function(fn, args, kwargs)
+    return fn(*args, **kwargs)
+
+
 # erfinv's starting point: Pavlis's rational approximation (the one torch's calc_erfinv began with), central part
 # for |y| <= 0.7, tail part above; Newton steps then bring it to full precision
 _ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)

@@ -1,7 +1,7 @@
 """torch.linalg: norms, inverses, solves, decompositions and matrix functions, batched over leading dims.
 
-The op classes live in ops/linalg_solve.py, ops/linalg_decomp.py and ops/linalg_products.py; this module gives
-them torch.linalg's signatures and result tuples.
+The op classes live in ops/linalg_solve.py, ops/linalg_decomp.py, ops/linalg_products.py, ops/linalg_lu.py and
+ops/linalg_triangular.py; this module gives them torch.linalg's signatures and result tuples.
 """
 from __future__ import annotations
 
@@ -16,12 +16,15 @@ from .ops.linalg_decomp import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, Li
 from .ops.linalg_householder import householder_product  # noqa: F401  (torch.linalg.householder_product)
 from .ops.linalg_legacy import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
 from .ops.linalg_products import multi_dot  # noqa: F401  (torch.linalg.multi_dot)
+from .ops.linalg_lu import LinalgLu, LinalgLuFactorEx, LinalgLuSolve, lu_error
 from .ops.linalg_solve import LinalgCholesky, LinalgDet, LinalgInv, LinalgMatrixExp, LinalgSlogdet, LinalgSolve
+from .ops.linalg_triangular import solve_triangular  # noqa: F401  (torch.linalg.solve_triangular)
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",
            "cholesky", "cholesky_ex", "qr", "eigh", "eigvalsh", "svd", "svdvals", "pinv", "matrix_power",
-           "matrix_exp", "cross", "multi_dot", "vecdot", "lstsq", "diagonal"]
+           "matrix_exp", "cross", "multi_dot", "vecdot", "lstsq", "diagonal", "lu_factor", "lu_factor_ex", "lu",
+           "lu_solve", "solve_triangular"]
 
 _slogdet = collections.namedtuple("linalg_slogdet", ["sign", "logabsdet"])
 _qr = collections.namedtuple("linalg_qr", ["Q", "R"])
@@ -30,6 +33,9 @@ _svd = collections.namedtuple("linalg_svd", ["U", "S", "Vh"])
 _lstsq = collections.namedtuple("linalg_lstsq", ["solution", "residuals", "rank", "singular_values"])
 _inv_ex = collections.namedtuple("linalg_inv_ex", ["inverse", "info"])
 _cholesky_ex = collections.namedtuple("linalg_cholesky_ex", ["L", "info"])
+_lu_factor = collections.namedtuple("linalg_lu_factor", ["LU", "pivots"])
+_lu_factor_ex = collections.namedtuple("linalg_lu_factor_ex", ["LU", "pivots", "info"])
+_lu = collections.namedtuple("linalg_lu", ["P", "L", "U"])
 
 
 def vector_norm(x: Tensor, ord=2, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
@@ -181,3 +187,28 @@ def lstsq(A: Tensor, B: Tensor, rcond=None, *, driver=None):
 
 def diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     return ops.diagonal(A, offset, dim1, dim2)
+
+
+def lu_factor_ex(A: Tensor, *, pivot: bool = True, check_errors: bool = False):
+    """(LU, pivots, info): A = P L U packed as LAPACK's getrf (pivots int32, 1-based; info 0, or the 1-based position
+    of an exactly-zero U[i, i]); check_errors: such a U raises."""
+    return _lu_factor_ex(*LinalgLuFactorEx.apply(A, pivot, "torch.linalg.lu_factor_ex" if check_errors else None))
+
+
+def lu_factor(A: Tensor, *, pivot: bool = True):
+    """(LU, pivots) as lu_factor_ex's; an exactly-zero U[i, i] raises (lu_solve would divide by it)."""
+    LU, pivots, info = LinalgLuFactorEx.apply(A, pivot)
+    err = lu_error(info._array, "torch.linalg.lu_factor") if A.numel() else None
+    if err is not None:
+        raise err
+    return _lu_factor(LU, pivots)
+
+
+def lu(A: Tensor, *, pivot: bool = True):
+    """(P, L, U) with A = P L U, L unit lower triangular (m x k), U upper triangular (k x n), k = min(m, n)."""
+    return _lu(*LinalgLu.apply(A, pivot))
+
+
+def lu_solve(LU: Tensor, pivots: Tensor, B: Tensor, *, left: bool = True, adjoint: bool = False) -> Tensor:
+    """X with A X = B (adjoint: A^H X = B; left=False: X A = B or X A^H = B) for A given by lu_factor."""
+    return LinalgLuSolve.apply(LU, pivots, B, left, adjoint)

@@ -75,6 +75,11 @@ class Tensor:
     _acc_ref = None
     _pending_diff = False
     _creation_meta = 0  # a view's CreationMeta (DEFAULT: may be modified in place under grad mode)
+    # a base whose geometry an in-place view op changed (t_, squeeze_, ...): a list with, for each change, the view op
+    # that undoes it (None where none does: as_strided_), so that views made before it still find their elements
+    _geometry_inverses = ()
+    _storage_root = None  # such a base: the array holding its storage (its array before the first change)
+    _geometry_epoch = 0  # a view: how many of its base's geometry changes came before it (its _view_fn's frame)
     # torch: detaching an inference tensor outside inference_mode gives an inference tensor that has a version
     # counter of its own (it may be modified in place) but still never joins a graph
     _detached_inference = False
@@ -140,6 +145,9 @@ class Tensor:
             meta = CreationMeta.DEFAULT
         else:  # torch records how the view was made: modifying it in place under grad mode is then refused
             meta = CreationMeta.INFERENCE_MODE if _grad_state.inference else CreationMeta.NO_GRAD_MODE
+        epoch = src._geometry_epoch if src._base is not None else len(src._geometry_inverses)
+        if epoch:
+            t._geometry_epoch = epoch
         if src._base is not None:
             meta = propagate(src._creation_meta, meta)
         if meta:
@@ -219,7 +227,26 @@ class Tensor:
         base = self._base._array
         xp = backend.get_array_module(base)
         with no_grad():
-            return self._view_fn(Tensor._make(xp.arange(base.size).reshape(base.shape)))._array
+            return self._view_fn_now()(Tensor._make(xp.arange(base.size).reshape(base.shape)))._array
+
+    def _view_fn_now(self):
+        """This view's ops as a function of its base as it is now: first undo the base's geometry changes
+        (``base.t_()``) made since the view was, then replay the view ops."""
+        fn, undo = self._view_fn, self._base._geometry_inverses[self._geometry_epoch:]
+        if not undo:
+            return fn
+        if None in undo:
+            raise NotImplementedError(
+                "this view's base was changed in place by as_strided_() after the view was made\n\n"
+                "framework replays a view's ops on its base to route gradients, and as_strided_ cannot be undone "
+                "on the base's gradient: make the view after the as_strided_() call, or use as_strided() (out of "
+                "place).")
+
+        def replay(b):
+            for inverse in reversed(undo):
+                b = inverse(b)
+            return fn(b)
+        return replay
 
     def _set_history(self, node, output_nr: int) -> None:
         if self._retains_grad:

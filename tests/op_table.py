@@ -715,3 +715,32 @@ OPS += [
     OpCase("affine_grid", lambda m, t: m.nn.functional.affine_grid(t, (2, 1, 3, 4), align_corners=False),
            [(2, 2, 3)]),
 ]
+
+# in-place view ops (ops/views_inplace.py): the output is the input's clone, its geometry changed in place
+OPS += [
+    OpCase("t_", lambda m, a: (a * 1).t_(), [(3, 4)], grad_fn="TBackward1"),
+    OpCase("transpose_", lambda m, a: (a * 1).transpose_(0, 2), [(2, 3, 4)], grad_fn="TransposeBackward1"),
+    OpCase("swapdims_", lambda m, a: (a * 1).swapdims_(-1, 0), [(3, 4)], grad_fn="TransposeBackward1"),
+    OpCase("squeeze_", lambda m, a: (a * 1).squeeze_(), [(3, 1, 4, 1)], grad_fn="SqueezeBackward3"),
+    OpCase("squeeze_dim_", lambda m, a: (a * 1).squeeze_(1), [(3, 1, 4)], grad_fn="SqueezeBackward4"),
+    OpCase("squeeze_dims_", lambda m, a: (a * 1).squeeze_((1, 3)), [(3, 1, 4, 1)], grad_fn="SqueezeBackward5"),
+    OpCase("unsqueeze_", lambda m, a: (a * 1).unsqueeze_(-1), [(3, 4)], grad_fn="UnsqueezeBackward1"),
+    OpCase("as_strided_", lambda m, a: (a * 1).as_strided_((2, 3), (1, 2), 1), [(3, 4)],
+           grad_fn="AsStridedBackward1"),
+]
+
+# LU factorization and triangular solves (ops/linalg_lu.py, ops/linalg_triangular.py): diagonally dominant inputs,
+# so that the pivots stay put under a gradcheck's steps
+OPS += [
+    OpCase("linalg_lu_factor", lambda m, a: m.linalg.lu_factor(a + 4 * m.eye(3, dtype=a.dtype))[0], [(2, 3, 3)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_lu_wide", lambda m, a: m.linalg.lu(a + 4 * m.eye(3, 4, dtype=a.dtype)).U, [(3, 4)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_lu_tall", lambda m, a: m.linalg.lu(a + 4 * m.eye(4, 3, dtype=a.dtype)).L, [(4, 3)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_lu_solve", lambda m, a, b: m.linalg.lu_solve(*m.linalg.lu_factor(a + 4 * m.eye(3, dtype=a.dtype)),
+                                                                 b, adjoint=True), [(2, 3, 3), (3, 2)],
+           domain=(-1.0, 1.0)),
+    OpCase("linalg_solve_triangular", lambda m, a, b: m.linalg.solve_triangular(
+        a + 4 * m.eye(3, dtype=a.dtype), b, upper=False, left=False), [(3, 3), (2, 3)], domain=(-1.0, 1.0)),
+]

@@ -157,8 +157,22 @@ class _Special(types.SimpleNamespace):
         return kernel
 
 
+def _scipy_linalg(name: str):
+    """cupyx.scipy.linalg.<name> (lu_factor, lu_solve, solve_triangular): SciPy's on the stored NumPy arrays, for
+    device arrays only (NumPy arrays are refused, as by CuPy)."""
+    def call(*args, **kwargs):
+        import scipy.linalg  # here: only the strict runs need it
+        args, kwargs = _to_numpy_args(args), _to_numpy_args(kwargs)
+        out = getattr(scipy.linalg, name)(*args, **kwargs)
+        return tuple(_wrap(r) for r in out) if isinstance(out, tuple) else _wrap(out)
+    return call
+
+
 cupyx = types.SimpleNamespace(scatter_add=_scatter_add,
-                              scipy=types.SimpleNamespace(special=_Special(erf=_erf, erfc=_erfc, erfinv=_erfinv)))
+                              scipy=types.SimpleNamespace(special=_Special(erf=_erf, erfc=_erfc, erfinv=_erfinv),
+                                                          linalg=types.SimpleNamespace(**{
+                                                              name: _scipy_linalg(name) for name in
+                                                              ("lu_factor", "lu_solve", "solve_triangular")})))
 random = types.SimpleNamespace(seed=_random_seed)
 
 

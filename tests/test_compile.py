@@ -418,3 +418,72 @@ def test_hooks_run_at_capture_and_break_unless_array_only():
         got = [compiled(x).numpy().copy() for _ in range(3)]
     assert compiled.replays >= 1
     assert all(np.array_equal(a, b) for a, b in zip(eager, got))
+
+
+@pytest.mark.parametrize("body", ["t_", "unsqueeze_transpose_squeeze_", "view_t_", "as_strided", "as_strided_",
+                                  "view_then_base_t_", "resize_"])
+def test_inplace_view_ops_replay_like_eager(body):
+    bodies = {
+        "t_": lambda h: h.t_(),
+        "unsqueeze_transpose_squeeze_": lambda h: h.unsqueeze_(0).transpose_(1, 2).squeeze_(0),
+        "view_t_": lambda h: h[1:].t_(),
+        "as_strided": lambda h: h.as_strided((8, 2), (2, 1)),  # its storage was a constant of the capture before
+        "as_strided_": lambda h: h.as_strided_((8, 2), (2, 1)),
+        "view_then_base_t_": lambda h: _write_view_then_t_(h),
+        "resize_": lambda h: h + h.detach().clone().resize_(8, 6)[:, 1:4].repeat(2, 1),
+    }
+
+    def run(compiled: bool):
+        framework.manual_seed(15)
+        w = framework.randn(4, 3, requires_grad=True)
+        x = framework.randn(16, 4)
+
+        def step(x):
+            loss = (bodies[body](x @ w) ** 2).mean()
+            w.grad = None
+            loss.backward()
+            with framework.no_grad():
+                w.sub_(0.1 * w.grad)
+            return loss.detach()
+        fn = framework.compile(step) if compiled else step
+        return [float(fn(x)) for _ in range(6)], w.detach().numpy().copy(), getattr(fn, "replays", 0)
+    (le, we, _), (lc, wc, replays) = run(False), run(True)
+    assert replays >= 3 and lc == le and np.array_equal(we, wc)
+    assert le[0] != le[-1]
+
+
+def _write_view_then_t_(h):
+    v = h[0]
+    h.t_()
+    v.mul_(2)
+    return h
+
+
+@pytest.mark.parametrize("body", ["lu_factor", "lu", "lu_solve", "solve_triangular", "lu_unpack"])
+def test_lu_and_triangular_solves_replay_like_eager(body):
+    L = framework.linalg
+    bodies = {  # SciPy's calls are no NumPy functions: backend.scipy_linalg records them itself
+        "lu_factor": lambda w, x: L.lu_factor(w)[0],
+        "lu": lambda w, x: L.lu(w).U + L.lu(w).L,
+        "lu_solve": lambda w, x: L.lu_solve(*L.lu_factor_ex(w)[:2], x),
+        "solve_triangular": lambda w, x: L.solve_triangular(w, x, upper=True),
+        "lu_unpack": lambda w, x: framework.lu_unpack(*L.lu_factor(w))[1],
+    }
+
+    def run(compiled: bool):
+        framework.manual_seed(15)
+        w = (framework.randn(2, 3, 3) * 0.3 + 3 * framework.eye(3)).requires_grad_()
+        x = framework.randn(2, 3, 4)
+
+        def step(x):
+            loss = bodies[body](w, x).pow(2).mean()
+            w.grad = None
+            loss.backward()
+            with framework.no_grad():
+                w.sub_(0.1 * w.grad)
+            return loss.detach()
+        fn = framework.compile(step) if compiled else step
+        return [float(fn(x)) for _ in range(5)], w.detach().numpy().copy(), getattr(fn, "replays", 0)
+    (le, we, _), (lc, wc, replays) = run(False), run(True)
+    assert replays >= 3 and lc == le and np.array_equal(we, wc)
+    assert le[0] != le[-1]

@@ -203,6 +203,9 @@ class Function(metaclass=_FunctionMeta):
     inplace = False   # built-ins: forward modifies arg 0 in place and returns it
     is_view = False   # built-ins: output 0 is a view of arg 0 (shares storage and version counter)
     multi_view = False  # built-ins with is_view: *every* output is a view of arg 0 (unbind, split)
+    # built-ins with inplace: forward returns arg 0's new geometry (t_, squeeze_, as_strided_), a view of the same
+    # memory that becomes arg 0's array; as torch's set_history for these ops, a view gets no CopySlices
+    inplace_view = False
     scalar_edges = False  # built-ins: Python-number args get a (None, 0) edge, as torch's wrapped scalars
     none_edges = False  # built-ins: a None arg (an optional tensor left out) gets a (None, 0) edge, as torch's
     # built-ins: positions of args that are index or mask tensors (torch's non-differentiable inputs). forward gets
@@ -287,6 +290,8 @@ class Function(metaclass=_FunctionMeta):
                 if separate_ctx:
                     cls.setup_context(ctx, args, out)
             _check_user_ctx(ctx, args, record)
+        if cls.inplace_view:
+            args[0]._array = out
         single = not isinstance(out, tuple)
         outs = (out,) if single else out
 
@@ -554,9 +559,9 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
         if not isinstance(t, Tensor) or not t._pending_diff:
             continue
         t._pending_diff = False
-        if t._base is not None and t._view_fn is not None and any(t is d for d in dirty):
+        if t._base is not None and t._view_fn is not None and any(t is d for d in dirty) and not cls.inplace_view:
             base = t._base
-            cs = CopySlices(base, t._view_fn, ctx, base._edge())
+            cs = CopySlices(base, t._view_fn_now(), ctx, base._edge())
             base._set_history(cs, 0)
             t._view_version = -1  # the view's own grad_fn is regenerated from the base on access
             t._rg = True

@@ -81,3 +81,10 @@ clip, clip_ = clamp, clamp_
 from .tensor_more import cumprod_, cumsum_, fill_diagonal_, ravel, sum_to_size, unfold
 from .stats_more import corrcoef, cov, vdot
 from .random_fill import bernoulli_, cauchy_, exponential_, geometric_, log_normal_, random_
+# in-place view ops and resizing (ops/views_inplace.py, ops/resize.py)
+from .views_inplace import as_strided_, squeeze_, swapaxes_, swapdims_, t_, transpose_, unsqueeze_
+from .resize import resize_, resize_as_, set_
+# LU factorization and triangular solves (ops/linalg_lu.py, ops/linalg_triangular.py)
+from .linalg_lu import lu_unpack
+from .linalg_legacy import lu, lu_solve
+from .linalg_triangular import triangular_solve

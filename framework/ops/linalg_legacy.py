@@ -1,5 +1,6 @@
-"""torch's top-level linear-algebra functions (torch.det, inverse, cholesky, qr, svd, ...) and their older
-conventions (svd's some= and V, qr's some=), on the op classes of linalg_solve.py and linalg_decomp.py."""
+"""torch's top-level linear-algebra functions (torch.det, inverse, cholesky, qr, svd, lu, lu_solve, ...) and their
+older conventions (svd's some= and V, qr's some=), on the op classes of linalg_solve.py, linalg_decomp.py and
+linalg_lu.py."""
 from __future__ import annotations
 
 import collections
@@ -14,6 +15,7 @@ from .linalg import matmul
 from .linalg_checks import check_matrix
 from .linalg_products import multi_dot
 from .linalg_decomp import LinalgPinv, LinalgQr, LinalgSvd
+from .linalg_lu import LinalgLuFactorEx, LinalgLuSolve
 from .linalg_solve import Cholesky, LinalgDet, LinalgInv, LinalgMatrixExp, LinalgSlogdet
 
 _slogdet = collections.namedtuple("slogdet", ["sign", "logabsdet"])
@@ -120,3 +122,24 @@ def chain_matmul(*matrices: Tensor) -> Tensor:
     if len(matrices) == 1:
         return matrices[0].clone()
     return multi_dot(matrices)
+
+
+def lu(A: Tensor, pivot: bool = True, get_infos: bool = False):
+    """(LU, pivots) or (LU, pivots, infos) of torch.lu (deprecated: linalg.lu_factor_ex); a singular A does not
+    raise."""
+    warnings.warn("torch.lu is deprecated in favor of torch.linalg.lu_factor / torch.linalg.lu_factor_ex and will be "
+                  "removed in a future PyTorch release.\nLU, pivots = torch.lu(A, compute_pivots)\nshould be replaced "
+                  "with\nLU, pivots = torch.linalg.lu_factor(A, compute_pivots)\nand\nLU, pivots, info = torch.lu(A, "
+                  "compute_pivots, get_infos=True)\nshould be replaced with\nLU, pivots, info = "
+                  "torch.linalg.lu_factor_ex(A, compute_pivots)", UserWarning, stacklevel=2)
+    LU, pivots, infos = LinalgLuFactorEx.apply(A, pivot)
+    return (LU, pivots, infos) if get_infos else (LU, pivots)
+
+
+def lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """X with A X = b for A = P L U from torch.lu (deprecated: linalg.lu_solve, arguments reversed)."""
+    warnings.warn("torch.lu_solve is deprecated in favor of torch.linalg.lu_solveand will be removed in a future "
+                  "PyTorch release.\nNote that torch.linalg.lu_solve has its arguments reversed.\nX = "
+                  "torch.lu_solve(B, LU, pivots)\nshould be replaced with\nX = torch.linalg.lu_solve(LU, pivots, B)",
+                  UserWarning, stacklevel=2)
+    return LinalgLuSolve.apply(LU_data, LU_pivots, b)

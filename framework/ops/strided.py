@@ -1,7 +1,8 @@
 """as_strided: a view of the storage with any sizes and strides (in elements), and mode along a dim.
 
-The storage is the array of the tensor's base (the tensor itself when it is no view); it must be contiguous,
-as every storage made by this library's factories and ops is.
+The storage is the array of the tensor's base (the tensor itself when it is no view), or the array the base had
+before an in-place view op changed its geometry (base.t_(), resize_, set_); it must be contiguous, as every storage
+made by this library's factories and ops is.
 """
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from .select_more import MedianDim
 
 def _storage(t: Tensor):
     """(storage array flattened, t's own offset in it, t's strides in elements)."""
-    root = (t._base if t._base is not None else t)._array
+    base = t._base if t._base is not None else t
+    # a base whose geometry changed in place (base.t_(), resize_) keeps the array its storage is in
+    root = base._array if base._storage_root is None else base._storage_root
     if not root.flags.c_contiguous:
         raise NotImplementedError("as_strided: the tensor's storage is not contiguous; call .contiguous() first")
     item = root.itemsize
@@ -42,7 +45,7 @@ class AsStrided(Function):
 
     @staticmethod
     def forward(ctx, a, storage, size, stride, offset, in_geometry):
-        if _owner(storage) is not _owner(a):
+        if backend.memory_owner(storage) is not backend.memory_owner(a):  # (a capture's traced views: follow bases)
             # a replay of this view on another tensor of the base's shape (a view's regenerated grad_fn replays
             # its view ops on arange(numel) to find its elements): the geometry applies to that tensor's storage
             storage = _owner(a).reshape(-1)
@@ -79,7 +82,8 @@ class StorageMap(Function):
         return StorageMap.apply(grad, ctx.n, ctx.dst, ctx.src), None, None, None
 
 
-def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+def as_strided_args(input: Tensor, size, stride, storage_offset: int | None = None) -> tuple:
+    """AsStrided's arguments after input: (storage, size, stride, offset, input's own geometry), checked as torch."""
     size, stride = tuple(int(s) for s in size), tuple(int(s) for s in stride)
     if len(size) != len(stride):
         raise RuntimeError("mismatch in length of strides and shape")
@@ -93,7 +97,11 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
         raise RuntimeError(f"setStorage: sizes {list(size)}, strides {list(stride)}, storage offset {offset}, and "
                            f"itemsize {storage.itemsize} requiring a storage size of {need * storage.itemsize} are out "
                            f"of bounds for storage of size {storage.size * storage.itemsize}")
-    return AsStrided.apply(input, storage, size, stride, offset, (tuple(input.shape), own_strides, own))
+    return storage, size, stride, offset, (tuple(input.shape), own_strides, own)
+
+
+def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -> Tensor:
+    return AsStrided.apply(input, *as_strided_args(input, size, stride, storage_offset))
 
 
 class ModeDim(MedianDim):
