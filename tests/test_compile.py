@@ -487,3 +487,54 @@ def test_lu_and_triangular_solves_replay_like_eager(body):
     (le, we, _), (lc, wc, replays) = run(False), run(True)
     assert replays >= 3 and lc == le and np.array_equal(we, wc)
     assert le[0] != le[-1]
+
+
+# ---- framework.compile(module) and forwards that train through their outputs ------------------------------------
+
+def _net():
+    framework.manual_seed(3)
+    return nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+
+
+def test_compiling_a_module_gives_torchs_optimized_module():
+    """torch.compile(model): the model under _orig_mod (parameters, state_dict keys, repr as torch's)."""
+    torch = pytest.importorskip("torch")
+    ours = framework.compile(_net())
+    theirs = torch.compile(torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)))
+    assert type(ours).__name__ == type(theirs).__name__ == "OptimizedModule"
+    assert list(ours.state_dict()) == list(theirs.state_dict()) and repr(ours) == repr(theirs)
+    assert len(list(ours.parameters())) == 4 and ours._orig_mod[0].in_features == 3
+
+
+def test_a_compiled_module_trains_eagerly_and_replays_under_no_grad():
+    """Called with grad enabled it builds the graph backward needs (eager, one warning): the gradients equal the
+    plain module's; under no_grad its calls are replayed and equal eager outputs."""
+    plain, compiled = _net(), framework.compile(_net())
+    x = framework.randn(5, 3)
+    with pytest.warns(UserWarning, match="runs eagerly"):
+        for _ in range(3):
+            compiled(x).pow(2).sum().backward()
+    for _ in range(3):
+        plain(x).pow(2).sum().backward()
+    for a, b in zip(plain.parameters(), compiled.parameters()):
+        np.testing.assert_array_equal(a.grad.numpy(), b.grad.numpy())
+    with framework.no_grad():
+        outs = [compiled(x).numpy().copy() for _ in range(3)]
+        expected = plain(x).numpy()
+    assert compiled._compiled.replays >= 1 and all(np.array_equal(o, expected) for o in outs)
+
+
+def test_a_compiled_forward_whose_output_is_trained_through_runs_eagerly():
+    """A replay has no graph: a step returning a tensor that requires grad, without running backward itself, runs
+    eagerly (the gradients reach the weights on every call); fullgraph=True refuses it."""
+    w = framework.randn(3, 2, requires_grad=True)
+    x = framework.randn(4, 3)
+    fn = framework.compile(lambda x: (x @ w).relu())
+    with pytest.warns(UserWarning, match="requires grad without running backward"):
+        for _ in range(3):
+            w.grad = None
+            fn(x).sum().backward()
+            assert w.grad is not None
+    assert fn.replays == 0
+    with pytest.raises(framework.compile.GraphBreak, match="requires grad without running backward"):
+        framework.compile(lambda x: (x @ w).relu(), fullgraph=True)(x)
