@@ -10,10 +10,15 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from ..backend import errstate, get_array_module, matmul
+from ..backend import get_array_module, matmul
 from .loss_margin import GradOnly
 
 NEG_INF = float("-inf")
+
+
+def _const(xp, value: float, like):
+    """A 0-d array of like's dtype (a Python float in xp.where could widen float32 on some backends)."""
+    return xp.full((), value, dtype=like.dtype)
 
 
 def _log_add(xp, *terms):
@@ -21,12 +26,13 @@ def _log_add(xp, *terms):
     top = terms[0]
     for term in terms[1:]:
         top = xp.maximum(top, term)
-    top = xp.where(top == NEG_INF, xp.zeros((), top.dtype), top)
+    top = xp.where(top == NEG_INF, _const(xp, 0.0, top), top)
     total = xp.exp(terms[0] - top)
     for term in terms[1:]:
         total = total + xp.exp(term - top)
-    with errstate(xp, divide="ignore"):  # every term -inf: log(0) = -inf, the log of an empty sum
-        return xp.log(total) + top
+    # every term -inf: -inf, the log of an empty sum (no log(0): a compiled replay would warn, having no errstate)
+    some = total > 0
+    return xp.where(some, xp.log(xp.where(some, total, _const(xp, 1.0, total))), _const(xp, NEG_INF, total)) + top
 
 
 def _shift(xp, a, k: int):
@@ -73,15 +79,15 @@ class CtcLoss(Function):
         # a step may skip a blank (s-2 -> s) between two different labels, as in eq. (7)
         skip = xp.asarray(s[None, :] >= 2) & (ext != xp.concatenate([ext[:, :2], ext[:, :-2]], axis=1))
         first = xp.asarray((s[None, :] == 0) | ((s[None, :] == 1) & (tl > 0)))  # where an alignment can start
-        rows = [xp.where(first, lp_ext[0], NEG_INF) if steps else xp.full((n, width), NEG_INF, log_probs.dtype)]
+        rows = [xp.where(first, lp_ext[0], _const(xp, NEG_INF, lp_ext)) if steps else xp.full((n, width), NEG_INF, log_probs.dtype)]
         for t in range(1, steps):
             prev = rows[-1]
-            rows.append(_log_add(xp, prev, _shift(xp, prev, 1), xp.where(skip, _shift(xp, prev, 2), NEG_INF))
+            rows.append(_log_add(xp, prev, _shift(xp, prev, 1), xp.where(skip, _shift(xp, prev, 2), _const(xp, NEG_INF, prev)))
                         + lp_ext[t])
         log_alpha = xp.stack(rows)  # (steps, N, 2S + 1); rows past an item's input length are never read
         nll = _final_nll(xp, log_alpha, in_lens, tgt_lens)
         ctx.save_for_backward(log_probs, targets)
-        ctx.nll, ctx.log_alpha, ctx.lp_ext, ctx.ext, ctx.skip = nll, log_alpha, lp_ext, ext, skip
+        ctx.nll, ctx.log_alpha, ctx.lp_ext, ctx.ext, ctx.skip = nll, log_alpha, lp_ext[:steps], ext, skip
         ctx.in_lens, ctx.tgt_lens, ctx.zero_infinity = in_lens, tgt_lens, zero_infinity
         return nll
 
@@ -122,12 +128,12 @@ def _log_beta(xp, ctx):
     # from s + 2 back to s: allowed where the forward step from s to s + 2 is
     skip_back = xp.concatenate([skip, xp.zeros((n, 2), dtype=bool)], axis=1)[:, 2:]
     rows = []
-    nxt = xp.full((n, width), NEG_INF, dtype=lp_ext.dtype)
+    nxt, neg_inf = xp.full((n, width), NEG_INF, dtype=lp_ext.dtype), _const(xp, NEG_INF, lp_ext)
     for t in range(steps - 1, -1, -1):
         start = xp.asarray(in_lens - 1 == t)[:, None]  # the items whose last step is t
         within = xp.asarray(in_lens - 1 > t)[:, None]
-        step = _log_add(xp, nxt, _shift(xp, nxt, -1), xp.where(skip_back, _shift(xp, nxt, -2), NEG_INF)) + lp_ext[t]
-        row = xp.where(start & ends, lp_ext[t], xp.where(within & inside, step, NEG_INF))
+        step = _log_add(xp, nxt, _shift(xp, nxt, -1), xp.where(skip_back, _shift(xp, nxt, -2), neg_inf)) + lp_ext[t]
+        row = xp.where(start & ends, lp_ext[t], xp.where(within & inside, step, neg_inf))
         rows.append(row)
         nxt = row
     return xp.stack(rows[::-1]) if rows else xp.zeros((0, n, width), lp_ext.dtype)
@@ -142,20 +148,22 @@ def ctc_gradient(ctx, log_probs, grad):
     out = xp.zeros(log_probs.shape, dtype=log_probs.dtype)
     if steps == 0:
         return out
-    lp = log_probs[:steps]
-    with errstate(xp, invalid="ignore"):
-        # u = alpha + beta - log_probs: the log occupancy of s minus nll; taking out its largest per (t, n) keeps
-        # every class's sum in range (a class whose occupancy is e^-745 below the top one adds 0 here)
-        u = ctx.log_alpha + _log_beta(xp, ctx) - ctx.lp_ext
-        u = xp.where(ctx.lp_ext == NEG_INF, NEG_INF, u)
-        top = u.max(axis=2)
-        top = xp.where(top == NEG_INF, xp.zeros((), top.dtype), top)
-        onehot = (ctx.ext[:, :, None] == xp.arange(classes)[None, None, :]).astype(lp.dtype)  # (N, 2S + 1, C)
-        per_class = matmul(xp.exp(u - top[..., None]).transpose(1, 0, 2), onehot).transpose(1, 0, 2)  # (T, N, C)
-        occupancy = per_class * xp.exp(top + ctx.nll[None, :])[..., None]  # 0 * inf = nan for an infeasible item
-        g = (xp.exp(lp) - occupancy) * grad[None, :, None]
-        # torch's exp(-inf + nll + inf) where a log-probability is -inf: nan
-        g = xp.where(lp == NEG_INF, xp.asarray(np.nan, dtype=lp.dtype), g)
+    lp, lp_ext, nan = log_probs[:steps], ctx.lp_ext, _const(xp, np.nan, log_probs)
+    # u = alpha + beta - log_probs: the log occupancy of s minus nll (-inf where log_probs is: no -inf - -inf,
+    # which a compiled replay would warn about); taking out its largest per (t, n) keeps every class's sum in range
+    # (a class whose occupancy is e^-745 below the top one's adds 0 here)
+    impossible = lp_ext == NEG_INF
+    u = xp.where(impossible, _const(xp, NEG_INF, lp),
+                 ctx.log_alpha + _log_beta(xp, ctx) - xp.where(impossible, _const(xp, 0.0, lp), lp_ext))
+    top = u.max(axis=2)
+    top = xp.where(top == NEG_INF, _const(xp, 0.0, top), top)
+    onehot = (ctx.ext[:, :, None] == xp.arange(classes)[None, None, :]).astype(lp.dtype)  # (N, 2S + 1, C)
+    per_class = matmul(xp.exp(u - top[..., None]).transpose(1, 0, 2), onehot).transpose(1, 0, 2)  # (T, N, C)
+    scale = xp.exp(top + ctx.nll[None, :])[..., None]
+    # an infeasible item (nll inf): torch's exp(-inf + inf), nan
+    occupancy = xp.where((ctx.nll == np.inf)[None, :, None], nan, per_class * xp.where(scale == np.inf, _const(xp, 0.0, scale), scale))
+    g = (xp.exp(lp) - occupancy) * grad[None, :, None]
+    g = xp.where(lp == NEG_INF, nan, g)  # torch's exp(-inf + nll + inf) where a log-probability is -inf: nan
     keep = np.arange(steps)[:, None] < ctx.in_lens[None, :]  # (T, N): the steps inside each item's input
     if ctx.zero_infinity:
         keep = xp.asarray(keep) & (ctx.nll != np.inf)[None, :]
