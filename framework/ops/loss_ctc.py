@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from ..backend import get_array_module, matmul
+from ..backend import get_array_module, matmul, scatter_reduce
 from .loss_margin import GradOnly
 
 NEG_INF = float("-inf")
@@ -139,33 +139,45 @@ def _log_beta(xp, ctx):
     return xp.stack(rows[::-1]) if rows else xp.zeros((0, n, width), lp_ext.dtype)
 
 
+def _log_sum_per_class(xp, ab, ext, classes: int):
+    """lcab[t, n, c] = log of the sum over the positions s with l'[s] = c of exp(ab[t, n, s]), -inf where there
+    are none. Each class's sum is taken relative to its own largest term (a scatter-max), as torch's running
+    log-add: a class at one position gets ab itself, bit for bit."""
+    steps, n, width = ab.shape
+    where = tuple(xp.broadcast_to(i, ab.shape) for i in (xp.arange(steps)[:, None, None],
+                                                         xp.arange(n)[None, :, None], ext[None]))
+    top = xp.full((steps, n, classes), NEG_INF, dtype=ab.dtype)
+    scatter_reduce(top, where, ab, "maximum")
+    top = xp.where(top == NEG_INF, _const(xp, 0.0, top), top)  # an empty class: no -inf - -inf below
+    terms = xp.exp(ab - xp.take_along_axis(top, where[2], axis=2))
+    onehot = (ext[:, :, None] == xp.arange(classes)[None, None, :]).astype(ab.dtype)  # (N, 2S + 1, C)
+    total = matmul(terms.transpose(1, 0, 2), onehot).transpose(1, 0, 2)  # (T, N, C)
+    some = total > 0
+    return xp.where(some, xp.log(xp.where(some, total, _const(xp, 1.0, total))) + top, _const(xp, NEG_INF, top))
+
+
 def ctc_gradient(ctx, log_probs, grad):
-    """d loss[n] / d log_probs[t, n, c] times grad[n], as torch's ctc_loss_backward: exp(log_probs) minus the
-    occupancy of c at t, exp(logsumexp over l'[s] = c of (alpha + beta)[t, s] + nll - log_probs); 0 at t >= T_n,
-    and 0 for the whole item when zero_infinity and its loss is inf (nan there without zero_infinity)."""
+    """d loss[n] / d log_probs[t, n, c] times grad[n], as torch's ctc_loss_backward:
+    (exp(log_probs) - exp(lcab + nll - log_probs)) grad, with lcab the log of the sum of alpha beta over the
+    positions of class c (the occupancy of c, times p(target) and the class's probability); 0 at t >= T_n, and
+    0 for the whole item when zero_infinity and its loss is inf (nan there without zero_infinity, as torch)."""
     xp = get_array_module(log_probs)
-    steps, n, classes = ctx.log_alpha.shape[0], log_probs.shape[1], log_probs.shape[2]
+    steps, classes = ctx.log_alpha.shape[0], log_probs.shape[2]
     out = xp.zeros(log_probs.shape, dtype=log_probs.dtype)
     if steps == 0:
         return out
-    lp, lp_ext, nan = log_probs[:steps], ctx.lp_ext, _const(xp, np.nan, log_probs)
-    # u = alpha + beta - log_probs: the log occupancy of s minus nll (-inf where log_probs is: no -inf - -inf,
-    # which a compiled replay would warn about); taking out its largest per (t, n) keeps every class's sum in range
-    # (a class whose occupancy is e^-745 below the top one's adds 0 here)
-    impossible = lp_ext == NEG_INF
-    u = xp.where(impossible, _const(xp, NEG_INF, lp),
-                 ctx.log_alpha + _log_beta(xp, ctx) - xp.where(impossible, _const(xp, 0.0, lp), lp_ext))
-    top = u.max(axis=2)
-    top = xp.where(top == NEG_INF, _const(xp, 0.0, top), top)
-    onehot = (ctx.ext[:, :, None] == xp.arange(classes)[None, None, :]).astype(lp.dtype)  # (N, 2S + 1, C)
-    per_class = matmul(xp.exp(u - top[..., None]).transpose(1, 0, 2), onehot).transpose(1, 0, 2)  # (T, N, C)
-    scale = xp.exp(top + ctx.nll[None, :])[..., None]
-    # an infeasible item (nll inf): torch's exp(-inf + inf), nan
-    occupancy = xp.where((ctx.nll == np.inf)[None, :, None], nan, per_class * xp.where(scale == np.inf, _const(xp, 0.0, scale), scale))
-    g = (xp.exp(lp) - occupancy) * grad[None, :, None]
-    g = xp.where(lp == NEG_INF, nan, g)  # torch's exp(-inf + nll + inf) where a log-probability is -inf: nan
+    lp = log_probs[:steps]
+    lcab = _log_sum_per_class(xp, ctx.log_alpha + _log_beta(xp, ctx), ctx.ext, classes)
+    nll = xp.broadcast_to(ctx.nll[None, :, None], lp.shape)
+    # torch's lcab + nll - lp is nan where a -inf meets a +inf: build that nan rather than compute it (a compiled
+    # replay has no errstate and would warn)
+    clash = ((lcab == NEG_INF) | (lp == np.inf)) & ((nll == np.inf) | (lp == NEG_INF))
+    zero = _const(xp, 0.0, lp)
+    z = xp.where(clash, zero, lcab) + xp.where(clash, zero, nll) - xp.where(clash, zero, lp)
+    z = xp.where(clash, _const(xp, np.nan, lp), z)
+    g = (xp.exp(lp) - xp.exp(z)) * grad[None, :, None]
     keep = np.arange(steps)[:, None] < ctx.in_lens[None, :]  # (T, N): the steps inside each item's input
     if ctx.zero_infinity:
         keep = xp.asarray(keep) & (ctx.nll != np.inf)[None, :]
-    out[:steps] = xp.where(xp.asarray(keep)[..., None], g, xp.zeros((), g.dtype))
+    out[:steps] = xp.where(xp.asarray(keep)[..., None], g, zero)
     return out
