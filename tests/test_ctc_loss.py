@@ -146,6 +146,26 @@ def test_log_probs_of_minus_inf_and_float_targets_as_torch():
         _close(gf.cpu().numpy(), gt.cpu().numpy(), 1e-10)
 
 
+def test_extreme_log_probs_give_torchs_gradient():
+    """-1e30 and -inf log-probabilities: torch's lcab + nll - log_probs loses every small term to rounding, and its
+    gradient is what that rounding gives; ours takes each class's log-sum relative to the class's own largest term,
+    as torch's running log-add does, so it gives the same numbers (and the same nans)."""
+    torch = _torch()
+    lp = np.log(np.random.default_rng(3).dirichlet(np.ones(4), size=(5, 2)))
+    lp[1, 0, 2] = lp[4, 0, 1:] = -1e30
+    lp[4, 0, 0] = 0.0
+    lp[3, 0, 0] = -np.inf
+    res = []
+    for m in (torch, framework):
+        a = m.tensor(lp, requires_grad=True)
+        loss = m.nn.functional.ctc_loss(a, m.tensor([[1, 2, 2], [3, 1, 0]]), (5, 4), (3, 2), reduction="sum")
+        loss.backward()
+        res.append((loss.detach().cpu().numpy(), a.grad.cpu().numpy()))
+    assert res[1][0] == res[0][0] == 1e30
+    _close(res[1][1], res[0][1], 1e-10)
+    assert np.isnan(res[0][1][3, 0, 0]) and abs(res[0][1][2, 0, 0]) > 1  # rounding's occupancy, above 1
+
+
 def test_all_targets_empty_concatenated():
     fn = lambda m, lp, tg, il, tl: m.nn.functional.ctc_loss(lp, tg, il, tl, reduction="none")  # noqa: E731
     (lt, gt), (lf, gf) = _both(fn, form="concat", items=[3, 4])
