@@ -71,23 +71,25 @@ class CtcLoss(Function):
         xp = get_array_module(log_probs)
         ext = extended_labels(xp, targets, in_lens, tgt_lens, blank)
         n, width = ext.shape
-        steps = int(in_lens.max(initial=0))
+        steps = int(in_lens.max(initial=0))  # the longest input: the steps the recursions take
         # lp_ext[t, n, s] = log_probs[t, n, l'[s]]: the only entries the recursions read
-        lp_ext = xp.take_along_axis(log_probs, xp.broadcast_to(ext[None], (log_probs.shape[0], n, width)), axis=2)
+        lp_ext = xp.take_along_axis(log_probs[:steps], xp.broadcast_to(ext[None], (steps, n, width)), axis=2)
         s = np.arange(width)
         tl = tgt_lens[:, None]
         # a step may skip a blank (s-2 -> s) between two different labels, as in eq. (7)
         skip = xp.asarray(s[None, :] >= 2) & (ext != xp.concatenate([ext[:, :2], ext[:, :-2]], axis=1))
         first = xp.asarray((s[None, :] == 0) | ((s[None, :] == 1) & (tl > 0)))  # where an alignment can start
-        rows = [xp.where(first, lp_ext[0], _const(xp, NEG_INF, lp_ext)) if steps else xp.full((n, width), NEG_INF, log_probs.dtype)]
-        for t in range(1, steps):
+        neg_inf = _const(xp, NEG_INF, log_probs)
+        rows = [xp.where(first, lp_ext[0], neg_inf)] if steps else []
+        for t in range(1, steps):  # eq. (6): from s, s - 1 and (where allowed) s - 2 at the step before
             prev = rows[-1]
-            rows.append(_log_add(xp, prev, _shift(xp, prev, 1), xp.where(skip, _shift(xp, prev, 2), _const(xp, NEG_INF, prev)))
+            rows.append(_log_add(xp, prev, _shift(xp, prev, 1), xp.where(skip, _shift(xp, prev, 2), neg_inf))
                         + lp_ext[t])
-        log_alpha = xp.stack(rows)  # (steps, N, 2S + 1); rows past an item's input length are never read
+        # (steps, N, 2S + 1); rows past an item's input length are never read
+        log_alpha = xp.stack(rows) if rows else xp.zeros((0, n, width), log_probs.dtype)
         nll = _final_nll(xp, log_alpha, in_lens, tgt_lens)
         ctx.save_for_backward(log_probs, targets)
-        ctx.nll, ctx.log_alpha, ctx.lp_ext, ctx.ext, ctx.skip = nll, log_alpha, lp_ext[:steps], ext, skip
+        ctx.nll, ctx.log_alpha, ctx.lp_ext, ctx.ext, ctx.skip = nll, log_alpha, lp_ext, ext, skip
         ctx.in_lens, ctx.tgt_lens, ctx.zero_infinity = in_lens, tgt_lens, zero_infinity
         return nll
 
@@ -101,8 +103,8 @@ class CtcLoss(Function):
 
 
 def _final_nll(xp, log_alpha, in_lens, tgt_lens):
-    """-log(alpha[T-1, 2 L] + alpha[T-1, 2 L - 1]) per item (eq. 8); 0 for an empty input and target, inf for an
-    empty input and a non-empty target, as torch."""
+    """-log(alpha[T-1, 2 L] + alpha[T-1, 2 L - 1]) per item (eq. 8); -0.0 for an empty input and target, inf for
+    an empty input and a non-empty target, as torch."""
     n = len(in_lens)
     items = np.arange(n)
     # an empty input: likelihood 1 for an empty target, else 0 (nll -0.0 or inf, as torch's -log_likelihood)
