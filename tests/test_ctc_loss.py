@@ -82,7 +82,7 @@ def test_losses_and_gradients_equal_torchs(reduction, zero_infinity, form, lengt
                                                             zero_infinity=zero_infinity)
     (lt, gt), (lf, gf) = _both(fn, form, lengths)
     _close(lf.detach().cpu().numpy(), lt.detach().cpu().numpy(), 1e-10)
-    _close(gf.cpu().numpy(), gt.cpu().numpy(), 1e-10)  # the infeasible item's rows are nan in both without zero_infinity
+    _close(gf.cpu().numpy(), gt.cpu().numpy(), 1e-10)  # the infeasible item's rows: nan in both (no zero_infinity)
     assert _chain(lf) == _chain(lt)
 
 
@@ -318,9 +318,9 @@ def test_compile_replays_a_ctc_step_bit_for_bit():
 
 def test_compile_with_length_tensors_breaks_visibly_and_stays_right():
     xs = [framework.from_numpy(np.random.default_rng(i).standard_normal((T, len(FEASIBLE), 4))) for i in range(2)]
-    model_e, step_e = _ctc_step(1, "tensor")
+    _, step_e = _ctc_step(1, "tensor")
     le = [float(step_e(xs[i % 2])) for i in range(4)]
-    model_c, step_c = _ctc_step(1, "tensor")
+    _, step_c = _ctc_step(1, "tensor")
     compiled = framework.compile(step_c)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -145,7 +145,7 @@ def _log_sum_per_class(xp, ab, ext, classes: int):
     """lcab[t, n, c] = log of the sum over the positions s with l'[s] = c of exp(ab[t, n, s]), -inf where there
     are none. Each class's sum is taken relative to its own largest term (a scatter-max), as torch's running
     log-add: a class at one position gets ab itself, bit for bit."""
-    steps, n, width = ab.shape
+    steps, n, _ = ab.shape
     where = tuple(xp.broadcast_to(i, ab.shape) for i in (xp.arange(steps)[:, None, None],
                                                          xp.arange(n)[None, :, None], ext[None]))
     top = xp.full((steps, n, classes), NEG_INF, dtype=ab.dtype)
