@@ -174,6 +174,20 @@ def test_all_targets_empty_concatenated():
     _close(gf.cpu().numpy(), gt.cpu().numpy(), 1e-10)
 
 
+def test_autocast_runs_it_in_float32_as_torch():
+    torch = _torch()
+    x = np.random.default_rng(4).standard_normal((6, 2, 5))
+    res = []
+    for m in (torch, framework):
+        a = m.tensor(x).log_softmax(2).half().detach().requires_grad_()
+        with m.autocast("cpu", dtype=m.float16):
+            loss = m.nn.functional.ctc_loss(a, m.tensor([[1, 2], [3, 3]]), m.tensor([6, 5]), m.tensor([2, 2]))
+        loss.backward()
+        res.append((str(loss.dtype).split(".")[1], str(a.grad.dtype).split(".")[1], float(loss.detach())))
+    assert res[0][:2] == res[1][:2] == ("float32", "float16")
+    assert abs(res[0][2] - res[1][2]) < 1e-6
+
+
 def test_double_backward_is_not_implemented_as_torch():
     torch = _torch()
     msgs, names = [], []
