@@ -179,9 +179,9 @@ def test_autocast_runs_it_in_float32_as_torch():
     x = np.random.default_rng(4).standard_normal((6, 2, 5))
     res = []
     for m in (torch, framework):
-        a = m.tensor(x).log_softmax(2).half().detach().requires_grad_()
+        a = m.tensor(x, device="cpu").log_softmax(2).half().detach().requires_grad_()  # CPU autocast: CPU tensors
         with m.autocast("cpu", dtype=m.float16):
-            loss = m.nn.functional.ctc_loss(a, m.tensor([[1, 2], [3, 3]]), m.tensor([6, 5]), m.tensor([2, 2]))
+            loss = m.nn.functional.ctc_loss(a, m.tensor([[1, 2], [3, 3]], device="cpu"), (6, 5), (2, 2))
         loss.backward()
         res.append((str(loss.dtype).split(".")[1], str(a.grad.dtype).split(".")[1], float(loss.detach())))
     assert res[0][:2] == res[1][:2] == ("float32", "float16")

@@ -56,9 +56,11 @@ def _host_lengths(lengths: Lengths, name: str) -> np.ndarray:
 def _check_lengths(targets: Tensor, batch: int, in_lens: np.ndarray, tgt_lens: np.ndarray, steps: int) -> None:
     """ctc_loss_allocate_outputs' checks of the lengths against the targets and the input, in its order."""
     if len(in_lens) != batch:
-        raise RuntimeError("input_lengths must be of size batch_size")
+        raise RuntimeError(f"input_lengths must be of size batch_size\n\nlog_probs holds {batch} sequences (dim 1); "
+                           f"got {len(in_lens)} input lengths.")
     if len(tgt_lens) != batch:
-        raise RuntimeError("target_lengths must be of size batch_size")
+        raise RuntimeError(f"target_lengths must be of size batch_size\n\nlog_probs holds {batch} sequences (dim 1); "
+                           f"got {len(tgt_lens)} target lengths.")
     for v in tgt_lens:
         if v < 0:
             raise RuntimeError(f"Expected target_lengths to have value at least 0, but got value {v} {_WHERE}")
@@ -94,7 +96,8 @@ def _ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Lengths, target
         raise NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type_name(lp.dtype.np)}'\n\n"
                                   "CTC runs in float32 or float64: pass log_probs.float() (or .double()).")
     if lp.numel() == 0:
-        raise RuntimeError("log_probs tensor must not be empty")
+        raise RuntimeError(f"log_probs tensor must not be empty\n\nGot log_probs of shape {tuple(lp.shape)}: it needs "
+                           "at least one time step, one sequence and one class.")
     if lp.ndim != 3:
         raise RuntimeError(f"Expected 3-dimensional tensor, but got {lp.ndim}-dimensional tensor for argument #1 "
                            f"'log_probs' {_WHERE}")

@@ -96,7 +96,9 @@ class CtcLoss(Function):
     @staticmethod
     def backward(ctx, grad):
         log_probs, _ = ctx.saved_tensors
-        error = RuntimeError("derivative for aten::_ctc_loss_backward is not implemented")
+        error = RuntimeError("derivative for aten::_ctc_loss_backward is not implemented\n\nCTC's gradient comes "
+                             "from the alpha-beta recursions in one kernel, as in torch, which has no derivative of "
+                             "its own: differentiate the loss once (no create_graph through ctc_loss).")
         # torch's kernel computes the gradient without recording how: under create_graph it is NotImplemented
         return GradOnly.apply(grad, lambda g: ctc_gradient(ctx, log_probs._array, g), error, log_probs), \
             None, None, None, None, None
