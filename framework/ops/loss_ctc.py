@@ -133,9 +133,9 @@ def _log_beta(xp, ctx):
     skip_back = xp.concatenate([skip, xp.zeros((n, 2), dtype=bool)], axis=1)[:, 2:]
     rows = []
     nxt, neg_inf = xp.full((n, width), NEG_INF, dtype=lp_ext.dtype), _const(xp, NEG_INF, lp_ext)
+    last = xp.asarray(in_lens - 1)[:, None]  # each item's last step (on the device once, not once per step)
     for t in range(steps - 1, -1, -1):
-        start = xp.asarray(in_lens - 1 == t)[:, None]  # the items whose last step is t
-        within = xp.asarray(in_lens - 1 > t)[:, None]
+        start, within = last == t, last > t  # the items whose last step is t; those that go on past t
         step = _log_add(xp, nxt, _shift(xp, nxt, -1), xp.where(skip_back, _shift(xp, nxt, -2), neg_inf)) + lp_ext[t]
         row = xp.where(start & ends, lp_ext[t], xp.where(within & inside, step, neg_inf))
         rows.append(row)
