@@ -342,3 +342,19 @@ def test_compile_with_length_tensors_breaks_visibly_and_stays_right():
     assert lc == le
     breaks = [w for w in caught if "graph break" in str(w.message)]
     assert len(breaks) >= 1 and "test_ctc_loss.py" in str(breaks[0].message)
+
+
+def test_retain_graph_accumulates_and_a_freed_graph_raises_as_torch():
+    torch = _torch()
+    msgs = []
+    for m in (torch, framework):
+        lp, tg, il, tl = _args(m, "padded", "tuple", FEASIBLE)
+        loss = m.nn.functional.ctc_loss(lp, tg, il, tl)
+        loss.backward(retain_graph=True)
+        first = lp.grad.clone()
+        loss.backward()
+        _close(lp.grad.cpu().numpy(), 2 * first.cpu().numpy(), 1e-12)
+        with pytest.raises(RuntimeError) as info:
+            loss.backward()
+        msgs.append(str(info.value).split(".")[0])
+    assert msgs[0] == msgs[1]
