@@ -203,7 +203,8 @@ _FUNCTIONAL_ALIASES = {
     "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "adaptive_avg_pool1d", "adaptive_max_pool1d",
     "cosine_similarity", "pairwise_distance", "prelu", "channel_shuffle", "pdist", "bilinear", "hardshrink",
     "threshold", "threshold_", "rrelu", "rrelu_", "rms_norm", "batch_norm", "instance_norm", "layer_norm",
-    "group_norm", "embedding", "dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "constant_pad_nd"}
+    "group_norm", "embedding", "dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "constant_pad_nd",
+    "ctc_loss"}
 
 
 def __getattr__(name: str):

@@ -8,6 +8,7 @@ order: ``torch.batch_norm(input, weight, bias, running_mean, ...)``, ``torch.emb
 from __future__ import annotations
 
 from .nn import functional as F
+from .nn.losses_ctc import _ctc_loss
 from .tensor import Tensor
 
 SAME = ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "avg_pool1d",
@@ -67,6 +68,13 @@ def adaptive_max_pool1d(input: Tensor, output_size):
 
 def constant_pad_nd(input: Tensor, pad, value: float = 0) -> Tensor:
     return F.pad(input, pad, "constant", value)
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, blank: int = 0, reduction: int = 0,
+             zero_infinity: bool = False) -> Tensor:
+    """torch.ctc_loss: ATen's integer reduction (0 none, 1 mean, 2 sum). Its schema's default is Mean, but torch's
+    Python binding reads that default as 0, so a call without it returns the per-item losses, as here."""
+    return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
 
 
 def __getattr__(name: str):

@@ -682,6 +682,9 @@ OPS += [
     OpCase("soft_margin_loss", lambda m, a: m.nn.functional.soft_margin_loss(
         a, m.tensor([1.0, -1.0, -1.0, 1.0], dtype=a.dtype).expand(3, 4)), [(3, 4)]),
     OpCase("multi_margin_loss", lambda m, a: m.nn.functional.multi_margin_loss(a, m.tensor([0, 3, 1])), [(3, 4)]),
+    # through log_softmax: torch's ctc gradient assumes normalised log-probabilities (it adds exp(log_probs))
+    OpCase("ctc_loss", lambda m, a: m.nn.functional.ctc_loss(a.log_softmax(2), m.tensor([[1, 2, 2], [3, 1, 0]]),
+                                                             (5, 4), (3, 2)), [(5, 2, 4)]),
     OpCase("multilabel_margin_loss", lambda m, a: m.nn.functional.multilabel_margin_loss(
         a, m.tensor([[3, 0, -1, 1], [1, -1, 0, 0], [0, 1, 2, 3]])), [(3, 4)]),
     OpCase("multilabel_soft_margin_loss", lambda m, a, t: m.nn.functional.multilabel_soft_margin_loss(a, t),

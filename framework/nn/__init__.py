@@ -40,4 +40,5 @@ from .layers_extra import (GLU, Bilinear, EmbeddingBag, Hardshrink, LazyLinear, 
 from .losses_misc import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss,  # noqa: E402
                           MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
                           TripletMarginWithDistanceLoss)
+from .losses_ctc import CTCLoss  # noqa: E402
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

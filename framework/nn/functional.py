@@ -361,3 +361,4 @@ from .losses_misc import (gaussian_nll_loss, hinge_embedding_loss, multi_margin_
                           multilabel_margin_loss, multilabel_soft_margin_loss, poisson_nll_loss, soft_margin_loss,
                           triplet_margin_with_distance_loss)
 from ..ops.grid_sample import affine_grid, grid_sample  # noqa: E402  (the spatial transformer's ops)
+from .losses_ctc import ctc_loss  # noqa: E402

@@ -6,6 +6,7 @@ from ..losses_more import (CosineEmbeddingLoss, HuberLoss, KLDivLoss, MarginRank
 from ..losses_misc import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss,  # noqa: F401
                           MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
                           TripletMarginWithDistanceLoss)
+from ..losses_ctc import CTCLoss  # noqa: F401
 
-__all__ = ["BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
+__all__ = ["CTCLoss", "BCELoss", "BCEWithLogitsLoss", "CosineEmbeddingLoss", "CrossEntropyLoss", "HuberLoss", "KLDivLoss",
            "L1Loss", "MSELoss", "MarginRankingLoss", "NLLLoss", "SmoothL1Loss", "TripletMarginLoss", "GaussianNLLLoss", "HingeEmbeddingLoss", "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "MultiMarginLoss", "PoissonNLLLoss", "SoftMarginLoss", "TripletMarginWithDistanceLoss"]
