@@ -158,3 +158,17 @@ def test_errors_as_torch():
     assert t.contiguous(memory_format=torch.preserve_format) is t
     with pytest.raises(TypeError):
         f.to(memory_format=3)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 1, 1), (2, 1, 4, 5), (1, 3, 1, 4), (2, 3, 4, 1)])
+def test_preserve_format_keeps_size1_strides_as_torch(shape):
+    """torch's preserve_format copy of a dense tensor keeps its strides exactly, size-1 dims included."""
+    f, t = _pair(shape, seed=5)
+    f, t = f.to(memory_format=fw.channels_last), t.to(memory_format=torch.channels_last)
+    assert f.stride() == t.stride()
+    assert f.clone().stride() == t.clone().stride()
+    assert f.to(fw.float64).stride() == t.to(torch.float64).stride()
+    assert fw.zeros_like(f).stride() == torch.zeros_like(t).stride()
+    assert fw.empty_like(f).stride() == torch.empty_like(t).stride()
+    np.testing.assert_array_equal(f.clone().cpu().numpy(), t.clone().numpy())
+    np.testing.assert_array_equal(f.to(fw.float64).cpu().numpy(), t.to(torch.float64).numpy())

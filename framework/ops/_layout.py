@@ -5,6 +5,8 @@ choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow
 """
 from __future__ import annotations
 
+from ..backend import get_array_module
+
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
     """The dims from outermost to innermost in torch's preserve_format copy of an array with these strides.
@@ -44,13 +46,27 @@ def copy_preserving_layout(a, np_dtype=None):
     """
     order = tuple(range(a.ndim)) if a.flags.c_contiguous else preserve_format_order(a.shape, a.strides)
     if order == tuple(range(a.ndim)):
-        return a.copy() if np_dtype is None else a.astype(np_dtype, order="C")
+        return keep_size1_strides(a.copy() if np_dtype is None else a.astype(np_dtype, order="C"), a)
     moved = a.transpose(order)
     copied = moved.copy() if np_dtype is None else moved.astype(np_dtype, order="C")
     inverse = [0] * a.ndim
     for pos, d in enumerate(order):
         inverse[d] = pos
-    return copied.transpose(inverse)
+    return keep_size1_strides(copied.transpose(inverse), a)
+
+
+def keep_size1_strides(out, like):
+    """``out`` with ``like``'s strides on its size-1 dims when the two share one dense layout otherwise: torch's
+    preserve_format copy of a dense tensor keeps its strides exactly (a channels_last N,C,1,1 tensor's clone stays
+    (C, 1, C, C)); those dims' strides address nothing, so the restrided view reads the same memory."""
+    if 1 not in out.shape or out.size == 0:
+        return out
+    want = tuple(s // like.itemsize * out.itemsize for s in like.strides)
+    if want == out.strides or min(want) < 0:
+        return out
+    if any(w != s for w, s, n in zip(want, out.strides, out.shape) if n != 1):
+        return out
+    return get_array_module(out).lib.stride_tricks.as_strided(out, out.shape, want)
 
 
 def contiguous_result(out):

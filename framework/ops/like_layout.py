@@ -5,16 +5,19 @@ from __future__ import annotations
 
 from .. import creation, dtypes
 from ..tensor import Tensor
-from ._layout import check_format_rank, format_order, inverse_order, preserve_format_order
+from ._layout import check_format_rank, format_order, inverse_order, keep_size1_strides, preserve_format_order
 
 
-def _laid_out(make, shape: tuple, order: tuple, requires_grad: bool, **kwargs) -> Tensor:
+def _laid_out(make, shape: tuple, order: tuple, requires_grad: bool, like: Tensor | None = None, **kwargs) -> Tensor:
     """``make(*shape)`` with dims ``order`` from outermost to innermost: made in that order, then transposed back
-    (the fresh tensor's array is swapped before anyone sees it, so it stays a leaf)."""
-    if order == tuple(range(len(shape))):
+    (the fresh tensor's array is swapped before anyone sees it, so it stays a leaf); ``like`` (preserve_format):
+    its strides kept on size-1 dims too, as torch's empty_like of a dense tensor."""
+    if order == tuple(range(len(shape))) and (like is None or 1 not in shape):
         return make(*shape, requires_grad=requires_grad, **kwargs)
     out = make(*[shape[d] for d in order], **kwargs)
     out._array = out._array.transpose(inverse_order(order))
+    if like is not None:
+        out._array = keep_size1_strides(out._array, like._array)
     return out.requires_grad_(True) if requires_grad else out
 
 
@@ -32,6 +35,7 @@ def _like(make):
     def like(input: Tensor, *, dtype=None, device=None, requires_grad: bool = False,
              memory_format: dtypes.memory_format = dtypes.preserve_format) -> Tensor:
         return _laid_out(make, tuple(input.shape), _like_order(input, memory_format), requires_grad,
+                         input if memory_format is dtypes.preserve_format else None,
                          dtype=dtype if dtype is not None else input.dtype,
                          device=device if device is not None else input.device)
 
@@ -51,6 +55,7 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
         return creation.full(shape, fill_value, **kwargs)
 
     return _laid_out(make, tuple(input.shape), _like_order(input, memory_format), requires_grad,
+                     input if memory_format is dtypes.preserve_format else None,
                      dtype=dtype if dtype is not None else input.dtype,
                      device=device if device is not None else input.device)
 
