@@ -21,11 +21,11 @@ from . import testing as _testing
 
 # torch.autograd.gradcheck / gradgradcheck: the checks live in testing (a higher floor), the names where torch has them
 autograd.gradcheck, autograd.gradgradcheck = _testing.gradcheck, _testing.gradgradcheck
-from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, empty,
-                       empty_like, eye, from_numpy, full, full_like, linspace, ones, ones_like, rand, rand_like,
-                       randint, randn, randn_like, randperm, tensor, zeros, zeros_like)
+from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, eye,
+                       from_numpy, full, linspace, ones, rand, randint, randn, randperm, tensor, zeros)
+from .ops.like_layout import empty, empty_like, full_like, ones_like, rand_like, randn_like, zeros_like
 from .dtypes import (bool_ as bool, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
-from .dtypes import contiguous_format, memory_format, preserve_format
+from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
                   concat, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, is_tensor, isfinite, isinf, isnan,
                   le, log, log_softmax, logical_not, lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm,

@@ -17,9 +17,11 @@ from .ops._util import _type_name, c_type_name as _c_name, operand, refused
 from .tensor import Tensor
 
 
-def _to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False) -> Tensor:
+def _to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: bool = False,
+        memory_format: dtypes.memory_format | None = None) -> Tensor:
     """Cast and/or move: ``to(framework.float64)``, ``to("cuda")``, ``to(other_tensor)``; non_blocking is accepted
-    (copies are synchronous here), positionally too: ``to(device, dtype, non_blocking, copy)``."""
+    (copies are synchronous here), positionally too: ``to(device, dtype, non_blocking, copy)``; memory_format=
+    lays the result out as channels_last (etc.)."""
     flags = [a for a in args if isinstance(a, bool)]
     args = [a for a in args if not isinstance(a, bool)]
     if len(flags) > 1:
@@ -31,7 +33,7 @@ def _to(self, *args, dtype=None, device=None, non_blocking: bool = False, copy: 
             dtype = a
         else:
             device = a
-    return conversion.to(self, dtype=dtype, device=device, copy=copy)
+    return conversion.to(self, dtype=dtype, device=device, copy=copy, memory_format=memory_format)
 
 
 def _backward(self, gradient=None, retain_graph: bool | None = None, create_graph: bool = False,
@@ -216,6 +218,7 @@ METHODS = {
     "permute": ops.permute, "squeeze": ops.squeeze, "unsqueeze": ops.unsqueeze, "expand": ops.expand,
     "expand_as": ops.expand_as, "flatten": ops.flatten, "narrow": ops.narrow, "select": ops.select,
     "unbind": ops.unbind, "split": ops.split, "chunk": ops.chunk, "clone": ops.clone, "contiguous": ops.contiguous,
+    "is_contiguous": conversion.is_contiguous,
     "view_as": lambda self, other: ops.view(self, tuple(other.shape)),
     "reshape_as": lambda self, other: ops.reshape(self, tuple(other.shape)),
     # comparisons and predicates

@@ -58,10 +58,13 @@ class memory_format:
 
 preserve_format = memory_format("preserve_format")  # a copy keeps its input's dim order (clone's default)
 contiguous_format = memory_format("contiguous_format")  # row-major (C) order
+channels_last = memory_format("channels_last")  # NCHW sizes laid out as NHWC (a rank-4 tensor's channels innermost)
+channels_last_3d = memory_format("channels_last_3d")  # NCDHW sizes laid out as NDHWC (rank 5)
 
 
 def _memory_format_by_name(name: str) -> memory_format:
-    return {"preserve_format": preserve_format, "contiguous_format": contiguous_format}[name]
+    return {"preserve_format": preserve_format, "contiguous_format": contiguous_format, "channels_last": channels_last,
+            "channels_last_3d": channels_last_3d}[name]
 
 
 def _by_name(name: str) -> dtype:

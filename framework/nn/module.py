@@ -296,9 +296,11 @@ class Module(ModuleHooks):
         return self
 
     def to(self, *args, **kwargs) -> "Module":
-        """Cast floating parameters/buffers to a dtype and/or move everything to a device."""
+        """Cast floating parameters/buffers to a dtype and/or move everything to a device; memory_format= lays out
+        the 4-D and 5-D ones (conv weights) in that format, as torch's."""
         dtype = kwargs.get("dtype")
         device = kwargs.get("device")
+        memory_format = kwargs.get("memory_format")
         for a in args:
             if isinstance(a, dtypes.dtype):
                 dtype = a
@@ -310,6 +312,8 @@ class Module(ModuleHooks):
             raise TypeError(f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}")
 
         def convert(t: Tensor) -> Tensor:
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(dtype=dtype if t.is_floating_point() else None, device=device, memory_format=memory_format)
             return t.to(dtype=dtype if t.is_floating_point() else None, device=device)
 
         return self._apply_to_tensors(convert)

@@ -5,6 +5,8 @@ choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow
 """
 from __future__ import annotations
 
+from ..backend import get_array_module
+
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
     """The dims from outermost to innermost in torch's preserve_format copy of an array with these strides.
@@ -44,13 +46,27 @@ def copy_preserving_layout(a, np_dtype=None):
     """
     order = tuple(range(a.ndim)) if a.flags.c_contiguous else preserve_format_order(a.shape, a.strides)
     if order == tuple(range(a.ndim)):
-        return a.copy() if np_dtype is None else a.astype(np_dtype, order="C")
+        return keep_size1_strides(a.copy() if np_dtype is None else a.astype(np_dtype, order="C"), a)
     moved = a.transpose(order)
     copied = moved.copy() if np_dtype is None else moved.astype(np_dtype, order="C")
     inverse = [0] * a.ndim
     for pos, d in enumerate(order):
         inverse[d] = pos
-    return copied.transpose(inverse)
+    return keep_size1_strides(copied.transpose(inverse), a)
+
+
+def keep_size1_strides(out, like):
+    """``out`` with ``like``'s strides on its size-1 dims when the two share one dense layout otherwise: torch's
+    preserve_format copy of a dense tensor keeps its strides exactly (a channels_last N,C,1,1 tensor's clone stays
+    (C, 1, C, C)); those dims' strides address nothing, so the restrided view reads the same memory."""
+    if 1 not in out.shape or out.size == 0:
+        return out
+    want = tuple(s // like.itemsize * out.itemsize for s in like.strides)
+    if want == out.strides or min(want) < 0:
+        return out
+    if any(w != s for w, s, n in zip(want, out.strides, out.shape) if n != 1):
+        return out
+    return get_array_module(out).lib.stride_tricks.as_strided(out, out.shape, want)
 
 
 def contiguous_result(out):
@@ -80,3 +96,83 @@ def channels_last_copy(a):
     to_last = (0, 2, 3, 1) if a.ndim == 4 else (0, 2, 3, 4, 1)
     back = (0, 3, 1, 2) if a.ndim == 4 else (0, 4, 1, 2, 3)
     return a.transpose(to_last).copy().transpose(back)
+
+
+# ---- memory formats (torch.channels_last / channels_last_3d) ------------------------------------------------
+# the dims from outermost to innermost of each format's layout, and the rank it needs
+_FORMAT_ORDER = {"channels_last": (0, 2, 3, 1), "channels_last_3d": (0, 2, 3, 4, 1)}
+_FORMAT_RANK = {"channels_last": 4, "channels_last_3d": 5}
+
+
+def check_format_rank(fmt, ndim: int) -> None:
+    """torch's check that a channels-last format fits the tensor's rank."""
+    rank = _FORMAT_RANK.get(fmt.name)
+    if rank is not None and ndim != rank:
+        raise RuntimeError(f"required rank {rank} tensor to use {fmt.name} format")
+
+
+def format_order(fmt, ndim: int) -> tuple:
+    """The dims from outermost to innermost of ``fmt``'s layout (C order for contiguous_format)."""
+    return _FORMAT_ORDER.get(fmt.name, tuple(range(ndim)))
+
+
+def inverse_order(order) -> tuple:
+    inverse = [0] * len(order)
+    for pos, d in enumerate(order):
+        inverse[d] = pos
+    return tuple(inverse)
+
+
+def copy_in_order(a, order, np_dtype=None):
+    """A copy of ``a`` (cast to np_dtype if given) laid out with dims ``order`` from outermost to innermost:
+    a C-order copy of the transposed view, transposed back (NHWC storage behind NCHW sizes for channels_last)."""
+    if tuple(order) == tuple(range(a.ndim)):
+        return a.copy() if np_dtype is None else a.astype(np_dtype, order="C")
+    moved = a.transpose(order)
+    copied = moved.copy() if np_dtype is None else moved.astype(np_dtype, order="C")
+    return copied.transpose(inverse_order(order))
+
+
+def is_contiguous_as(fmt, shape: tuple, strides: tuple) -> bool:
+    """torch's is_contiguous(memory_format): strides (in elements) dense in the format's dim order, size-1 dims
+    skipped; a channels-last format on another rank answers False; preserve_format asks about C order."""
+    if fmt.name in _FORMAT_ORDER:
+        if len(shape) != _FORMAT_RANK[fmt.name]:
+            return False
+        expected = 1
+        for d in reversed(_FORMAT_ORDER[fmt.name]):
+            if shape[d] != 1:
+                if strides[d] != expected:
+                    return False
+                expected *= shape[d]
+        return True
+    if 0 in shape:
+        return True
+    expected = 1
+    for d in range(len(shape) - 1, -1, -1):
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def suggest_memory_format(shape: tuple, strides: tuple) -> str:
+    """torch's Tensor.suggest_memory_format: 'channels_last' or 'channels_last_3d' where the strides order the dims
+    as that format does (ambiguous size-1 cases fall back to contiguous, as torch's), else 'contiguous_format'."""
+    for name, order in _FORMAT_ORDER.items():
+        if len(shape) == _FORMAT_RANK[name] and strides[1] != 0 and _strides_like(order, shape, strides):
+            return name
+    return "contiguous_format"
+
+
+def _strides_like(order, shape, strides) -> bool:
+    # c10's is_channels_last_strides_2d_s4 / _3d_s5: innermost to outermost, strides non-decreasing
+    low = 0
+    for d in reversed(order):
+        if shape[d] == 0 or strides[d] < low:
+            return False
+        if d == 0 and low == strides[1]:
+            return False
+        low = strides[d] * (shape[d] if shape[d] > 1 else 1)
+    return True
