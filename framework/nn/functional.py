@@ -334,7 +334,8 @@ nll_loss = _nll.nll_loss
 # ---- added for real PyTorch scripts (issue 16): defined in their own modules (which do not import this one),
 # exported here as torch's F -------------------------------------------------------------------------------
 from ..ops.gather import embedding, one_hot  # noqa: E402
-from ..ops.resample import interpolate, pad  # noqa: E402
+from ..ops.interpolate import interpolate
+from ..ops.resample import pad  # noqa: E402
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402
 from .functional_attention import multi_head_attention_forward  # noqa: E402
 from .functional_more import instance_norm, normalize, scaled_dot_product_attention  # noqa: E402

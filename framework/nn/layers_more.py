@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .. import creation
 from ..ops import conv_more as C
-from ..ops.resample import interpolate, pad
+from ..ops.interpolate import interpolate
+from ..ops.resample import pad
 from . import functional_pool as FP
 from .layers import _WeightBias, check_conv_args, reversed_padding_twice
 from .module import Module
