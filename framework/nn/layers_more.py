@@ -132,7 +132,7 @@ class AdaptiveAvgPool2d(Module):
 
 
 class Upsample(Module):
-    """F.interpolate as a layer: a ``size`` or a ``scale_factor``, mode 'nearest', '(bi)linear'."""
+    """F.interpolate as a layer: a ``size`` or a ``scale_factor`` and any of its modes."""
 
     def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                  recompute_scale_factor=None) -> None:

@@ -40,13 +40,35 @@ def selection(src: np.ndarray, n_in: int) -> np.ndarray:
     return m
 
 
-def nearest_matrix(n_out: int, n_in: int, scale: float | None, exact: bool = False) -> np.ndarray:
-    """'nearest' picks floor(i * s), 'nearest-exact' floor((i + 0.5) * s), s = the float32 scale (clamped)."""
+def _f32(v) -> np.ndarray:
+    """Round to float32 (ATen's floorf takes a float), kept as float64 for the host math."""
+    return np.asarray(v, dtype=np.float64).astype(np.float32).astype(np.float64)
+
+
+def nearest_source(n_out: int, n_in: int, scale: float | None, exact: bool, double: bool) -> np.ndarray:
+    """The input pixel each output pixel copies in torch's nearest forward kernel: floor(i s) for 'nearest',
+    floor((i + 0.5) s) for 'nearest-exact' (clamped), with s and the products in the input's opmath type."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if double:
+        s = 1.0 / scale if scale is not None and scale > 0 else n_in / n_out
+        src = s * dst if not exact else np.maximum(s * (dst + 0.5) - 0.5, 0.0) + 0.5
+    else:  # float opmath: the scale and scale * i are floats; the exact mode's +-0.5 are doubles
+        s = np.float64(_float_scale(n_in, n_out, scale))
+        src = _f32(_f32(dst) * s) if not exact else np.maximum(_f32(s * (dst + 0.5) - 0.5), 0.0) + 0.5
+    return np.minimum(np.floor(_f32(src)).astype(np.int64), n_in - 1)
+
+
+def nearest_grad_source(n_out: int, n_in: int, scale: float | None, exact: bool) -> np.ndarray:
+    """The input pixel each output pixel's gradient goes to in torch's nearest backward kernel (nearest_idx /
+    nearest_exact_idx): float32 scale and products whatever the dtype, so a few sizes differ from the forward."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if not exact and n_out == n_in:
+        return dst.astype(np.int64)
+    if not exact and n_out == 2 * n_in:
+        return dst.astype(np.int64) // 2
     s = np.float64(_float_scale(n_in, n_out, scale))
-    dst = np.arange(n_out, dtype=np.float64) + (0.5 if exact else 0.0)
-    # ATen's floorf: the double product is rounded to float32 before the floor
-    src = np.floor((dst * s).astype(np.float32)).astype(np.int64)
-    return selection(np.minimum(src, n_in - 1), n_in)
+    src = _f32(_f32(dst) * s) if not exact else _f32((dst + 0.5) * s)
+    return np.minimum(np.floor(src).astype(np.int64), n_in - 1)
 
 
 def linear_matrix(n_out: int, n_in: int, scale: float | None, align_corners: bool) -> np.ndarray:
@@ -99,15 +121,24 @@ def _pil_cubic(x: float) -> float:
     return _cubic2(x, -0.5) if x < 2.0 else 0.0
 
 
-def antialias_matrix(n_out: int, n_in: int, scale: float | None, align_corners: bool, cubic: bool) -> np.ndarray:
-    """ATen's _compute_weights_aa: the filter (triangle or cubic) stretched by the scale when downsampling,
+def _lanczos3(x: float) -> float:
+    """sinc(x) sinc(x / 3) on |x| < 3."""
+    x = abs(x)
+    return float(np.sinc(x) * np.sinc(x / 3.0)) if x < 3.0 else 0.0
+
+
+# filter and half its support (ATen's interp_size / 2) per antialiased mode
+_AA_FILTERS = {"bilinear": (_triangle, 1.0), "bicubic": (_pil_cubic, 2.0), "lanczos": (_lanczos3, 3.0)}
+
+
+def antialias_matrix(n_out: int, n_in: int, scale: float | None, align_corners: bool, mode: str) -> np.ndarray:
+    """ATen's _compute_weights_aa: the mode's filter (triangle, cubic or Lanczos-3) stretched by the scale when downsampling,
     sampled at the input pixels within its support around each output centre, normalised to sum to 1."""
     step = _area_scale(n_in, n_out, align_corners, scale)
-    half = 2.0 if cubic else 1.0  # interp_size / 2
+    filt, half = _AA_FILTERS[mode]
     support = half * step if step >= 1.0 else half
     max_size = int(np.ceil(support)) * 2 + 1
     invscale = 1.0 / step if step >= 1.0 else 1.0
-    filt = _pil_cubic if cubic else _triangle
     m = np.zeros((n_out, n_in))
     for i in range(n_out):
         center = step * (i + 0.5)

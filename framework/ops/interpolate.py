@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+from .. import dtypes
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..tensor import Tensor
 from . import interp_weights as W
@@ -72,19 +73,22 @@ def _check_sizes(input: Tensor, out: list) -> None:
     raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} ({outs})")
 
 
-def _separable(input: Tensor, node: str, output_size, scales, matrix) -> Tensor:
-    """Apply ``matrix(n_out, n_in, scale)`` along each spatial dim as one node named ``node``."""
+def _separable(input: Tensor, node: str, output_size, scales, matrix, grad_matrix=None) -> Tensor:
+    """Apply ``matrix(n_out, n_in, scale)`` along each spatial dim as one node named ``node`` (whose backward
+    applies ``grad_matrix``'s matrices when given, else the transposes)."""
     spatial = list(input.shape[2:])
     out = output_size or [int(n * s) for n, s in zip(spatial, scales)]  # ATen truncates n * scale
     _check_sizes(input, out)
     scales = scales or [None] * len(spatial)
     mats = [matrix(o, n, s) for o, n, s in zip(out, spatial, scales)]
-    return _node(node).apply(input, mats)
+    if grad_matrix is None:
+        return _node(node).apply(input, mats)
+    return _node(node).apply(input, mats, [grad_matrix(o, n, s) for o, n, s in zip(out, spatial, scales)])
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                 recompute_scale_factor=None, antialias: bool = False) -> Tensor:
-    """Resize the spatial dims (all but N, C) by nearest(-exact), (bi/tri)linear, bicubic or area, as torch."""
+    """Resize the spatial dims (all but N, C) by nearest(-exact), (bi/tri)linear, bicubic, area or lanczos, as torch."""
     if _amp.on and autocast_applies("interpolate", input, size, scale_factor, mode, align_corners,
                                     recompute_scale_factor, antialias):
         return autocast_run("interpolate", interpolate, input, size, scale_factor, mode, align_corners,
@@ -103,9 +107,14 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
     if dim in (1, 2, 3) and mode in ("nearest", "nearest-exact"):
-        exact = mode == "nearest-exact"
-        return _separable(input, f"UpsampleNearest{'Exact' if exact else ''}{dim}DBackward0", output_size, scales,
-                          lambda o, n, s: W.nearest_matrix(o, n, s, exact))
+        exact, double = mode == "nearest-exact", input.dtype == dtypes.float64
+        node = f"UpsampleNearest{'Exact' if exact else ''}{dim}DBackward0"
+        if dim == 2:  # torch's 2-D forward kernel indexes as its backward does (float32 scale and products)
+            return _separable(input, node, output_size, scales,
+                              lambda o, n, s: W.selection(W.nearest_grad_source(o, n, s, exact), n))
+        return _separable(input, node, output_size, scales,
+                          lambda o, n, s: W.selection(W.nearest_source(o, n, s, exact, double), n),
+                          lambda o, n, s: W.selection(W.nearest_grad_source(o, n, s, exact), n).T)
     if dim in (1, 2, 3) and mode == "area":
         if dim == 1:  # torch's adaptive_avg_pool1d: the 2-D pool on a height-1 view, squeezed
             return adaptive_avg_pool2d(input.unsqueeze(-2), (1, output_size[0])).squeeze(-2)
@@ -113,13 +122,13 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if dim in (1, 2, 3) and mode == _LINEAR[dim]:
         if antialias:
             return _separable(input, "UpsampleBilinear2DAaBackward0", output_size, scales,
-                              lambda o, n, s: W.antialias_matrix(o, n, s, align_corners, cubic=False))
+                              lambda o, n, s: W.antialias_matrix(o, n, s, align_corners, "bilinear"))
         return _separable(input, f"{_LINEAR_NODE[dim]}Backward0", output_size, scales,
                           lambda o, n, s: W.linear_matrix(o, n, s, align_corners))
     if dim == 2 and mode == "bicubic":
         if antialias:
             return _separable(input, "UpsampleBicubic2DAaBackward0", output_size, scales,
-                              lambda o, n, s: W.antialias_matrix(o, n, s, align_corners, cubic=True))
+                              lambda o, n, s: W.antialias_matrix(o, n, s, align_corners, "bicubic"))
         return _separable(input, "UpsampleBicubic2DBackward0", output_size, scales,
                           lambda o, n, s: W.cubic_matrix(o, n, s, align_corners))
     if dim == 2 and mode == "lanczos":
@@ -127,7 +136,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
             raise ValueError("Lanczos mode does not support align_corners=True")
         if not antialias:
             raise ValueError("Lanczos mode requires antialias=True")
-        raise NotImplementedError("interpolate: mode 'lanczos' is not supported yet")
+        return _separable(input, "UpsampleLanczos2DAaBackward0", output_size, scales,
+                          lambda o, n, s: W.antialias_matrix(o, n, s, False, "lanczos"))
     for got, needs in ((1, "bilinear"), (1, "trilinear"), (2, "linear"), (2, "trilinear"), (3, "linear"),
                        (3, "bilinear")):
         if dim == got and mode == needs:

@@ -39,15 +39,20 @@ def _picks(m):
 
 
 class SeparableMap(Function):
-    """out = x mapped by a fixed matrix along each of the last dims. Saves the matrices (and x for padding)."""
+    """out = x mapped by a fixed matrix along each of the last dims. Saves the matrices (and x for padding).
+
+    ``grad_mats``, when given, are the matrices the backward applies instead of the transposes: torch's nearest
+    kernels pick their backward's source pixels with float32 arithmetic, which can differ from the forward's."""
 
     array_forward = True
     saves_input = False  # torch's reflection/replication pad backwards take the input; upsampling's do not
 
     @classmethod
-    def forward(cls, ctx, a, mats):
+    def forward(cls, ctx, a, mats, grad_mats=None):
         xp = get_array_module(a)
         picks = [_picks(m) for m in mats]  # read on the host, before the matrices go to a's device
+        ctx.host_mats = mats
+        ctx.grad_mats = [m.T for m in mats] if grad_mats is None else grad_mats
         mats = [xp.asarray(m, dtype=a.dtype) for m in mats]
         ctx.mats = mats
         if cls.saves_input:
@@ -56,10 +61,12 @@ class SeparableMap(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
+        nones = (None,) * (len(ctx.needs_input_grad) - 1)
         if cls.saves_input:  # (unpacking checks that the input was not modified in place since forward)
             (a,) = ctx.saved_tensors
-            return _backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]), None
-        return _transposed_op(cls).apply(grad, [m.T for m in ctx.mats]), None
+            return (_backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]),) + nones
+        # the backward's own backward applies this map's matrices again (torch's double backward reruns the forward)
+        return (_transposed_op(cls).apply(grad, ctx.grad_mats, ctx.host_mats),) + nones
 
 
 _TRANSPOSED_OPS: dict = {}
