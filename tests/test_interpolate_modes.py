@@ -72,12 +72,12 @@ def test_values_gradients_and_names_match_torch(shape, kw):
     xt = torch.tensor(a, requires_grad=True)
     y, yt = F.interpolate(x, **kw), torch.nn.functional.interpolate(xt, **kw)
     assert tuple(y.shape) == tuple(yt.shape)
-    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(y.detach().cpu().numpy(), yt.detach().cpu().numpy(), rtol=0, atol=1e-12)
     assert y.grad_fn.name() == yt.grad_fn.name()
     g = np.random.default_rng(1).standard_normal(tuple(yt.shape))
     y.backward(framework.tensor(g))
     yt.backward(torch.tensor(g))
-    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), xt.grad.cpu().numpy(), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("shape, kw", CASES, ids=IDS)
@@ -92,7 +92,7 @@ def test_create_graph_backward_is_torchs_node(shape, kw):
     w = np.random.default_rng(2).standard_normal(shape)
     (gg,) = framework.autograd.grad((g * framework.tensor(w)).sum(), x)
     (ggt,) = torch.autograd.grad((gt * torch.tensor(w)).sum(), xt)
-    np.testing.assert_allclose(gg.numpy(), ggt.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(gg.cpu().numpy(), ggt.cpu().numpy(), rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("shape, kw", [c for c in CASES[:len(SMOOTH_IDS)] if min(c[0][2:]) <= 7], ids=[
@@ -111,11 +111,11 @@ def test_nearest_float32_inputs_pick_torchs_pixels(shape, kw):
     a = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
     x, xt = framework.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
     y, yt = F.interpolate(x, **kw), torch.nn.functional.interpolate(xt, **kw)
-    assert np.array_equal(y.detach().numpy(), yt.detach().numpy())
+    assert np.array_equal(y.detach().cpu().numpy(), yt.detach().cpu().numpy())
     g = np.random.default_rng(1).standard_normal(tuple(yt.shape)).astype(np.float32)
     y.backward(framework.tensor(g))
     yt.backward(torch.tensor(g))
-    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=1e-5, atol=1e-5)  # float32 sums
+    np.testing.assert_allclose(x.grad.cpu().numpy(), xt.grad.cpu().numpy(), rtol=1e-5, atol=1e-5)  # float32 sums
 
 
 def test_antialias_weights_gradcheck_without_torch():
@@ -132,7 +132,7 @@ def test_every_mode_keeps_constants():
     for kw in (dict(mode="bicubic", size=(11, 3)), dict(mode="bicubic", size=(2, 2), antialias=True),
                dict(mode="bilinear", size=(4, 2), antialias=True), dict(mode="nearest-exact", size=(9, 9)),
                dict(mode="area", size=(4, 3)), dict(mode="lanczos", size=(4, 3), antialias=True)):
-        np.testing.assert_allclose(F.interpolate(x, **kw).numpy(), 3.0, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(F.interpolate(x, **kw).cpu().numpy(), 3.0, rtol=0, atol=1e-12)
 
 
 ERRORS = {
@@ -189,7 +189,7 @@ def test_deprecated_upsample_functions_warn_as_torch(fn):
         with warnings.catch_warnings(record=True) as w:
             warnings.simplefilter("always")
             out = getattr(m.nn.functional, fn)(m.tensor(a), scale_factor=2)
-        caught[name] = ([(type(x.message), str(x.message)) for x in w], out.numpy())
+        caught[name] = ([(type(x.message), str(x.message)) for x in w], out.cpu().numpy())
     assert [(c.__name__, t) for c, t in caught["ours"][0]] == [(c.__name__, t) for c, t in caught["torch"][0]]
     np.testing.assert_allclose(caught["ours"][1], caught["torch"][1], rtol=0, atol=1e-12)
 
@@ -213,11 +213,11 @@ def test_layers_pass_the_modes_through(name, kw, shape):
     layer, layer_t = getattr(framework.nn, name)(**kw), getattr(torch.nn, name)(**kw)
     assert repr(layer) == repr(layer_t)
     y, yt = layer(x), layer_t(xt)
-    np.testing.assert_allclose(y.detach().numpy(), yt.detach().numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(y.detach().cpu().numpy(), yt.detach().cpu().numpy(), rtol=0, atol=1e-12)
     assert y.grad_fn.name() == yt.grad_fn.name()
     y.sum().backward()
     yt.sum().backward()
-    np.testing.assert_allclose(x.grad.numpy(), xt.grad.numpy(), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(x.grad.cpu().numpy(), xt.grad.cpu().numpy(), rtol=0, atol=1e-12)
 
 
 @pytest.mark.explicit_device
@@ -243,10 +243,10 @@ def test_a_compiled_step_replays_the_new_modes_bit_for_bit():
     rng = np.random.default_rng(0)
     xs = [framework.tensor(rng.standard_normal((2, 2, 6, 5)).astype(np.float32)) for _ in range(4)]
     net_e, step_e = make()
-    eager = [step_e(x).numpy() for x in xs]
+    eager = [step_e(x).cpu().numpy() for x in xs]
     net_c, step_c = make()
     compiled = framework.compile(step_c, fullgraph=True)
-    replay = [compiled(x).numpy() for x in xs]
+    replay = [compiled(x).cpu().numpy() for x in xs]
     assert all(np.array_equal(a, b) for a, b in zip(eager, replay))
     for p, q in zip(net_e.parameters(), net_c.parameters()):
-        assert np.array_equal(p.detach().numpy(), q.detach().numpy())
+        assert np.array_equal(p.detach().cpu().numpy(), q.detach().cpu().numpy())
