@@ -122,7 +122,7 @@ def test_antialias_weights_gradcheck_without_torch():
     """The antialiased maps (the widest supports) against central differences, downsampling and upsampling."""
     _, x = _pair((1, 2, 9, 8))
     for mode in ("bilinear", "bicubic"):
-        assert gradcheck(lambda t: F.interpolate(t, size=(4, 11), mode=mode, antialias=True), [x])
+        assert gradcheck(lambda t, mode=mode: F.interpolate(t, size=(4, 11), mode=mode, antialias=True), [x])
     assert gradcheck(lambda t: F.interpolate(t, size=(3, 5), mode="lanczos", antialias=True), [x])
 
 

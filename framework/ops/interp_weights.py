@@ -132,8 +132,8 @@ _AA_FILTERS = {"bilinear": (_triangle, 1.0), "bicubic": (_pil_cubic, 2.0), "lanc
 
 
 def antialias_matrix(n_out: int, n_in: int, scale: float | None, align_corners: bool, mode: str) -> np.ndarray:
-    """ATen's _compute_weights_aa: the mode's filter (triangle, cubic or Lanczos-3) stretched by the scale when downsampling,
-    sampled at the input pixels within its support around each output centre, normalised to sum to 1."""
+    """ATen's _compute_weights_aa: the mode's filter (triangle, cubic or Lanczos-3), stretched by the scale when
+    downsampling, sampled at the input pixels within its support around each output centre, normalised to sum 1."""
     step = _area_scale(n_in, n_out, align_corners, scale)
     filt, half = _AA_FILTERS[mode]
     support = half * step if step >= 1.0 else half

@@ -58,7 +58,7 @@ def _sizes_and_scales(input: Tensor, size, scale_factor, recompute_scale_factor,
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if recompute_scale_factor:
         # the output size from the scales, which are then forgotten: the kernel infers them from the sizes
-        output_size, scales = [int(math.floor(n * s)) for n, s in zip(spatial, scales)], None
+        output_size, scales = [math.floor(n * s) for n, s in zip(spatial, scales)], None
     return output_size, scales
 
 
@@ -102,7 +102,7 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     dim = input.ndim - 2
     output_size, scales = _sizes_and_scales(input, size, scale_factor, recompute_scale_factor, dim)
     if mode == "area" and output_size is None:  # area needs sizes: torch takes the recompute path
-        output_size, scales = [int(math.floor(n * s)) for n, s in zip(input.shape[2:], scales)], None
+        output_size, scales = [math.floor(n * s) for n, s in zip(input.shape[2:], scales)], None
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
