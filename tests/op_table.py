@@ -188,6 +188,29 @@ OPS = [
         a, size=(4, 5), mode="bilinear", align_corners=True), [(2, 1, 3, 3)]),
     OpCase("interpolate_linear", lambda m, a: m.nn.functional.interpolate(a, scale_factor=2, mode="linear"),
            [(1, 2, 4)]),
+    # the other modes (ops/interpolate.py; weights in ops/interp_weights.py): nearest-exact (1-3 D), bicubic, area
+    # (torch's adaptive average pools), antialiased bilinear / bicubic / lanczos
+    OpCase("interpolate_nearest_exact1d", lambda m, a: m.nn.functional.interpolate(a, scale_factor=1.7,
+                                                                                   mode="nearest-exact"), [(1, 2, 3)]),
+    OpCase("interpolate_nearest_exact", lambda m, a: m.nn.functional.interpolate(a, size=(5, 2),
+                                                                                 mode="nearest-exact"), [(1, 2, 3, 4)]),
+    OpCase("interpolate_nearest_exact3d", lambda m, a: m.nn.functional.interpolate(
+        a, scale_factor=(1.5, 0.5, 2), mode="nearest-exact"), [(1, 1, 2, 4, 2)]),
+    OpCase("interpolate_bicubic", lambda m, a: m.nn.functional.interpolate(a, size=(5, 4), mode="bicubic"),
+           [(1, 2, 3, 4)]),
+    OpCase("interpolate_bicubic_corners", lambda m, a: m.nn.functional.interpolate(
+        a, scale_factor=1.5, mode="bicubic", align_corners=True), [(2, 1, 3, 3)]),
+    OpCase("interpolate_area1d", lambda m, a: m.nn.functional.interpolate(a, size=2, mode="area"), [(1, 2, 5)]),
+    OpCase("interpolate_area", lambda m, a: m.nn.functional.interpolate(a, scale_factor=0.5, mode="area"),
+           [(1, 2, 4, 5)]),
+    OpCase("interpolate_area3d", lambda m, a: m.nn.functional.interpolate(a, size=(1, 2, 2), mode="area"),
+           [(1, 1, 3, 3, 4)]),
+    OpCase("interpolate_bilinear_aa", lambda m, a: m.nn.functional.interpolate(
+        a, size=(2, 3), mode="bilinear", antialias=True), [(1, 2, 5, 7)]),
+    OpCase("interpolate_bicubic_aa", lambda m, a: m.nn.functional.interpolate(
+        a, size=(2, 3), mode="bicubic", antialias=True), [(1, 2, 5, 7)]),
+    OpCase("interpolate_lanczos_aa", lambda m, a: m.nn.functional.interpolate(
+        a, size=(3, 2), mode="lanczos", antialias=True), [(1, 2, 7, 5)]),
     OpCase("smooth_l1_loss", lambda m, a, b: m.nn.functional.smooth_l1_loss(a, b, beta=0.5), [(3, 4), (3, 4)]),
     OpCase("smooth_l1_loss_sum", lambda m, a, b: m.nn.functional.smooth_l1_loss(a, b, reduction="sum"),
            [(3, 4), (3, 4)]),

@@ -128,6 +128,8 @@ def test_pad_and_interpolate_errors_name_the_problem():
     with pytest.raises(RuntimeError, match="Padding size should be less than the corresponding input dimension"):
         F.pad(framework.ones(1, 2, 3), (3, 0), mode="reflect")
     with pytest.raises(ValueError, match="only one of size or scale_factor should be defined"):
+        F.interpolate(framework.ones(1, 1, 2, 2), size=3, scale_factor=2)
+    with pytest.raises(ValueError, match="either size or scale_factor should be defined"):  # torch's text for neither
         F.interpolate(framework.ones(1, 1, 2, 2))
 
 

@@ -334,7 +334,8 @@ nll_loss = _nll.nll_loss
 # ---- added for real PyTorch scripts (issue 16): defined in their own modules (which do not import this one),
 # exported here as torch's F -------------------------------------------------------------------------------
 from ..ops.gather import embedding, one_hot  # noqa: E402
-from ..ops.resample import interpolate, pad  # noqa: E402
+from ..ops.interpolate import interpolate  # noqa: E402
+from ..ops.resample import pad  # noqa: E402
 from ..ops.pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: E402
 from .functional_attention import multi_head_attention_forward  # noqa: E402
 from .functional_more import instance_norm, normalize, scaled_dot_product_attention  # noqa: E402
@@ -353,7 +354,7 @@ from .functional_pool import (adaptive_avg_pool1d, adaptive_avg_pool3d, adaptive
                               avg_pool3d, lp_pool1d, lp_pool2d, lp_pool3d, max_pool1d, max_pool1d_with_indices,
                               max_pool2d, max_pool2d_with_indices, max_pool3d, max_pool3d_with_indices, max_unpool1d,
                               max_unpool2d, max_unpool3d)
-upsample = interpolate  # torch's deprecated alias
+from .functional_upsample import upsample, upsample_bilinear, upsample_nearest  # noqa: E402,F401
 from ..ops.activation_shrink import glu, hardshrink, rrelu, rrelu_, softshrink, threshold, threshold_  # noqa: E402
 from ..ops.embedding_bag import embedding_bag  # noqa: E402
 from .functional_misc import bilinear, gumbel_softmax, local_response_norm, rms_norm  # noqa: E402

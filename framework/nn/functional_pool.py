@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..ops import conv as _conv, conv_more as _conv_more, pool as _pool
+from ..ops.conv_more import adaptive_avg_pool3d  # noqa: F401  (F's name; it lives beside the 2-D pool)
 from ..ops.unary import relu
 from ..tensor import Tensor
 
@@ -168,19 +169,6 @@ def adaptive_avg_pool1d(input: Tensor, output_size) -> Tensor:
     _check_1d("adaptive_avg_pool1d", input)
     return _conv_more.adaptive_avg_pool2d(input.unsqueeze(-2),
                                           (1,) + _pool.ntuple(output_size, 1, "output_size")).squeeze(-2)
-
-
-def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
-    """The mean over each adaptive bin of the last three dims (a global pool is a mean, as torch's)."""
-    if _amp.on and autocast_applies("adaptive_avg_pool3d", input, output_size):
-        return autocast_run("adaptive_avg_pool3d", adaptive_avg_pool3d, input, output_size)
-    if input.ndim not in (4, 5):
-        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
-    sizes = _pool.adaptive_sizes(output_size, tuple(input.shape[-3:]))
-    if sizes == (1, 1, 1):
-        return input.mean(dim=(-3, -2, -1), keepdim=True)
-    mats = [_conv_more._adaptive_matrix(o, n) for o, n in zip(sizes, input.shape[-3:])]
-    return _pool.AdaptiveAvgPool3D.apply(input, mats)
 
 
 def lp_pool2d(input: Tensor, norm_type: float, kernel_size, stride=None, ceil_mode: bool = False) -> Tensor:

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from .. import creation
 from ..ops import conv_more as C
-from ..ops.resample import interpolate, pad
+from ..ops.interpolate import interpolate
+from ..ops.resample import pad
 from . import functional_pool as FP
 from .layers import _WeightBias, check_conv_args, reversed_padding_twice
 from .module import Module
@@ -131,7 +132,7 @@ class AdaptiveAvgPool2d(Module):
 
 
 class Upsample(Module):
-    """F.interpolate as a layer: a ``size`` or a ``scale_factor``, mode 'nearest', '(bi)linear'."""
+    """F.interpolate as a layer: a ``size`` or a ``scale_factor`` and any of its modes."""
 
     def __init__(self, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
                  recompute_scale_factor=None) -> None:

@@ -1,4 +1,4 @@
-"""conv1d, max_pool1d/avg_pool1d, adaptive_avg_pool2d and group_norm, built on conv.py's and resample.py's ops.
+"""conv1d, max_pool1d/avg_pool1d, adaptive_avg_pool2d/3d and group_norm, built on conv.py's and resample.py's ops.
 
 conv1d is conv2d over a height-1 image inside one ConvolutionBackward0 node, as torch's (its create_graph backward
 one ConvolutionBackwardBackward0 node); the 1-D pools are unsqueeze -> 2-D pool -> squeeze, which is torch's own
@@ -17,7 +17,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
-from . import conv as _conv
+from . import conv as _conv, pool as _pool
 from ._util import scalar_type_name
 from .conv_nd import conv_nd
 from .resample import SeparableMap
@@ -247,6 +247,19 @@ def adaptive_avg_pool2d(input: Tensor, output_size) -> Tensor:
         return input.mean(dim=(-1, -2), keepdim=True)
     mats = [_adaptive_matrix(o, n) for o, n in zip(sizes, input.shape[-2:])]
     return AdaptiveAvgPool2D.apply(input, mats)
+
+
+def adaptive_avg_pool3d(input: Tensor, output_size) -> Tensor:
+    """The mean over each adaptive bin of the last three dims (a global pool is a mean, as torch's)."""
+    if _amp.on and autocast_applies("adaptive_avg_pool3d", input, output_size):
+        return autocast_run("adaptive_avg_pool3d", adaptive_avg_pool3d, input, output_size)
+    if input.ndim not in (4, 5):
+        raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got {list(input.shape)}")
+    sizes = _pool.adaptive_sizes(output_size, tuple(input.shape[-3:]))
+    if sizes == (1, 1, 1):
+        return input.mean(dim=(-3, -2, -1), keepdim=True)
+    mats = [_adaptive_matrix(o, n) for o, n in zip(sizes, input.shape[-3:])]
+    return _pool.AdaptiveAvgPool3D.apply(input, mats)
 
 
 def _check_group_norm_params(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> None:

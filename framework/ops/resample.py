@@ -1,12 +1,10 @@
-"""pad (constant/reflect/replicate) and interpolate (nearest/bilinear/linear).
+"""pad (constant/reflect/replicate) and the separable maps that pad and interpolate (interpolate.py) run.
 
 Reflect/replicate padding and interpolation are linear maps acting on each spatial dim separately:
 out = A_h @ x @ A_w.T with a small matrix per dim (one 1 per row for padding and nearest, two weights per
 row for (bi)linear). Their gradient is the transposed map, so gradients of gradients come for free.
 """
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
@@ -41,15 +39,20 @@ def _picks(m):
 
 
 class SeparableMap(Function):
-    """out = x mapped by a fixed matrix along each of the last dims. Saves the matrices (and x for padding)."""
+    """out = x mapped by a fixed matrix along each of the last dims. Saves the matrices (and x for padding).
+
+    ``grad_mats``, when given, are the matrices the backward applies instead of the transposes: torch's nearest
+    kernels pick their backward's source pixels with float32 arithmetic, which can differ from the forward's."""
 
     array_forward = True
     saves_input = False  # torch's reflection/replication pad backwards take the input; upsampling's do not
 
     @classmethod
-    def forward(cls, ctx, a, mats):
+    def forward(cls, ctx, a, mats, grad_mats=None):
         xp = get_array_module(a)
         picks = [_picks(m) for m in mats]  # read on the host, before the matrices go to a's device
+        ctx.host_mats = mats
+        ctx.grad_mats = [m.T for m in mats] if grad_mats is None else grad_mats
         mats = [xp.asarray(m, dtype=a.dtype) for m in mats]
         ctx.mats = mats
         if cls.saves_input:
@@ -58,10 +61,12 @@ class SeparableMap(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
+        nones = (None,) * (len(ctx.needs_input_grad) - 1)
         if cls.saves_input:  # (unpacking checks that the input was not modified in place since forward)
             (a,) = ctx.saved_tensors
-            return _backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]), None
-        return _transposed_op(cls).apply(grad, [m.T for m in ctx.mats]), None
+            return (_backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]),) + nones
+        # the backward's own backward applies this map's matrices again (torch's double backward reruns the forward)
+        return (_transposed_op(cls).apply(grad, ctx.grad_mats, ctx.host_mats),) + nones
 
 
 _TRANSPOSED_OPS: dict = {}
@@ -200,66 +205,4 @@ def pad(input: Tensor, pad: tuple, mode: str = "constant", value: float | None =
         mats.append(_selection(src, n))
 
     name = {"reflect": "ReflectionPad", "replicate": "ReplicationPad"}[mode]
-    return _node(f"{name}{k}DBackward0").apply(input, mats)
-
-
-def _scale_src(n_out: int, n_in: int, scale: float | None, align_corners: bool, mode: str) -> np.ndarray:
-    dst = np.arange(n_out, dtype=np.float64)
-    if mode == "nearest":
-        ratio = 1.0 / scale if scale else n_in / n_out
-        return np.minimum(np.floor(dst * ratio).astype(np.int64), n_in - 1)
-    if align_corners:
-        ratio = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
-        return dst * ratio
-    ratio = 1.0 / scale if scale else n_in / n_out
-    return np.maximum((dst + 0.5) * ratio - 0.5, 0.0)
-
-
-def _linear_matrix(src: np.ndarray, n_in: int) -> np.ndarray:
-    i0 = np.minimum(np.floor(src).astype(np.int64), n_in - 1)
-    i1 = np.minimum(i0 + 1, n_in - 1)
-    w1 = src - i0
-    m = np.zeros((len(src), n_in))
-    rows = np.arange(len(src))
-    np.add.at(m, (rows, i0), 1.0 - w1)
-    np.add.at(m, (rows, i1), w1)
-    return m
-
-
-def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
-                recompute_scale_factor=None, antialias: bool = False) -> Tensor:
-    """Resize the spatial dims (all but N, C) by nearest or (bi)linear interpolation, as torch."""
-    if _amp.on and autocast_applies("interpolate", input, size, scale_factor, mode, align_corners,
-                                    recompute_scale_factor, antialias):
-        return autocast_run("interpolate", interpolate, input, size, scale_factor, mode, align_corners,
-                            recompute_scale_factor, antialias)
-    k = input.ndim - 2
-    if k < 1:
-        raise ValueError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the "
-                         f"modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
-                         f"(got {mode})")
-    if (size is None) == (scale_factor is None):
-        raise ValueError("only one of size or scale_factor should be defined")
-    if mode in ("nearest",) and align_corners is not None:
-        raise ValueError("align_corners option can only be set with the interpolating modes: linear | bilinear | "
-                         "bicubic | trilinear")
-    linear_modes = {1: "linear", 2: "bilinear", 3: "trilinear"}
-    if mode not in ("nearest", linear_modes[k]) or antialias:
-        raise NotImplementedError(f"interpolate: mode {mode!r} for {input.ndim}-D input is not supported")
-    spatial = input.shape[2:]
-    if size is not None:
-        sizes = [size] * k if isinstance(size, int) else list(size)
-        scales = [None] * k
-    else:
-        scales = [float(scale_factor)] * k if isinstance(scale_factor, (int, float)) else \
-            [float(s) for s in scale_factor]
-        sizes = [int(math.floor(n * s)) for n, s in zip(spatial, scales)]
-        if recompute_scale_factor:
-            scales = [None] * k
-    mats = []
-    for n_in, n_out, s in zip(spatial, sizes, scales):
-        src = _scale_src(n_out, n_in, s, bool(align_corners), mode)
-        mats.append(_selection(src, n_in) if mode == "nearest" else _linear_matrix(src, n_in))
-    name = "UpsampleNearest" if mode == "nearest" else {1: "UpsampleLinear", 2: "UpsampleBilinear",
-                                                        3: "UpsampleTrilinear"}[k]
     return _node(f"{name}{k}DBackward0").apply(input, mats)
