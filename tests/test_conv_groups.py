@@ -2,6 +2,8 @@
 values, gradients (first and second order), node edges, module arguments, reprs and errors."""
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -156,3 +158,49 @@ def test_a_compiled_depthwise_separable_step_equals_eager():
     for a, b in zip(n1.parameters(), n2.parameters()):
         np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy())
     assert compiled.replays >= 1
+
+
+@pytest.mark.parametrize("op,xs,ws", [("conv1d", (2, 4, 7), (4, 4, 3)), ("conv2d", (2, 4, 5, 5), (6, 4, 3, 3)),
+                                      ("conv2d", (1, 4, 5, 5), (6, 4, 3, 3)),
+                                      ("conv3d", (1, 4, 3, 4, 3), (2, 4, 3, 3, 3))])
+@pytest.mark.parametrize("padding", ["same", "valid", 1])
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("dts", [("float32", "float32", "float64"), ("float32", "float64", "float64"),
+                                 ("float64", "float32", "float32"), ("float64", "float64", "float32"),
+                                 ("float32", "float64", "float32")])
+def test_mixed_dtypes_are_checked_as_torch(op, xs, ws, padding, groups, dts):
+    """torch's string padding ('same'/'valid') checks the weight's dtype and, off its MKLDNN path, lets a bias of
+    another dtype through (added in the input's dtype); a numeric padding checks the bias first."""
+    torch = _torch()
+
+    def run(m):
+        x = m.ones(*xs, dtype=getattr(m, dts[0]))
+        w = m.ones(ws[0], ws[1] // groups, *ws[2:], dtype=getattr(m, dts[1]))
+        y = getattr(m.nn.functional, op)(x, w, m.ones(ws[0], dtype=getattr(m, dts[2])), padding=padding,
+                                         groups=groups)
+        return str(y.dtype).split(".")[-1], round(y.sum().item(), 3)
+
+    assert outcome(run, framework) == outcome(run, torch)
+
+
+@pytest.mark.parametrize("op,xs,ws,dilation", [("conv1d", (2, 3, 7), (4, 3, 4), 1),
+                                               ("conv2d", (1, 2, 5, 6), (3, 2, 2, 3), 1),
+                                               ("conv2d", (1, 2, 5, 6), (4, 1, 2, 2), 1),
+                                               ("conv3d", (1, 2, 4, 3, 4), (2, 2, 2, 3, 2), (1, 1, 3))])
+def test_same_padding_of_an_even_kernel_pads_the_input_first_as_torch(op, xs, ws, dilation):
+    """An odd total padding: torch pads the input's right side first (ConstantPadNdBackward0), then both sides."""
+    torch = _torch()
+    rng = np.random.default_rng(0)
+    X, W = rng.standard_normal(xs), rng.standard_normal(ws)
+    groups = xs[1] // ws[1]
+
+    def run(m):
+        x, w = m.tensor(X, requires_grad=True), m.tensor(W, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = getattr(m.nn.functional, op)(x, w, padding="same", dilation=dilation, groups=groups)
+        gx, gw = m.autograd.grad(y.pow(2).sum(), [x, w])
+        return (tuple(y.shape), y.grad_fn.next_functions[0][0].name(), y.detach().cpu().numpy().round(10).tolist(),
+                gx.cpu().numpy().round(9).tolist(), gw.cpu().numpy().round(9).tolist())
+
+    assert run(framework) == run(torch)

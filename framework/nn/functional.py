@@ -168,12 +168,16 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups: int = 
         return autocast_run("conv2d", conv2d, x, weight, bias, stride, padding, dilation, groups)
     if groups != 1:  # grouped (depthwise): the N-d convolution's grouped kernels
         return _conv_nd.conv_nd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
-    if isinstance(padding, str):
-        if padding == "valid":
-            padding = 0
-        elif padding == "same":
-            padding = tuple(d * (k - 1) // 2 for d, k in zip(_pair(dilation), weight.shape[2:]))
-    return _conv.Conv2d.apply(x, weight, bias, _pair(stride), _pair(padding), _pair(dilation))
+    if isinstance(padding, str):  # marked: torch checks the dtypes differently for a string padding
+        if padding not in ("valid", "same"):
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
+        if padding == "same" and any(d * (k - 1) % 2 for d, k in zip(_pair(dilation), weight.shape[2:])):
+            return _conv_nd.conv_nd(x, weight, bias, stride, padding, dilation, groups, 2, "conv2d")  # padded first
+        padding = _conv.StringPadding((0, 0) if padding == "valid" else
+                                      tuple(d * (k - 1) // 2 for d, k in zip(_pair(dilation), weight.shape[2:])))
+    else:
+        padding = _pair(padding)
+    return _conv.Conv2d.apply(x, weight, bias, _pair(stride), padding, _pair(dilation))
 
 
 def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups: int = 1, dilation=1):

@@ -76,9 +76,21 @@ def _uses_mkldnn(x, w) -> bool:
     return x.dtype == np.float32 and ((kh > 3 and kw > 3) or n > 1 or x.size > 20480)
 
 
-def _check_dtypes(x, w, b, mkldnn: bool = False) -> None:
+class StringPadding(tuple):
+    """Padding computed from 'same' or 'valid': torch's _convolution_mode then checks only the weight's dtype,
+    and the bias's on its MKLDNN path alone (elsewhere a bias of another dtype is added in the input's)."""
+
+
+def _check_dtypes(x, w, b, mkldnn: bool = False, string_padding: bool = False) -> None:
     """torch's CPU checks, in its order: the bias's dtype against the input's, then the weight's (whose text
-    depends on the backend torch picks)."""
+    depends on the backend torch picks); with a string padding, the weight's, then the MKLDNN bias check."""
+    if string_padding:
+        _check_dtypes(x, w, None, mkldnn)
+        if b is not None and b.dtype != x.dtype and mkldnn:
+            names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, b)]
+            raise RuntimeError(f"Input type (framework.{names[0]}) and bias type (framework.{names[1]}) should be the "
+                               "same or input should be a MKLDNN tensor and bias is a dense tensor")
+        return
     if b is not None and b.dtype != x.dtype:
         raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(b.dtype)}) should be "
                            "the same")
@@ -99,7 +111,7 @@ class Conv2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation):
         _check_input(x, w.shape[1])
-        _check_dtypes(x, w, b, _uses_mkldnn(x, w))
+        _check_dtypes(x, w, b, _uses_mkldnn(x, w), type(padding) is StringPadding)
         xp = get_array_module(x)
         kh, kw = w.shape[2], w.shape[3]
         cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
@@ -110,6 +122,8 @@ class Conv2d(Function):
         out = out.transpose(0, 3, 1, 2)
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
+            if out.dtype != x.dtype:  # a bias of another dtype, which torch's string padding lets through
+                out = out.astype(x.dtype)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
         return xp.ascontiguousarray(out)
@@ -222,6 +236,8 @@ class ConvTranspose2d(Function):
         out = full[:, :, ph:ph + oh, pw:pw + ow]
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
+            if out.dtype != x.dtype:  # a bias of another dtype, which torch's string padding lets through
+                out = out.astype(x.dtype)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
         return xp.ascontiguousarray(out)

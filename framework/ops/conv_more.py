@@ -43,7 +43,9 @@ class Conv1d(Function):
         if w.ndim != 3:
             raise RuntimeError(f"Expected 3-dimensional weight for 3-dimensional input {list(x.shape)}, but got "
                                f"weight of size {list(w.shape)} instead")
-        out = _conv.Conv2d.forward(ctx, x[:, :, None, :], w[:, :, None, :], b, (1, stride), (0, padding),
+        # (a padding from 'same'/'valid' stays marked as such: torch checks dtypes differently then)
+        padding_2d = _conv.StringPadding((0, padding[0])) if type(padding) is _conv.StringPadding else (0, padding)
+        out = _conv.Conv2d.forward(ctx, x[:, :, None, :], w[:, :, None, :], b, (1, stride), padding_2d,
                                    (1, dilation))
         ctx.save_for_backward(x, w)  # the 3-D inputs themselves, so in-place changes to them are caught
         return out[:, :, 0, :]
@@ -195,11 +197,14 @@ def conv1d(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride=1, 
     if isinstance(padding, str):
         if padding not in ("valid", "same"):
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-        padding = 0 if padding == "valid" else dilation * (weight.shape[2] - 1) // 2
+        if padding == "same" and dilation * (weight.shape[2] - 1) % 2:  # padded first, as torch's
+            return conv_nd(input, weight, bias, stride, padding, dilation, groups, 1, "conv1d")
+        padding = _conv.StringPadding((0 if padding == "valid" else dilation * (weight.shape[2] - 1) // 2,))
+    else:
+        padding = _single(padding, "padding")
     if input.ndim == 2:  # unbatched: torch adds the batch dim and squeezes it off again
-        return Conv1d.apply(input.unsqueeze(0), weight, bias, _single(stride, "stride"), _single(padding, "padding"),
-                            dilation).squeeze(0)
-    return Conv1d.apply(input, weight, bias, _single(stride, "stride"), _single(padding, "padding"), dilation)
+        return Conv1d.apply(input.unsqueeze(0), weight, bias, _single(stride, "stride"), padding, dilation).squeeze(0)
+    return Conv1d.apply(input, weight, bias, _single(stride, "stride"), padding, dilation)
 
 
 def _pool1d_args(name, input, kernel_size, stride, padding, dilation, ceil_mode):

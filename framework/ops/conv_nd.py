@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from . import conv as _conv
 from ._util import scalar_type_name
 from .combine import cat
 from .pool import windows
+from .resample import pad
 
 
 def _pad(x, padding):
@@ -209,7 +211,7 @@ class ConvNd(Function):
 
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, dilation, groups=1):
-        _conv._check_dtypes(x, w, b, _uses_mkldnn(x, w, groups))
+        _conv._check_dtypes(x, w, b, _uses_mkldnn(x, w, groups), type(padding) is _conv.StringPadding)
         out = _add_bias(conv_arrays(x, w, stride, padding, dilation, groups), b)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation, groups)
@@ -376,6 +378,9 @@ def _check(name: str, input: Tensor, weight: Tensor, k: int, transposed: bool, g
     return input.ndim == k + 1
 
 
+_warned_same = [False]  # torch warns once per process (TORCH_WARN_ONCE) about the padded copy
+
+
 def conv_nd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, groups: int, k: int, name: str):
     """torch's conv{k}d: padding an int, a tuple, 'valid' or 'same'; an unbatched input gets a batch dim."""
     stride, dilation = _tuple(stride, k, "stride"), _tuple(dilation, k, "dilation")
@@ -385,12 +390,22 @@ def conv_nd(input: Tensor, weight: Tensor, bias, stride, padding, dilation, grou
             raise RuntimeError(f"Invalid padding string: '{padding}'")
         if padding == "same" and any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
-        if padding == "same" and any((d * (kk - 1)) % 2 for d, kk in zip(dilation, weight.shape[2:])):
-            raise NotImplementedError(f"{name}: padding='same' with an even effective kernel size is not supported")
-        padding = (0,) * k if padding == "valid" else tuple(d * (kk - 1) // 2 for d, kk in
-                                                            zip(dilation, weight.shape[2:]))
-    padding = _tuple(padding, k, "padding")
+        totals = [0] * k if padding == "valid" else [d * (kk - 1) for d, kk in zip(dilation, weight.shape[2:])]
+        padding = _conv.StringPadding(t // 2 for t in totals)
+    else:
+        totals, padding = None, _tuple(padding, k, "padding")
     x = input.unsqueeze(0) if unbatched else input
+    if totals is not None and any(t % 2 for t in totals):
+        # torch's _convolution_mode: an odd total padding puts the extra zero on the right, by padding the input
+        # first (a ConstantPadNdBackward0 node), then pads both sides equally
+        if not _warned_same[0]:
+            _warned_same[0] = True
+            warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                          "copy of the input be created", UserWarning, stacklevel=3)
+        extra = []
+        for t in reversed(totals):  # F.pad's order: the last dim first
+            extra += [0, t % 2]
+        x = pad(x, tuple(extra))
     padded = tuple(n + 2 * p for n, p in zip(x.shape[2:], padding))
     span = tuple(d * (kk - 1) + 1 for d, kk in zip(dilation, weight.shape[2:]))
     if any(n < s for n, s in zip(padded, span)):
