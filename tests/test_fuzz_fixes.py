@@ -372,3 +372,27 @@ def test_prelu_reshapes_its_slopes_as_torch(shapes):
                                            .tolist()]
 
     _same(run)
+
+
+@pytest.mark.parametrize("fn", ["softmax", "log_softmax"])
+def test_softmax_of_a_transposed_input_is_contiguous_as_torchs(fn):
+    """torch's softmax kernels read input.contiguous(): a later view(-1) works (fuzz seed 7135)."""
+    def run(m):
+        t = m.tensor(A34.reshape(3, 2, 2), requires_grad=True).swapaxes(0, 2)
+        y = getattr(m, fn)(t, dim=-1)
+        return y.stride(), y.view(-1).shape[0]
+
+    assert _same(run)[0] == "ok"
+
+
+@pytest.mark.parametrize("fn", ["softshrink", "hardshrink"])
+def test_shrink_gradients_are_their_backward_ops_of_the_input(fn):
+    """torch's {soft,hard}shrink_backward(grad, x, lambd) is an op of x: under create_graph the gradient requires
+    grad for a constant incoming gradient (fuzz seed 5304)."""
+    def run(m):
+        x = m.tensor(A34, requires_grad=True)
+        g, = m.autograd.grad(getattr(m.nn.functional, fn)(x, 0.4), x, m.ones(3, 4, dtype=m.float64),
+                             create_graph=True)
+        return g.requires_grad, g.grad_fn.name(), g.tolist()
+
+    assert _same(run)[1][:2] == (True, fn.capitalize() + "BackwardBackward0")

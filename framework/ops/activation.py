@@ -20,6 +20,8 @@ class Softmax(Function):
         if a.size == 0:  # NumPy's max has no identity for an empty axis; the result is empty
             ctx.save_for_backward(a)
             return a.copy()
+        if not a.flags.c_contiguous:  # torch's kernel reads input.contiguous(): its result is C-contiguous
+            a = xp.ascontiguousarray(a)
         e = xp.exp(a - a.max(axis=dim, keepdims=True))
         out = e / e.sum(axis=dim, keepdims=True)
         ctx.save_for_backward(out)
@@ -43,6 +45,8 @@ class LogSoftmax(Function):
         if a.size == 0:  # as softmax: an empty result
             ctx.save_for_backward(a)
             return a.copy()
+        if not a.flags.c_contiguous:  # as softmax: a C-contiguous result, as torch's
+            a = xp.ascontiguousarray(a)
         shifted = a - a.max(axis=dim, keepdims=True)
         out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
         ctx.save_for_backward(out)

@@ -14,7 +14,7 @@ from ..random import _gen
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
 from .combine import cat
-from .backward_ops import ThresholdBackward
+from .backward_ops import ThresholdBackward, masked_grad
 from .unary import Sigmoid
 
 
@@ -59,12 +59,36 @@ class Hardshrink(Function):
     @staticmethod
     def backward(ctx, grad):
         (x,) = ctx.saved_tensors
-        return grad.masked_fill(Tensor._make(ctx._forward_cls._dead_zone(x._array, ctx.lambd)), 0.0), None
+        # torch's hardshrink_backward(grad, x, lambd): an op of x too, so under create_graph the gradient requires
+        # grad whenever x does (its own derivative in x is zero)
+        return ctx._forward_cls._backward_cls.apply(grad, x, ctx.lambd), None
 
     @staticmethod
     def _dead_zone(x, lambd):
         """Where the gradient is +0.0 whatever grad holds: torch's (x >= -lambd && x <= lambd) (a NaN passes grad)."""
         return (x >= -lambd) & (x <= lambd)
+
+
+class HardshrinkBackward(Function):
+    """out = g outside the dead zone of x, exactly +0.0 inside (torch's hardshrink_backward). Saves x."""
+
+    node_name, array_forward = "HardshrinkBackwardBackward0", True
+    _shrink = Hardshrink
+
+    @staticmethod
+    def forward(ctx, g, x, lambd):
+        ctx.save_for_backward(x)
+        ctx.lambd = lambd
+        return masked_grad(g, ~ctx._forward_cls._shrink._dead_zone(x, lambd))
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        gx = Tensor._make(get_array_module(x._array).zeros_like(x._array)) if ctx.needs_input_grad[1] else None
+        return ctx._forward_cls.apply(grad, x, ctx.lambd), gx, None  # torch: zeros_like for x
+
+
+Hardshrink._backward_cls = HardshrinkBackward
 
 
 class Softshrink(Hardshrink):
@@ -85,6 +109,16 @@ class Softshrink(Hardshrink):
     def _dead_zone(x, lambd):
         """torch's softshrink_backward: (x < -lambd || x > lambd) ? grad : 0, so a NaN input gets +0.0."""
         return ~((x < -lambd) | (x > lambd))
+
+
+class SoftshrinkBackward(HardshrinkBackward):
+    """out = g outside the dead zone of x, exactly +0.0 inside (torch's softshrink_backward). Saves x."""
+
+    node_name = "SoftshrinkBackwardBackward0"
+    _shrink = Softshrink
+
+
+Softshrink._backward_cls = SoftshrinkBackward
 
 
 class Threshold(Function):
