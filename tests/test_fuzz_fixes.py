@@ -396,3 +396,17 @@ def test_shrink_gradients_are_their_backward_ops_of_the_input(fn):
         return g.requires_grad, g.grad_fn.name(), g.tolist()
 
     assert _same(run)[1][:2] == (True, fn.capitalize() + "BackwardBackward0")
+
+
+def test_copy_slices_skips_the_base_gradient_a_limited_backward_does_not_need():
+    """torch's CopySlices writes the base's gradient only when the backward needs it: backward(inputs=[base]) of an
+    expanded view changed in place never writes into the expanded slice (fuzz seed 8197)."""
+    def run(m):
+        t0 = m.tensor([1.56, 0.57], dtype=m.float32, requires_grad=True)
+        t2 = t0.amax(0)
+        t3 = t2.expand(2)
+        t3.masked_fill_(t3 > 0, 0.25)
+        t3.sum().backward(retain_graph=True, inputs=[t2])
+        return t2.grad.tolist(), t0.grad
+
+    assert _same(run)[1] == (2.0, None)

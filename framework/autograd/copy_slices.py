@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from .. import diagnostics
 from ..dtypes import contiguous_format
+from . import engine
 from .node import Node
 
 
@@ -35,6 +36,11 @@ class CopySlices(Node):
         result = grad.clone(memory_format=contiguous_format)
         grad_slice = self._view_fn(result)
         res = self._fn.apply([grad_slice.clone(memory_format=contiguous_format)])
+        base_next = self.next_functions[0][0]
+        if base_next is None or not engine.output_needed(base_next):
+            # torch computes the base's gradient only when the backward needs it (task_should_compute_output):
+            # it then never writes into the slice (which may repeat memory: an expanded view)
+            return [None] + list(res[1:])
         if res[0] is None:
             grad_slice.zero_()
         else:

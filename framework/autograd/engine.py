@@ -103,6 +103,16 @@ def will_engine_execute_node(node) -> bool:
     return runs
 
 
+def output_needed(node) -> bool:
+    """torch's task_should_compute_output for an edge into ``node``: False when the running backward is limited
+    (autograd.grad, backward(inputs=...)) and ``node`` neither leads to an input nor is captured."""
+    if not _tasks or _tasks[-1].needed is None:
+        return True
+    task = _tasks[-1]
+    return node in task.needed or (task.capture is not None and
+                                   any((node, nr) in task.capture for nr in range(node._n_outputs)))
+
+
 def is_checkpoint_valid() -> bool:
     """torch's Engine.is_checkpoint_valid: False inside autograd.grad or backward(inputs=...) (the reentrant
     checkpoint's backward then cannot compute its inputs' gradients)."""
