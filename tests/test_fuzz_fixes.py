@@ -410,3 +410,17 @@ def test_copy_slices_skips_the_base_gradient_a_limited_backward_does_not_need():
         return t2.grad.tolist(), t0.grad
 
     assert _same(run)[1] == (2.0, None)
+
+
+def test_hypot_saves_an_input_only_when_its_gradient_is_wanted():
+    """torch's HypotBackward0 keeps other only when other needs grad: changing it in place then is fine (seed
+    107147)."""
+    def run(m):
+        a = m.tensor(A34, dtype=m.float32, requires_grad=True)
+        b = m.tensor([1.85, 1.28, 1.63, 0.7], dtype=m.float32)
+        y = m.minimum(a, m.tanh(m.hypot(a, b)))
+        m.sigmoid_(b)
+        (y * y).sum().backward()
+        return [round(v, 5) for v in a.grad.reshape(-1).tolist()]
+
+    assert _same(run)[0] == "ok"

@@ -289,7 +289,8 @@ class Atan2(Function):
 
 
 class Hypot(Function):
-    """out = sqrt(a**2 + b**2) elementwise, without overflow (C's hypot). Saves a, b and out."""
+    """out = sqrt(a**2 + b**2) elementwise, without overflow (C's hypot). Saves a (if it needs grad), b (likewise)
+    and out."""
 
     node_name, array_forward = "HypotBackward0", True
 
@@ -304,7 +305,8 @@ class Hypot(Function):
             out = get_array_module(x).hypot(x, y)
         except ValueError:  # NumPy's broadcast failure; torch's text
             raise broadcast_error(a.shape, b.shape) from None
-        ctx.save_for_backward(a, b, out)
+        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]  # as torch: each only when its grad is
+        ctx.save_for_backward(a if need_a else None, b if need_b else None, out)  # wanted
         return out
 
     @staticmethod
@@ -325,7 +327,8 @@ class HypotInplace(Hypot):
         inplace_shape(a.shape, b.shape)
         out = Hypot.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
-        ctx.save_for_backward(OriginalSelf(a.copy()), b, a)
+        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+        ctx.save_for_backward(OriginalSelf(a.copy()) if need_a else None, b if need_b else None, a)
         a[...] = out
         return a
 
