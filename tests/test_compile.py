@@ -500,7 +500,12 @@ def test_compiling_a_module_gives_torchs_optimized_module():
     """torch.compile(model): the model under _orig_mod (parameters, state_dict keys, repr as torch's)."""
     torch = pytest.importorskip("torch")
     ours = framework.compile(_net())
-    theirs = torch.compile(torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)))
+    # torch.compile imports torch._dynamo, which turns distribution validation off for the whole process and adds
+    # a warnings filter: both are put back, or later tests comparing with torch would see them
+    validate = torch.distributions.Distribution._validate_args
+    with warnings.catch_warnings():
+        theirs = torch.compile(torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2)))
+    torch.distributions.Distribution.set_default_validate_args(validate)
     assert type(ours).__name__ == type(theirs).__name__ == "OptimizedModule"
     assert list(ours.state_dict()) == list(theirs.state_dict()) and repr(ours) == repr(theirs)
     assert len(list(ours.parameters())) == 4 and ours._orig_mod[0].in_features == 3
