@@ -433,20 +433,28 @@ def test_inplace_view_ops_replay_like_eager(body):
         "resize_": lambda h: h + h.detach().clone().resize_(8, 6)[:, 1:4].repeat(2, 1),
     }
 
-    def run(compiled: bool):
+    def make():
         framework.manual_seed(15)
         w = framework.randn(4, 3, requires_grad=True)
-        x = framework.randn(16, 4)
+        return w, framework.randn(16, 4), lambda w, x: (bodies[body](x @ w) ** 2).mean()
+    _descend_eager_and_compiled(make, 6)
+
+
+def _descend_eager_and_compiled(make, steps: int) -> None:
+    """Gradient descent on w for loss(w, x), eager and compiled from the same start: the same losses and weights
+    bit for bit, replays made, and the loss moving."""
+    def run(compiled: bool):
+        w, x, loss_of = make()
 
         def step(x):
-            loss = (bodies[body](x @ w) ** 2).mean()
+            loss = loss_of(w, x)
             w.grad = None
             loss.backward()
             with framework.no_grad():
                 w.sub_(0.1 * w.grad)
             return loss.detach()
         fn = framework.compile(step) if compiled else step
-        return [float(fn(x)) for _ in range(6)], w.detach().numpy().copy(), getattr(fn, "replays", 0)
+        return [float(fn(x)) for _ in range(steps)], w.detach().numpy().copy(), getattr(fn, "replays", 0)
     (le, we, _), (lc, wc, replays) = run(False), run(True)
     assert replays >= 3 and lc == le and np.array_equal(we, wc)
     assert le[0] != le[-1]
@@ -470,23 +478,11 @@ def test_lu_and_triangular_solves_replay_like_eager(body):
         "lu_unpack": lambda w, x: framework.lu_unpack(*L.lu_factor(w))[1],
     }
 
-    def run(compiled: bool):
+    def make():
         framework.manual_seed(15)
         w = (framework.randn(2, 3, 3) * 0.3 + 3 * framework.eye(3)).requires_grad_()
-        x = framework.randn(2, 3, 4)
-
-        def step(x):
-            loss = bodies[body](w, x).pow(2).mean()
-            w.grad = None
-            loss.backward()
-            with framework.no_grad():
-                w.sub_(0.1 * w.grad)
-            return loss.detach()
-        fn = framework.compile(step) if compiled else step
-        return [float(fn(x)) for _ in range(5)], w.detach().numpy().copy(), getattr(fn, "replays", 0)
-    (le, we, _), (lc, wc, replays) = run(False), run(True)
-    assert replays >= 3 and lc == le and np.array_equal(we, wc)
-    assert le[0] != le[-1]
+        return w, framework.randn(2, 3, 4), lambda w, x: bodies[body](w, x).pow(2).mean()
+    _descend_eager_and_compiled(make, 5)
 
 
 # ---- framework.compile(module) and forwards that train through their outputs ------------------------------------
