@@ -302,12 +302,18 @@ def test_norm_and_dist_second_derivatives_at_zero_are_torchs_nan():
 
 def test_rms_norm_with_a_weight_of_another_dtype_casts_back_with_torchs_warning():
     outs = []
-    for m in (framework, torch):
-        x = m.tensor(np.arange(8.0).reshape(2, 4), dtype=m.float32, requires_grad=True)
-        w = m.tensor([0.5, 1.0, 1.5, 2.0], dtype=m.float64)
-        with pytest.warns(UserWarning, match="Mismatch dtype between input and weight"):
-            y = m.nn.functional.rms_norm(x, (4,), w)
-        outs.append((str(y.dtype).split(".")[-1], y.grad_fn.name(), _np(y).round(6).tolist()))
+    # torch warns once per process (TORCH_WARN_ONCE): an earlier test may have used its warning up
+    warn_always = torch.is_warn_always_enabled()
+    torch.set_warn_always(True)
+    try:
+        for m in (framework, torch):
+            x = m.tensor(np.arange(8.0).reshape(2, 4), dtype=m.float32, requires_grad=True)
+            w = m.tensor([0.5, 1.0, 1.5, 2.0], dtype=m.float64)
+            with pytest.warns(UserWarning, match="Mismatch dtype between input and weight"):
+                y = m.nn.functional.rms_norm(x, (4,), w)
+            outs.append((str(y.dtype).split(".")[-1], y.grad_fn.name(), _np(y).round(6).tolist()))
+    finally:
+        torch.set_warn_always(warn_always)
     assert outs[0] == outs[1]
 
 
