@@ -424,3 +424,20 @@ def test_hypot_saves_an_input_only_when_its_gradient_is_wanted():
         return [round(v, 5) for v in a.grad.reshape(-1).tolist()]
 
     assert _same(run)[0] == "ok"
+
+
+@pytest.mark.parametrize("inplace", [False, True], ids=["addcdiv", "addcdiv_"])
+@pytest.mark.parametrize("self_dtype", ["float32", "float64"])
+def test_addcdiv_keeps_tensor2_even_when_only_self_needs_a_gradient(inplace, self_dtype):
+    """torch's AddcdivBackward0 saves tensor2 whatever needs a gradient and unpacks it in every backward: changing
+    it in place before backward is refused, also when only self requires grad (seed 100000's mixed-dtype draw)."""
+    def run(m):
+        s = m.tensor([0.5, -1.0, 2.0], dtype=getattr(m, self_dtype), requires_grad=True)
+        t1 = m.tensor([1.5, 0.25, -0.5], dtype=m.float32)
+        t2 = m.tensor([2.0, 4.0, -8.0], dtype=m.float32)
+        y = s.clone().addcdiv_(t1, t2, value=0.5) if inplace else m.addcdiv(s, t1, t2, value=0.5)
+        t2.add_(1)
+        y.sum().backward()
+        return s.grad.tolist()
+
+    assert _same(run)[0] == "error"

@@ -104,7 +104,7 @@ class AddcmulInplace(Function):
 
 
 class AddcdivInplace(Function):
-    """a += value * t1 / t2 in place. Saves t1 (if t2 needs a gradient) and t2, as torch."""
+    """a += value * t1 / t2 in place. Saves t1 (if t2 needs a gradient) and t2 always, as torch (see Addcdiv)."""
 
     node_name, array_forward, inplace = "AddcdivBackward0", True, True
 
@@ -113,8 +113,7 @@ class AddcdivInplace(Function):
         needs = ctx.needs_input_grad
         check_addcdiv_dtypes(t1, t2)
         ctx.value, ctx.t1_meta, ctx.t2_meta = value, (t1.shape, t1.dtype), (t2.shape, t2.dtype)
-        if needs[1] or needs[2]:
-            ctx.save_for_backward(t1 if needs[2] else None, t2)
+        ctx.save_for_backward(t1 if needs[2] else None, t2)  # t2 always, as Addcdiv
         inplace_shape(a.shape, t1.shape, t2.shape)
         with errstate(get_array_module(a), divide="ignore", invalid="ignore"):
             quot = t1 / t2
@@ -123,7 +122,7 @@ class AddcdivInplace(Function):
     @staticmethod
     def backward(ctx, grad):
         needs, value = ctx.needs_input_grad, ctx.value
-        t1, t2 = ctx.saved_tensors if (needs[1] or needs[2]) else (None, None)
+        t1, t2 = ctx.saved_tensors
         g1 = grad_for(grad * (value / t2), *ctx.t1_meta) if needs[1] else None
         g2 = grad_for(-grad * (value * t1 / (t2 * t2)), *ctx.t2_meta) if needs[2] else None
         return (grad if needs[0] else None), g1, g2, None

@@ -60,7 +60,8 @@ class Addcmul(Function):
 
 
 class Addcdiv(Function):
-    """out = a + value * t1 / t2. Saves t1 (if t2 needs a gradient) and t2, as torch."""
+    """out = a + value * t1 / t2. Saves t1 (if t2 needs a gradient) and t2 always (even when only a needs a gradient:
+    torch's node unpacks it in every backward, so changing it in place is refused there too)."""
 
     node_name, array_forward = "AddcdivBackward0", True
 
@@ -70,7 +71,7 @@ class Addcdiv(Function):
         needs = ctx.needs_input_grad
         ctx.value = value
         ctx.metas = [(x.shape, x.dtype) for x in (a, t1, t2)]
-        ctx.save_for_backward(t1 if needs[2] else None, t2 if (needs[1] or needs[2]) else None)
+        ctx.save_for_backward(t1 if needs[2] else None, t2)
         dt = _result_dtype(a, t1, t2)
         with errstate(get_array_module(a), divide="ignore", invalid="ignore"):
             quot = t1.astype(dt, copy=False) / t2.astype(dt, copy=False)
