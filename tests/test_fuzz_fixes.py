@@ -441,3 +441,33 @@ def test_addcdiv_keeps_tensor2_even_when_only_self_needs_a_gradient(inplace, sel
         return s.grad.tolist()
 
     assert _same(run)[0] == "error"
+
+
+_LAYOUT_CASES = {
+    "colmajor_times_rowmajor": lambda m, ai, b, c: ai * b,
+    "rowmajor_times_colmajor": lambda m, ai, b, c: b * ai,
+    "colmajor_plus_rowmajor": lambda m, ai, b, c: ai + b,
+    "rowmajor_minus_colmajor": lambda m, ai, b, c: b - ai,
+    "colmajor_div_rowmajor": lambda m, ai, b, c: ai / b,
+    "colmajor_times_row": lambda m, ai, b, c: ai * b[0],
+    "colmajor_times_column": lambda m, ai, b, c: ai * b[:, :1],
+    "colmajor_times_batch": lambda m, ai, b, c: ai * m.ones(2, 3, 3),
+    "transposed3d_times_contiguous": lambda m, ai, b, c: c.transpose(0, 2) * c.transpose(0, 2).contiguous(),
+    "permuted_times_ones": lambda m, ai, b, c: c.permute(1, 2, 0) * m.ones(3, 4, 2),
+    "strided_times_ones": lambda m, ai, b, c: c.transpose(0, 2)[:, ::2] * m.ones(4, 2, 2),
+}
+
+
+@pytest.mark.parametrize("name", list(_LAYOUT_CASES))
+def test_an_elementwise_result_is_laid_out_by_its_first_operand_as_torchs(name):
+    """torch's TensorIterator lets the first operand decide the result's dim order where operands disagree; NumPy
+    lets C order win. A product of a LAPACK (column-major) result and a row-major tensor then reshaped: torch
+    records UnsafeViewBackward0 (a copy), ours recorded ViewBackward0 (seed 100000)."""
+    def run(m):
+        a = m.tensor([[2.0, 1.0, 0.0], [1.0, 3.0, 1.0], [0.0, 1.0, 4.0]], dtype=m.float64, requires_grad=True)
+        b = m.tensor(A34[:, :3], dtype=m.float64)
+        c = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float64)
+        y = _LAYOUT_CASES[name](m, m.linalg.inv(a), b, c)
+        return _layout(y), y.reshape(-1).grad_fn.name() if y.requires_grad else None
+
+    _same(run)

@@ -16,15 +16,29 @@ def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
     order.  For a non-overlapping dense array this is its own dim order, so its strides are kept (size-1 dims
     aside, whose strides nothing reads).
     """
+    return iterator_order(shape, (strides,))
+
+
+def iterator_order(shape: tuple, operand_strides) -> tuple:
+    """The dims from outermost to innermost of an elementwise result, as torch's TensorIterator orders them.
+
+    ``operand_strides``: each operand's strides broadcast to ``shape`` (0 where it is broadcast), in argument order.
+    For each pair of dims the first operand whose two strides are non-zero and differ decides; equal strides put
+    the larger dim outer, or leave the pair to the next operand (reorder_dimensions' insertion sort).  NumPy lets C
+    order win a conflict instead, so ``a * b`` with a column-major ``a`` and a row-major ``b`` differ.
+    """
     perm = list(range(len(shape) - 1, -1, -1))  # innermost first, as torch's loop
 
-    def after(d0: int, d1: int) -> bool | None:  # True: d0 goes inner of d1; None: no order between them
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return None
-        if s0 != s1:
-            return s0 > s1
-        return True if shape[d0] > shape[d1] else None
+    def after(d0: int, d1: int) -> bool | None:  # True: d0 goes inner of d1; None: no operand orders them
+        for strides in operand_strides:
+            s0, s1 = strides[d0], strides[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return s0 > s1
+            if shape[d0] > shape[d1]:
+                return True
+        return None
 
     for i in range(1, len(perm)):
         d1 = i
@@ -36,6 +50,20 @@ def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
             elif swap is False:
                 break
     return tuple(reversed(perm))
+
+
+def broadcast_strides(a, shape: tuple) -> tuple:
+    """``a``'s strides as an operand broadcast to ``shape``: 0 for the dims it is broadcast along."""
+    pad = len(shape) - a.ndim
+    return (0,) * pad + tuple(0 if n == 1 and m != 1 else st for n, st, m in zip(a.shape, a.strides, shape[pad:]))
+
+
+def iterator_layout(out, operands):
+    """``out`` (an elementwise result NumPy laid out) in the layout torch's TensorIterator gives it."""
+    order = iterator_order(out.shape, [broadcast_strides(x, out.shape) for x in operands])
+    if order == preserve_format_order(out.shape, out.strides):
+        return out
+    return copy_in_order(out, order)
 
 
 def copy_preserving_layout(a, np_dtype=None):

@@ -12,6 +12,7 @@ from ..tensor import Tensor
 from ._util import (binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of,
                     sum_to_array)
 from . import scalar_ops as _scalar
+from ._layout import iterator_layout
 from .combine import where_op
 from .floordiv import RoundedQuotient, _floor_divide, _trunc_divide
 from .unary import _float
@@ -19,6 +20,7 @@ from .unary import _float
 
 def _compute(fn, a, b, out_dtype):
     """fn(a, b) computed in ``out_dtype``, torch's promoted dtype (operands cast first, as torch does)."""
+    first, second = a, b
     a, b = promote(a, b, out_dtype)
     try:
         out = fn(a, b)
@@ -26,6 +28,10 @@ def _compute(fn, a, b, out_dtype):
         raise broadcast_error(shape_of(a), shape_of(b)) from None
     if out.dtype is not out_dtype and out.dtype != out_dtype:
         out = out.astype(out_dtype)
+    if out.ndim > 1 and type(first) not in _SCALARS and type(second) not in _SCALARS and second.ndim > 1 \
+            and not first.flags.c_contiguous:
+        # the layouts can only differ when the first operand is not row-major: torch's first operand decides
+        out = iterator_layout(out, (first, second))
     return out
 
 
