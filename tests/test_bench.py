@@ -42,6 +42,14 @@ def test_optim_step_micro_benchmark_runs():
         assert rows[impl]["optimizer_us_per_param"] > 0 and rows[impl]["elements"] == rows["numpy_flat"]["elements"]
 
 
+@pytest.mark.parametrize("model", ["gan", "mlp"])
+def test_replay_profile_times_every_call_of_the_recording(model):
+    out = subprocess.run([sys.executable, "-m", "bench.replay_profile", "--model", model, "--repeats", "2", "--top",
+                          "3"], capture_output=True, text=True, cwd=ROOT, check=True).stdout.splitlines()
+    calls = int(out[0].split(": ")[1].split()[0])
+    assert calls > 20 and "matmul" in out[1] and out[4] == "slowest calls:" and len(out) == 8
+
+
 def _cupy_importable() -> bool:
     try:
         import cupy  # noqa: F401  (optional: only to know whether a real GPU stack is here)
