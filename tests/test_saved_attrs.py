@@ -202,7 +202,7 @@ def test_register_hooks_on_an_output_and_in_place_changes_after_it():
     assert _same(run)[0] == "ok"
 
 
-@pytest.mark.parametrize("case", ["twice", "none", "freed", "not_callable"])
+@pytest.mark.parametrize("case", ["twice", "none", "freed", "not_callable", "pack_modifies"])
 def test_register_hooks_refusals_match_torch(case):
     def run(m):
         a = m.tensor([[0.5, -1.0], [2.0, 0.25]], requires_grad=True)
@@ -214,6 +214,8 @@ def test_register_hooks_refusals_match_torch(case):
             y.sum().backward()
         if case == "not_callable":
             raw.register_hooks(1, lambda p: p)
+        if case == "pack_modifies":
+            raw.register_hooks(lambda t: t.mul_(2), lambda p: p)
         raw.register_hooks(lambda t: t, lambda p: p)
 
     assert _same(run)[0] == "error"

@@ -18,7 +18,7 @@ from .. import diagnostics
 from ..tensor import Tensor
 from .grad_mode import no_grad
 from .saved import _NO_HISTORY, SavedTensor
-from .saved_hooks import HookedSaved
+from .saved_hooks import HookedSaved, pack_checked
 
 
 def saved_attribute(node, attr: str):
@@ -101,13 +101,6 @@ class SavedTensorHandle:
             else:  # one of the node's outputs, without its history (the node itself is the owner)
                 given = Tensor._make(array, counter)
                 edge = (None, 0) if grad_fn is _NO_HISTORY else None
-        counter = given._version_counter
-        version = counter.value if counter is not None else 0
         with no_grad():
-            packed = pack_hook(given)
-        if counter is not None and counter.value != version:
-            raise RuntimeError(
-                "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
-                "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
-                "an issue if you need to perform in-place operations on the input to a pack hook.")
+            packed = pack_checked(pack_hook, given)
         node._saved = saved[:i] + (HookedSaved(packed, unpack_hook, edge, output_nr),) + saved[i + 1:]

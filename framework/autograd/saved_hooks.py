@@ -128,13 +128,18 @@ def pack_saved(saved: tuple, args: tuple, outputs) -> tuple:
             else:
                 out.append(s)
                 continue
-            counter = given._version_counter
-            version = counter.value if counter is not None else 0
-            packed = pack_hook(given)
-            if counter is not None and counter.value != version:
-                raise RuntimeError(
-                    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
-                    "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
-                    "Please open an issue if you need to perform in-place operations on the input to a pack hook.")
-            out.append(HookedSaved(packed, unpack_hook, edge, output_nr))
+            out.append(HookedSaved(pack_checked(pack_hook, given), unpack_hook, edge, output_nr))
     return tuple(out)
+
+
+def pack_checked(pack_hook, given: Tensor):
+    """pack_hook(given) (the caller holds no_grad), refused as torch's when the hook changed its input in place."""
+    counter = given._version_counter
+    version = counter.value if counter is not None else 0
+    packed = pack_hook(given)
+    if counter is not None and counter.value != version:
+        raise RuntimeError(
+            "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack "
+            "hook cannot be modified by in-place operations as this can lead to unexpected side-effects. "
+            "Please open an issue if you need to perform in-place operations on the input to a pack hook.")
+    return packed
