@@ -23,7 +23,7 @@ from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, _sequence
 from .saved import SavedTensor
-from .saved_attrs import saved_attribute, saved_attribute_names
+from .saved_attrs import saved_properties
 from .saved_hooks import HookedSaved, pack_saved
 from .saved_hooks import _active as _hooks_active
 from .saved_names import SAVED_NAMES
@@ -99,14 +99,6 @@ class BackwardNode(Node, FunctionCtx):
     needs_input_grad: tuple = ()
     _edge_args: tuple | None = None  # positions of forward args that have an edge; None: all of them
     _out_meta: tuple = ()  # (shape, dtype) of each output, to materialize zero grads
-    _names_of_saved: tuple = ()  # torch's name of each saved position (saved_names.py), for grad_fn._saved_<name>
-
-    def __getattr__(self, attr: str):
-        # only reached for attributes the node lacks: torch's grad_fn._saved_self, _raw_saved_self, ...
-        return saved_attribute(self, attr)
-
-    def __dir__(self):
-        return list(super().__dir__()) + saved_attribute_names(self)
 
     def apply(self, grads: list) -> list:
         if self._materialize and len(grads) > 1 and any(g is None for g in grads):
@@ -187,8 +179,11 @@ class _FunctionMeta(type):
         cls._fast = bool(getattr(cls, "array_forward", False) and not getattr(cls, "inplace", False)
                          and not getattr(cls, "is_view", False))
         node_name = attrs.get("node_name") or f"{name}Backward"
+        node_attrs = {"_forward_cls": cls, "__module__": cls.__module__}
+        # torch's grad_fn._saved_self, _raw_saved_self, ...: properties of the node class, not a __getattr__ (which
+        # would stop CPython from specializing every attribute read on every node)
         key = f"{cls.__module__.removeprefix('framework.')}.{cls.__qualname__}"  # saved_names.py's key
-        node_attrs = {"_forward_cls": cls, "__module__": cls.__module__, "_names_of_saved": SAVED_NAMES.get(key, ())}
+        node_attrs.update(saved_properties(SAVED_NAMES.get(key, ())))
         short = node_name.rsplit("::", 1)[-1]
         if short != node_name:  # torch's C++-only nodes: class NotImplemented, name() torch::autograd::NotImplemented
             node_attrs["name"] = lambda self: node_name

@@ -21,22 +21,15 @@ from .saved import _NO_HISTORY, SavedTensor
 from .saved_hooks import HookedSaved, pack_checked
 
 
-def saved_attribute(node, attr: str):
-    """The value of ``node.<attr>`` for a ``_saved_``/``_raw_saved_`` name the node's op declares; AttributeError
-    otherwise (as for any attribute the node lacks)."""
-    raw = attr.startswith("_raw_saved_")
-    name = attr[len("_raw_saved_"):] if raw else attr[len("_saved_"):] if attr.startswith("_saved_") else None
-    names = type(node)._names_of_saved
-    if name is None or name not in names:
-        raise AttributeError(f"'{type(node).__name__}' object has no attribute '{attr}'")
-    position = names.index(name)
-    return SavedTensorHandle(node, position) if raw else unpack_saved(node, position)
-
-
-def saved_attribute_names(node) -> list[str]:
-    """The ``_saved_``/``_raw_saved_`` attribute names of a node (for dir())."""
-    names = [n for n in type(node)._names_of_saved if n is not None]
-    return [f"_saved_{n}" for n in names] + [f"_raw_saved_{n}" for n in names]
+def saved_properties(names: tuple) -> dict:
+    """``{"_saved_<name>": property, "_raw_saved_<name>": property}`` for a node class whose op saves, at each
+    position of its ``save_for_backward`` tuple, the tensor torch calls ``names[position]`` (None: no name)."""
+    props = {}
+    for position, name in enumerate(names):
+        if name is not None:
+            props[f"_saved_{name}"] = property(lambda node, i=position: unpack_saved(node, i))
+            props[f"_raw_saved_{name}"] = property(lambda node, i=position: SavedTensorHandle(node, i))
+    return props
 
 
 def unpack_saved(node, position: int):
