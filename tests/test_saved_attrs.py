@@ -77,7 +77,7 @@ def _mismatches(case) -> list[str]:
                             problems.append(f"{where}: torch {value is not None}, ours {mine is not None}")
                         continue
                     v = value.detach().numpy()
-                    m = mine.detach().numpy()
+                    m = mine.detach().cpu().numpy()
                     if m.shape != v.shape or m.dtype != v.dtype or not np.allclose(m, v, equal_nan=True):
                         problems.append(f"{where}: values differ")
     return problems

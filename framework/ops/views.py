@@ -41,7 +41,8 @@ def _no_copy_reshape(a, shape):
         except ValueError:
             return None
     out = a.reshape(shape)
-    return out if out.base is a or out.base is a.base else None
+    # a view's base is a (or a's own base); a copy has none, which must not match an owning a's None
+    return out if out.base is a or (a.base is not None and out.base is a.base) else None
 
 
 class View(Function):
