@@ -109,7 +109,8 @@ class ndarray:
     __slots__ = ("_a", "_owner")
 
     def __init__(self, array: np.ndarray, owner: "ndarray | None" = None) -> None:
-        self._a = array
+        # NumPy's 0-d arithmetic returns scalars; CuPy's gives 0-d arrays (whose reshape is a view, as any array's)
+        self._a = np.asarray(array) if isinstance(array, np.generic) else array
         self._owner = owner  # CuPy's .base: the array owning the memory of this view, None for an owner
 
     # ---- the strictness -------------------------------------------------------------------------------------
