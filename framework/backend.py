@@ -445,48 +445,38 @@ def erfc(array: Array) -> Array:
     return _import_cupyx().scipy.special.erfc(array)
 
 
-_scipy_special = None
+_scipy_modules: dict = {}  # "special"/"linalg" -> scipy's module, imported on first use (SciPy is slow to import)
+
+
+def _host_scipy(module: str, name: str):
+    """scipy.<module>.<name> for host arrays, its module imported on first use."""
+    mod = _scipy_modules.get(module)
+    if mod is None:
+        try:
+            mod = _scipy_modules[module] = importlib.import_module(f"scipy.{module}")
+        except ImportError:  # a dependency in setup.cfg; only a hand-made environment lacks it
+            raise RuntimeError(f"framework needs SciPy for {name} on the CPU: pip install scipy") from None
+    return getattr(mod, name)
 
 
 def special(name: str, *args) -> Array:
     """scipy.special's ``name`` (a ufunc: gammaln, psi, zeta, i0e, ...) elementwise, in the first array's dtype:
     SciPy's kernel on the CPU (imported on first use), cupyx.scipy.special's on the GPU. Both are ufuncs, so
     framework.compile records them like NumPy's."""
-    global _scipy_special
     first = next(a for a in args if hasattr(a, "dtype"))
-    if _on_gpu(first):
-        fn = getattr(_import_cupyx().scipy.special, name)
-    else:
-        if _scipy_special is None:
-            try:
-                _scipy_special = importlib.import_module("scipy.special")
-            except ImportError:  # a dependency in setup.cfg; only a hand-made environment lacks it
-                raise RuntimeError(f"framework needs SciPy for {name} on the CPU: pip install scipy") from None
-        fn = getattr(_scipy_special, name)
+    fn = getattr(_import_cupyx().scipy.special, name) if _on_gpu(first) else _host_scipy("special", name)
     out = fn(*args)
     if not hasattr(out, "shape") or out.dtype != first.dtype:  # a 0-d input gives a NumPy scalar back
         out = get_array_module(first).asarray(out, dtype=first.dtype)
     return out
 
 
-_scipy_linalg = None
-
-
 def scipy_linalg(name: str, *args, **kwargs):
     """scipy.linalg's ``name`` (lu_factor, lu_solve, solve_triangular) on one matrix: SciPy's on the CPU (imported on
     first use), cupyx.scipy.linalg's on the GPU. SciPy's are no NumPy functions, so a capture by framework.compile
     records the call itself (its replay calls it again on the new values)."""
-    global _scipy_linalg
     first = args[0][0] if isinstance(args[0], tuple) else args[0]  # lu_solve's first argument is (lu, piv)
-    if _on_gpu(first):
-        fn = getattr(_import_cupyx().scipy.linalg, name)
-    else:
-        if _scipy_linalg is None:
-            try:
-                _scipy_linalg = importlib.import_module("scipy.linalg")
-            except ImportError:  # a dependency in setup.cfg; only a hand-made environment lacks it
-                raise RuntimeError(f"framework needs SciPy for {name} on the CPU: pip install scipy") from None
-        fn = getattr(_scipy_linalg, name)
+    fn = getattr(_import_cupyx().scipy.linalg, name) if _on_gpu(first) else _host_scipy("linalg", name)
     if _recorder is not None:
         return _recorder.function(fn, args, kwargs)
     return fn(*args, **kwargs)
