@@ -54,6 +54,10 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="data-parallel over MPI: mpiexec -n N python -m train ... --distributed; --batch-size is "
                         "per rank, so the effective batch is batch size x N (off by default; "
                         "pip install 'framework[distributed]')")
+    p.add_argument("--tensorboard", action="store_true",
+                   help="also log losses, metrics, learning rates, weight histograms and sample images for "
+                        "TensorBoard into --out/tensorboard (off by default; pip install 'framework[tensorboard]', "
+                        "then: tensorboard --logdir <out>/tensorboard)")
     p.add_argument("--no-compile", action="store_true",
                    help="run the training step eagerly (default: captured once by framework.compile and replayed; "
                         "--distributed always runs eagerly, since DDP's hooks talk to MPI)")
@@ -95,6 +99,7 @@ def run_classify(args) -> dict:
     from models import MLP, SmallCNN
 
     from . import datasets, distributed, plotting
+    from .callbacks import TensorBoard
     from .trainer import Trainer
 
     data = args.data
@@ -126,9 +131,13 @@ def run_classify(args) -> dict:
     test = TensorDataset(framework.from_numpy(x[test_idx]), framework.from_numpy(y[test_idx]))
     opt = optim.Adam(model.parameters(), lr=args.lr or lr)
     sched = optim.lr_scheduler.CosineAnnealingLR(opt, epochs)
+    callbacks = []
+    if args.tensorboard and args.rank == 0:
+        callbacks.append(TensorBoard(os.path.join(out, "tensorboard"),
+                                     samples=classify_samples(model, x[test_idx], y[test_idx])))
     trainer = Trainer(distributed.wrap(model, args), opt, nn.CrossEntropyLoss(), scheduler=sched, device=args.device,
                       progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
-                      checkpoint_every=1, compile=not args.no_compile and not args.distributed)
+                      checkpoint_every=1, compile=not args.no_compile and not args.distributed, callbacks=callbacks)
     if args.distributed:  # each rank trains on its shard, reshuffled every epoch (the same way on all ranks)
         train_loader = DataLoader(train, batch_size=args.batch_size, sampler=DistributedSampler(train, seed=args.seed))
         distributed.average_logs(trainer)
@@ -159,8 +168,39 @@ def run_classify(args) -> dict:
         json.dump(result, f, indent=1)
     print(f"wrote {out}: data={data}, epochs={trainer.epoch}, test_accuracy={final['acc']:.4f}")
     print("  final.safetensors: model weights; metrics.json: final metrics and history; loss.png, accuracy.png: "
-          "curves" + ("; boundary.png: decision boundary" if x.ndim == 2 else "") + "; checkpoints/: resumable")
+          "curves" + ("; boundary.png: decision boundary" if x.ndim == 2 else "") + "; checkpoints/: resumable"
+          + (f"; tensorboard/: event files (tensorboard --logdir {out}/tensorboard)" if args.tensorboard else ""))
     return result
+
+
+def classify_samples(model, x: np.ndarray, y: np.ndarray):
+    """--tensorboard's sample images for a classifier: test images with their predicted labels, or for 2-D data
+    the decision boundary."""
+    import framework
+
+    from . import plotting
+
+    def predict(points: np.ndarray) -> np.ndarray:
+        was = model.training
+        model.eval()
+        with framework.no_grad():
+            device = next(model.parameters()).device
+            labels = model(framework.from_numpy(points).to(device)).argmax(dim=1).cpu().numpy()
+        model.train(was)
+        return labels
+
+    def log(trainer, writer, step: int) -> None:
+        if x.ndim == 4:
+            images = x[:32]
+            writer.add_images("samples/test_images", (images - images.min()) / max(float(np.ptp(images)), 1e-12),
+                              step)
+            predicted = predict(images)
+            writer.add_text("samples/predictions", "predicted: " + " ".join(map(str, predicted)) + "  \n"
+                            "true: " + " ".join(map(str, y[:32])), step)
+        else:
+            writer.add_figure("samples/decision_boundary", plotting.decision_boundary_figure(predict, x, y), step)
+
+    return log
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -184,6 +224,11 @@ def main(argv: list[str] | None = None) -> int:
         if not framework.cuda.is_available():
             parser.error(f"--device {device}: no CUDA device is available (framework needs cupy, e.g. "
                          "pip install -e '.[cuda]', and an NVIDIA GPU)")
+    if getattr(args, "tensorboard", False):
+        try:
+            import framework.utils.tensorboard  # noqa: F401  (the extra [tensorboard]: only with --tensorboard)
+        except ImportError as e:
+            parser.error(f"--tensorboard: {e}")
     from framework.serialization import CheckpointError
 
     from .datasets import DataError

@@ -228,7 +228,15 @@ def run_gan(args, out: str) -> dict:
         schedulers = {}
     eval_every = args.eval_every or max(steps // 6, 1)
     checkpoint_every = args.checkpoint_every or min(500, max(steps // 4, 1))
+    callbacks = []
+    if getattr(args, "tensorboard", False) and args.rank == 0:
+        from .callbacks import TensorBoard
+
+        callbacks.append(TensorBoard(os.path.join(out, "tensorboard"), every=eval_every,
+                                     samples=gan_samples(mixture)))
+        written["tensorboard/"] = f"event files for TensorBoard (tensorboard --logdir {out}/tensorboard)"
     trainer = GANTrainer(G, D, opt_g, opt_d, sample_real, latent_dim=latent, batch_size=cfg["batch_size"],
+                         callbacks=callbacks,
                          mode=args.mode, schedulers=schedulers, device=args.device,
                          progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                          checkpoint_every=checkpoint_every, eval_every=eval_every, evaluate_fn=evaluate,
@@ -294,6 +302,23 @@ def run_gan(args, out: str) -> dict:
     print(f"wrote {out}: " + ", ".join(f"{k}={_fmt(v)}" for k, v in summary.items()))
     print("  " + "; ".join(f"{name}: {what}" for name, what in written.items()))
     return result
+
+
+def gan_samples(mixture):
+    """--tensorboard's sample images: 64 generated images, or for 2-D data a scatter of 1,000 generated points
+    over the real data."""
+    from . import plotting
+
+    real = mixture.sample(2500, np.random.default_rng(1)) if mixture is not None else None
+
+    def log(trainer, writer, step: int) -> None:
+        if mixture is None:
+            writer.add_images("samples/generated", np.clip(trainer.generate(64), 0, 1), step)
+        else:
+            figure = plotting.samples_2d_figure([(step, trainer.generate(1000))], real, mixture.centers)
+            writer.add_figure("samples/generated", figure, step)
+
+    return log
 
 
 def _fmt(v):

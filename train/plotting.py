@@ -42,6 +42,11 @@ def plot_curves(series: dict, path: str, title: str = "", xlabel: str = "step", 
 
 def plot_samples_2d(snapshots: list, real: np.ndarray, centers: np.ndarray, path: str) -> str:
     """A row of scatter plots of generated 2-D samples over training, real data and mode centres behind."""
+    return _save(samples_2d_figure(snapshots, real, centers), path)
+
+
+def samples_2d_figure(snapshots: list, real: np.ndarray, centers: np.ndarray):
+    """plot_samples_2d's figure (also logged to TensorBoard)."""
     n = max(1, len(snapshots))
     fig = _figure(3 * n, 3.2)
     lim = float(np.abs(centers).max()) * 1.6
@@ -56,7 +61,8 @@ def plot_samples_2d(snapshots: list, real: np.ndarray, centers: np.ndarray, path
         ax.set_title(f"step {step}")
         ax.set_xticks([])
         ax.set_yticks([])
-    return _save(fig, path)
+    fig.tight_layout()
+    return fig
 
 
 def plot_image_grid(images: np.ndarray, path: str, title: str = "") -> str:
@@ -80,6 +86,11 @@ def plot_function(x: np.ndarray, curves: dict, path: str, title: str = "") -> st
 
 def plot_decision_boundary(predict, x: np.ndarray, y: np.ndarray, path: str, title: str = "") -> str:
     """Colour the plane by ``predict(points) -> class`` and overlay the data."""
+    return _save(decision_boundary_figure(predict, x, y, title), path)
+
+
+def decision_boundary_figure(predict, x: np.ndarray, y: np.ndarray, title: str = ""):
+    """plot_decision_boundary's figure (also logged to TensorBoard)."""
     pad = 0.5
     xs = np.linspace(x[:, 0].min() - pad, x[:, 0].max() + pad, 200)
     ys = np.linspace(x[:, 1].min() - pad, x[:, 1].max() + pad, 200)
@@ -90,4 +101,5 @@ def plot_decision_boundary(predict, x: np.ndarray, y: np.ndarray, path: str, tit
     ax.contourf(gx, gy, z, alpha=0.3, cmap="viridis")
     ax.scatter(x[:, 0], x[:, 1], c=y, s=6, cmap="viridis")
     ax.set_title(title)
-    return _save(fig, path)
+    fig.tight_layout()
+    return fig
