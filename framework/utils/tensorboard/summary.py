@@ -65,8 +65,10 @@ def histogram(tag: str, values, bins="tensorflow", max_bins: int | None = None) 
     if flat.size == 0:
         raise ValueError("The input has no element.")
     counts, edges = np.histogram(flat, bins=DEFAULT_BINS if isinstance(bins, str) and bins == "tensorflow" else bins)
-    if max_bins is not None and len(counts) > max_bins:  # merge neighbouring bins, keeping the outer edges
-        group = -(-len(counts) // max_bins)
+    if max_bins is not None and len(counts) > max_bins:
+        # merge groups of len // max_bins neighbouring bins (PyTorch's grouping: it can leave a few more than
+        # max_bins), keeping the outer edges; the last group is padded with empty bins
+        group = len(counts) // max_bins
         pad = (-len(counts)) % group
         counts = np.concatenate([counts, np.zeros(pad, counts.dtype)]).reshape(-1, group).sum(axis=1)
         edges = np.concatenate([edges[:-1:group], edges[-1:]])
@@ -150,11 +152,11 @@ def figure_to_image(figures, close: bool = True) -> np.ndarray:
     import matplotlib.pyplot as plt  # optional dependency: only for add_figure
 
     def render(figure) -> np.ndarray:
+        if close:  # before the Agg canvas replaces pyplot's: plt.close finds the figure through its canvas
+            plt.close(figure)
         canvas = FigureCanvasAgg(figure)
         canvas.draw()
         rgba = np.asarray(canvas.buffer_rgba())
-        if close:
-            plt.close(figure)
         return np.ascontiguousarray(rgba[:, :, :3].transpose(2, 0, 1))
 
     if isinstance(figures, list):
