@@ -357,3 +357,37 @@ def test_gan_tensorboard_logs_both_losses_and_samples(tmp_path):
     assert any(t.startswith("weights/G/") for t in acc.Tags()["histograms"])
     assert any(t.startswith("weights/D/") for t in acc.Tags()["histograms"])
     assert [e.step for e in acc.Images("samples/generated")] == [6, 12]
+
+
+PYTORCH_SCRIPT = '''
+import torch
+from torch.utils.tensorboard import SummaryWriter
+
+torch.manual_seed(0)
+writer = SummaryWriter(LOG_DIR)
+model = torch.nn.Linear(2, 1)
+opt = torch.optim.SGD(model.parameters(), lr=0.1)
+for step in range(5):
+    x = torch.randn(8, 2)
+    loss = ((model(x) - x.sum(1, keepdim=True)) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    writer.add_scalar("Loss/train", loss, step)  # a tensor that requires grad, as tutorials pass it
+    writer.add_histogram("weight", model.weight, step)
+writer.add_graph(model, torch.randn(3, 2))
+writer.close()
+'''
+
+
+@pytest.mark.explicit_device
+@pytest.mark.parametrize("backend", ["framework", "torch"])
+def test_a_pytorch_script_runs_with_framework_as_torch(tmp_path, backend):
+    if backend == "torch":
+        pytest.importorskip("torch")
+    source = PYTORCH_SCRIPT if backend == "torch" else re.sub(r"\btorch\b", "framework", PYTORCH_SCRIPT)
+    exec(compile(source, "script.py", "exec"), {"LOG_DIR": str(tmp_path)})
+    acc = read(tmp_path)
+    assert [e.step for e in acc.Scalars("Loss/train")] == [0, 1, 2, 3, 4]
+    assert acc.Scalars("Loss/train")[-1].value < acc.Scalars("Loss/train")[0].value
+    assert len(acc.Histograms("weight")) == 5 and acc.Graph() is not None
