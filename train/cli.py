@@ -134,7 +134,7 @@ def run_classify(args) -> dict:
     callbacks = []
     if args.tensorboard and args.rank == 0:
         callbacks.append(TensorBoard(os.path.join(out, "tensorboard"),
-                                     samples=classify_samples(model, x[test_idx], y[test_idx])))
+                                     samples=classify_samples(model, x[test_idx], y[test_idx], epochs)))
     trainer = Trainer(distributed.wrap(model, args), opt, nn.CrossEntropyLoss(), scheduler=sched, device=args.device,
                       progress=False if args.no_progress else None, out_dir=out if args.rank == 0 else None,
                       checkpoint_every=1, compile=not args.no_compile and not args.distributed, callbacks=callbacks)
@@ -173,9 +173,9 @@ def run_classify(args) -> dict:
     return result
 
 
-def classify_samples(model, x: np.ndarray, y: np.ndarray):
+def classify_samples(model, x: np.ndarray, y: np.ndarray, epochs: int):
     """--tensorboard's sample images for a classifier: test images with their predicted labels, or for 2-D data
-    the decision boundary."""
+    the decision boundary; about 6 times in a run, as the GAN evaluates (a boundary figure takes ~0.5 s to draw)."""
     import framework
 
     from . import plotting
@@ -190,6 +190,8 @@ def classify_samples(model, x: np.ndarray, y: np.ndarray):
         return labels
 
     def log(trainer, writer, step: int) -> None:
+        if trainer.epoch % max(epochs // 6, 1) and trainer.epoch < epochs:
+            return
         if x.ndim == 4:
             images = x[:32]
             writer.add_images("samples/test_images", (images - images.min()) / max(float(np.ptp(images)), 1e-12),
