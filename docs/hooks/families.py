@@ -256,3 +256,20 @@ def coverage_table() -> str:
                         + (", ".join(f"`{n}`" for n in missing) or "—") + " |")
     rows.append(f"| **all** | | **{total}** | **{have_total}** | |")
     return "\n".join(rows)
+
+
+def tensor_methods() -> str:
+    """Markdown: the public methods and properties of framework.Tensor as imported (bound by the ops families)."""
+    import framework
+
+    names = sorted(n for n in dir(framework.Tensor) if not n.startswith("_"))
+    dunder = sorted(n for n in dir(framework.Tensor) if n.startswith("__") and n.endswith("__")
+                    and n[2:-2] in _OPERATORS)
+    return (f"{len(names)} public names: " + ", ".join(f"`{n}`" for n in names)
+            + f".\n\nOperators: " + ", ".join(f"`{n}`" for n in dunder) + ".\n")
+
+
+_OPERATORS = set("""add radd iadd sub rsub isub mul rmul imul truediv rtruediv itruediv floordiv rfloordiv ifloordiv
+    mod rmod imod pow rpow ipow matmul rmatmul imatmul neg pos abs invert and rand iand or ror ior xor rxor ixor
+    lshift rlshift ilshift rshift rrshift irshift eq ne lt le gt ge getitem setitem len iter bool float int
+    index""".split())

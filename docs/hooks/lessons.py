@@ -12,8 +12,8 @@ wrote. Graphviz's ``dot`` program is not needed: the DOT text that ``framework.v
 by the small layered drawing below, so the site builds on any machine that runs the tests.
 
 Other placeholders, filled from the code itself so they cannot drift: ``<!-- api: FAMILY -->`` (mkdocstrings
-entries for a family of public names, from ``docs/hooks/families.py``) and ``<!-- coverage -->`` (the table of
-torch names present in framework, per family).
+entries for a family of public names, from ``docs/hooks/families.py``), ``<!-- coverage -->`` (the table of
+torch names present in framework, per family) and ``<!-- tensor-methods -->`` (Tensor's methods as imported).
 """
 from __future__ import annotations
 
@@ -29,6 +29,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 RUN = re.compile(r"^<!-- run: (.+?) -->$", re.M)
 API = re.compile(r"^<!-- api: ([\w/ -]+?) -->$", re.M)
 COVERAGE = re.compile(r"^<!-- coverage -->$", re.M)
+METHODS = re.compile(r"^<!-- tensor-methods -->$", re.M)
 TIMEOUT_S = 300
 
 
@@ -166,10 +167,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     """Expand the run, api and coverage placeholders of one page."""
     if RUN.search(markdown):
         markdown = RUN.sub(lambda m: render_run(m.group(1)), markdown)
-    if API.search(markdown) or COVERAGE.search(markdown):
+    if API.search(markdown) or COVERAGE.search(markdown) or METHODS.search(markdown):
         sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
         import families  # docs/hooks/families.py: the public names of each family
 
         markdown = API.sub(lambda m: families.api_block(m.group(1).strip()), markdown)
         markdown = COVERAGE.sub(lambda m: families.coverage_table(), markdown)
+        markdown = METHODS.sub(lambda m: families.tensor_methods(), markdown)
     return markdown
