@@ -61,7 +61,7 @@ def check_traces(rows: dict, workload: str) -> str:
 
 
 def gpu_name() -> str:
-    """The GPU's name, for the performance page's table (through torch where it has CUDA, else cupy's device properties)."""
+    """The GPU's name, for the performance table (through torch where it has CUDA, else cupy's device properties)."""
     try:
         import torch  # optional: only to name the GPU
 

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.explicit_device
 
 
 def _hook(name):
-    spec = importlib.util.spec_from_file_location(f"docs_hooks_{name}", os.path.join(ROOT, "docs", "hooks", f"{name}.py"))
+    path = os.path.join(ROOT, "docs", "hooks", f"{name}.py")
+    spec = importlib.util.spec_from_file_location(f"docs_hooks_{name}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
