@@ -61,7 +61,7 @@ def check_traces(rows: dict, workload: str) -> str:
 
 
 def gpu_name() -> str:
-    """The GPU's name, for the README table (through torch where it has CUDA, else cupy's device properties)."""
+    """The GPU's name, for the performance table (through torch where it has CUDA, else cupy's device properties)."""
     try:
         import torch  # optional: only to name the GPU
 
@@ -93,7 +93,7 @@ def main(argv=None) -> int:
     p.add_argument("--only", nargs="+", choices=WORKLOADS + GPU_WORKLOADS[:1], default=None)
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
                    help="cuda: framework (CuPy) against torch (CUDA) on gpu_mlp and matmul 8192²")
-    p.add_argument("--markdown", action="store_true", help="print a Markdown table (for the README)")
+    p.add_argument("--markdown", action="store_true", help="print a Markdown table (for docs/guides/performance.md)")
     args = p.parse_args(argv)
     if args.device == "cuda" and (why := gpu_check()):
         print(why)

@@ -1,12 +1,16 @@
 """Seeds 000/001/004: the in-place errors autograd raises, each printed with its explanation.
 
-Run: python examples/inplace_errors.py [--quick]
+Run: python examples/inplace_errors.py [--quick] [--out DIR]
 """
 from __future__ import annotations
 
 import argparse
+import os
 
 import framework as torch
+from framework import viz
+
+OUT = "."
 
 
 def leaf_view():
@@ -19,6 +23,8 @@ def modified_intermediate():
     b = a + 2
     loss = (b * b).mean()
     b[0] = 1000.0
+    path = viz.save_graph(loss, os.path.join(OUT, "inplace_errors_graph"), params={"a": a})
+    print("  graph (the saved b is stale) written to", os.path.basename(path))
     loss.backward()
 
 
@@ -38,7 +44,12 @@ def data_is_silent():
 
 
 def main(argv: list[str] | None = None) -> int:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).add_argument("--quick", action="store_true")
+    global OUT
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", default=".")
+    OUT = p.parse_args(argv).out
+    os.makedirs(OUT, exist_ok=True)
     for fn in (leaf_view, modified_intermediate, detach_shares_version, data_is_silent):
         print("=" * 80)
         print(fn.__name__)

@@ -1,17 +1,20 @@
 """Seed 003: linear regression from scratch; the parameter update must run under no_grad.
 
-Run: python examples/no_grad_sgd.py [--quick]
+Run: python examples/no_grad_sgd.py [--quick] [--out DIR]
 """
 from __future__ import annotations
 
 import argparse
+import os
 
 import framework as torch
+from framework import viz
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--out", default=".")
     args = p.parse_args(argv)
     torch.manual_seed(0)
     true_w, true_b = torch.tensor([2.0, -3.4]), 4.2
@@ -34,7 +37,11 @@ def main(argv: list[str] | None = None) -> int:
     print("w:", w, "b:", b)
     try:
         w.grad = None
-        (features[:10] @ w).sum().backward()
+        loss = ((features[:10] @ w + b - labels[:10]) ** 2 / 2).sum()
+        os.makedirs(args.out, exist_ok=True)
+        path = viz.save_graph(loss, os.path.join(args.out, "no_grad_sgd_graph"), params={"w": w, "b": b})
+        print("graph of one batch's loss written to", os.path.basename(path))
+        loss.backward()
         for param in [w]:
             param -= 0.1 * param.grad  # outside no_grad
     except RuntimeError as err:

@@ -18,6 +18,11 @@ def main(argv: list[str] | None = None) -> int:
     x = torch.linspace(-5, 5, 100)
     x.requires_grad_(True)
     y = torch.sin(x)
+    from framework import viz
+
+    os.makedirs(args.out, exist_ok=True)
+    graph = viz.save_graph(y, os.path.join(args.out, "sin_derivative_graph"), params={"x": x})
+    print("graph written to", os.path.basename(graph))
     y.backward(torch.ones_like(x))
     error = (x.grad - torch.cos(x.detach())).abs().max().item()
     print(f"max |autograd d/dx sin(x) - cos(x)| = {error:.2e}")

@@ -52,7 +52,7 @@ _DTYPE_CHECKS = r"Expected self.dtype|expected scalar type|Input dtypes must be 
                 r"Input type \(\w+\) and (weight|bias) type|(must|to) have the same dtype|expected both vectors to have"
 
 DECLARED_DEVIATIONS: list[Deviation] = [
-    # remaining after issue 15's fixes (README "Design notes and deviations"), each a documented deviation
+    # remaining after issue 15's fixes (docs/design/deviations.md), each a documented deviation
     Deviation(r"version:(autograd\.grad.*|detach\.grad)", r"version: torch \d, framework \d",
               "Gradient tensors' _version: torch's are 1 or 2 from its internal accumulation writes; ours 0 (the "
               ".grad attribute's _version is not compared at all for this reason).", pending=False),
@@ -89,7 +89,7 @@ ROWS = {c.name: c for c in OPS}
 def _overlaps_itself(t) -> bool:
     """Whether some elements of t may share memory without a stride-0 dim (an overlapping as_strided): torch's
     "too hard" internal overlap, where an in-place write goes on unchecked and its result follows torch's loop
-    order (README: a deviation). A stride-0 dim is not skipped: torch refuses that write, and so do we."""
+    order (docs/design/deviations.md). A stride-0 dim is not skipped: torch refuses that write, and so do we."""
     dims = sorted((abs(st), n) for n, st in zip(t.shape, t.stride()) if n > 1)
     if t.numel() == 0 or any(st == 0 for st, _ in dims):
         return False
@@ -545,7 +545,7 @@ class Generator:
 
         # not another alias of the target where torch's overlap check gives up ("too hard": either is not dense,
         # e.g. an expand or a diagonal): torch then reads elements it has already written, in its loop order, and
-        # we compute from the values before the write (README: a deviation)
+        # we compute from the values before the write (docs/design/deviations.md)
         target = self.ns[x]
         y = self.pick(lambda v: fits(v) and (v is target or not (
             v.untyped_storage().data_ptr() == target.untyped_storage().data_ptr() and

@@ -10,7 +10,7 @@ import numpy as np
 
 # The papers' protocol (VEEGAN, PacGAN): ring of 8 / 5x5 grid, std 0.02, 2,500 samples, high quality = within 3 std.
 PROTOCOLS = {"demo": 0.05, "paper": 0.02}
-# Recipes (see the README's GAN section for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
+# Recipes (see docs/guides/gan.md for what each one measured): 'plain' = the 2-layer ReLU G with cosine decay;
 # 'sharp' = a batch-norm G; 'fast-g' (the ring's default) = sharp with a constant lr dropped late and G learning 3x
 # faster than D; 'long' = fast-g for 6,000 steps (the papers' ring protocol); 'grid' = wider and deeper plain nets,
 # trained longer; 'grid-r1' (the grid's default) = grid with an R1 penalty on D, so every seed covers all 25 modes;

@@ -161,7 +161,7 @@ def _check_src_dtype(input, src) -> None:
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> Tensor:
-    """input with input[index[i][j]][j] = src[i][j] (dim=0), or the value (reduce=: ops/scatter_reduce.py)."""
+    """input with `input[index[i][j]][j] = src[i][j]` (dim=0), or the value (reduce=: ops/scatter_reduce.py)."""
     _check_src_dtype(input, src)
     dim, index = dim % max(input.ndim, 1), _index_arg(index, "scatter")
     src = value if src is None else src

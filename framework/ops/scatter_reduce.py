@@ -303,7 +303,7 @@ def scatter_with_reduce(input: Tensor, dim: int, index, src, reduce: str, inplac
 
 
 def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, reduce=None) -> Tensor:
-    """input with input[index[i][j]][j] = src[i][j] (dim=0), or the value; with reduce='add'|'multiply' folded in
+    """input with `input[index[i][j]][j] = src[i][j]` (dim=0), or the value; with reduce='add'|'multiply' folded in
     (torch's deprecated form, with no derivative)."""
     if reduce is not None:
         return scatter_with_reduce(input, dim, index, value if src is None else src, reduce)
