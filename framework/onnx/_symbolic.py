@@ -1,0 +1,535 @@
+"""The op-level mapping: each framework op (a Function subclass) -> the ONNX nodes that compute it.
+
+A mapping takes the GraphBuilder and the recorded call (args as the op received them: Tensors, numbers,
+tuples) and returns one value name per output (None for an output that cannot be used).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..nn import functional as _F
+from ..ops import activation, activation_more, arithmetic, batch_norm, combine, contract, conv, conv_more, conv_nd
+from ..ops import conversion, extrema, indexing, linalg, pool, reduction, scalar_ops, unary, unary_inplace
+from ..ops import unary_more, views
+from ..ops.gather import Embedding as EmbeddingOp  # (ops exports a function named gather)
+from ..tensor import Tensor
+from ._graph import INT64_MAX, UnsupportedOp
+
+SYMBOLIC = {}  # Function subclass -> mapping
+
+
+def maps(*classes):
+    """Register the decorated function as the mapping of ``classes``."""
+    def register(fn):
+        for cls in classes:
+            SYMBOLIC[cls] = fn
+        return fn
+    return register
+
+
+def _shape(t: Tensor) -> tuple:
+    return tuple(t._array.shape)
+
+
+def _axis(dim: int, rank: int) -> int:
+    return dim + rank if dim < 0 else dim
+
+
+# ---- elementwise arithmetic ------------------------------------------------------------------------
+
+def _operands(g, a, b):
+    like = a if isinstance(a, Tensor) else b
+    return g.name(a, like), g.name(b, like)
+
+
+def _binary(op_type):
+    def mapping(g, call):
+        a, b = call.args[:2]
+        alpha = call.args[2] if len(call.args) > 2 else 1
+        x, y = _operands(g, a, b)
+        if alpha != 1:
+            y = g.node("Mul", [y, g.name(alpha, a if isinstance(a, Tensor) else b)])
+        return [g.node(op_type, [x, y])]
+    return mapping
+
+
+maps(arithmetic.Add, scalar_ops.AddScalar)(_binary("Add"))
+maps(arithmetic.Sub, scalar_ops.SubScalar)(_binary("Sub"))
+maps(arithmetic.Mul, scalar_ops.MulScalar)(_binary("Mul"))
+maps(arithmetic.Div, scalar_ops.DivScalar)(_binary("Div"))
+maps(arithmetic.PowScalar, arithmetic.PowTensor)(_binary("Pow"))
+maps(combine.Maximum)(_binary("Max"))
+maps(combine.Minimum)(_binary("Min"))
+
+
+@maps(arithmetic.Rsub)
+def _rsub(g, call):
+    a, b = call.args[:2]
+    x, y = _operands(g, a, b)
+    return [g.node("Sub", [y, x])]
+
+
+@maps(arithmetic.RPow)
+def _rpow(g, call):
+    b, s = call.args  # s ** b
+    return [g.node("Pow", [g.name(s, b), g.name(b)])]
+
+
+def _unary(op_type, **attrs):
+    def mapping(g, call):
+        return [g.node(op_type, [g.name(call.args[0])], **attrs)]
+    return mapping
+
+
+for _cls, _op in [(arithmetic.Neg, "Neg"), (arithmetic.Reciprocal, "Reciprocal"), (unary.Abs, "Abs"),
+                  (unary.Log, "Log"), (unary.Sqrt, "Sqrt"), (unary.Exp, "Exp"), (unary.Tanh, "Tanh"),
+                  (unary.Sigmoid, "Sigmoid"), (unary.Relu, "Relu"), (unary_inplace.ReluInplace, "Relu"),
+                  (unary.Sin, "Sin"), (unary.Cos, "Cos"), (unary_more.Erf, "Erf"), (_F._Erf, "Erf"),
+                  (unary.Sign, "Sign"), (activation_more.Hardswish, "HardSwish"), (views.Alias, "Identity"),
+                  (conversion.Clone, "Identity")]:
+    maps(_cls)(_unary(_op))
+
+
+@maps(unary.Rsqrt)
+def _rsqrt(g, call):
+    return [g.node("Reciprocal", [g.node("Sqrt", [g.name(call.args[0])])])]
+
+
+# ---- activations -----------------------------------------------------------------------------------
+
+@maps(unary.LeakyRelu, unary_inplace.LeakyReluInplace)
+def _leaky_relu(g, call):
+    slope = call.args[1] if len(call.args) > 1 else 0.01
+    return [g.node("LeakyRelu", [g.name(call.args[0])], alpha=float(slope))]
+
+
+@maps(activation_more.Silu)
+def _silu(g, call):
+    x = g.name(call.args[0])
+    return [g.node("Mul", [x, g.node("Sigmoid", [x])])]
+
+
+@maps(activation_more.Mish)
+def _mish(g, call):
+    x = g.name(call.args[0])
+    return [g.node("Mul", [x, g.node("Tanh", [g.node("Softplus", [x])])])]
+
+
+@maps(activation_more.Hardsigmoid)
+def _hardsigmoid(g, call):
+    return [g.node("HardSigmoid", [g.name(call.args[0])], alpha=1 / 6, beta=0.5)]
+
+
+@maps(_F._Gelu)
+def _gelu(g, call):
+    x0, approximate = call.args
+    x = g.name(x0)
+    if g.opset >= 20:
+        return [g.node("Gelu", [x], approximate=approximate)]
+    half, one = g.name(0.5, x0), g.name(1.0, x0)
+    if approximate == "tanh":  # 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+        cube = g.node("Mul", [g.node("Pow", [x, g.name(3.0, x0)]), g.name(0.044715, x0)])
+        inner = g.node("Mul", [g.node("Add", [x, cube]), g.name(math.sqrt(2 / math.pi), x0)])
+        gate = g.node("Tanh", [inner])
+    else:  # 0.5 x (1 + erf(x / sqrt 2))
+        gate = g.node("Erf", [g.node("Div", [x, g.name(math.sqrt(2.0), x0)])])
+    return [g.node("Mul", [g.node("Mul", [x, half]), g.node("Add", [gate, one])])]
+
+
+@maps(unary.Clamp)
+def _clamp(g, call):
+    x0, lo, hi = (list(call.args) + [None, None])[:3]
+    inputs = [g.name(x0), "" if lo is None else g.name(lo, x0), "" if hi is None else g.name(hi, x0)]
+    while inputs[-1] == "":
+        inputs.pop()
+    return [g.node("Clip", inputs)]
+
+
+@maps(activation_more.Hardtanh)
+def _hardtanh(g, call):
+    x0, lo, hi = call.args
+    return [g.node("Clip", [g.name(x0), g.name(lo, x0), g.name(hi, x0)])]
+
+
+@maps(activation_more.Elu)
+def _elu(g, call):
+    x0, alpha = call.args[:2]
+    if tuple(call.args[2:]) not in ((), (1.0,), (1.0, 1.0)):
+        raise UnsupportedOp("Elu with scale or input_scale (SELU, CELU) has no mapping")
+    return [g.node("Elu", [g.name(x0)], alpha=float(alpha))]
+
+
+@maps(activation_more.Softplus)
+def _softplus(g, call):
+    x0, beta, threshold = call.args
+    x = g.name(x0)
+    bx = g.node("Mul", [x, g.name(float(beta), x0)])
+    soft = g.node("Div", [g.node("Softplus", [bx]), g.name(float(beta), x0)])
+    return [g.node("Where", [g.node("Greater", [bx, g.name(float(threshold), x0)]), x, soft])]
+
+
+@maps(activation.Softmax)
+def _softmax(g, call):
+    x0, dim = call.args
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    return [g.node("Softmax", [g.name(x0)], axis=int(dims[0]))]
+
+
+@maps(activation.LogSoftmax)
+def _log_softmax(g, call):
+    x0, dim = call.args
+    dims = dim if isinstance(dim, tuple) else (dim,)
+    return [g.node("LogSoftmax", [g.name(x0)], axis=int(dims[0]))]
+
+
+# ---- matrix products -------------------------------------------------------------------------------
+
+@maps(linalg.Addmm)
+def _addmm(g, call):
+    bias, m1, m2 = call.args
+    return [g.node("Gemm", [g.name(m1), g.name(m2), g.name(bias)])]
+
+
+@maps(linalg.Mm, linalg.Bmm, linalg.Mv, linalg.Dot)
+def _matmul(g, call):
+    a, b = call.args
+    return [g.node("MatMul", [g.name(a), g.name(b)])]
+
+
+@maps(contract.Baddbmm)
+def _baddbmm(g, call):
+    inp, b1, b2, beta, alpha = call.args
+    prod = g.node("MatMul", [g.name(b1), g.name(b2)])
+    if alpha != 1:
+        prod = g.node("Mul", [prod, g.name(float(alpha), b1)])
+    if beta == 0:
+        return [prod]
+    base = g.name(inp, b1)
+    if beta != 1:
+        base = g.node("Mul", [base, g.name(float(beta), b1)])
+    return [g.node("Add", [base, prod])]
+
+
+# ---- convolution and pooling -----------------------------------------------------------------------
+
+def _conv(g, x0, w0, b0, stride, padding, dilation, groups):
+    if isinstance(padding, str):
+        raise UnsupportedOp(f"padding={padding!r} reached the op unresolved")
+    n = w0._array.ndim - 2
+    stride, padding, dilation = (tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
+                                 for v in (stride, padding, dilation))
+    inputs = [g.name(x0), g.name(w0)] + ([g.name(b0)] if b0 is not None else [])
+    return g.node("Conv", inputs, strides=list(stride), pads=list(padding) * 2, dilations=list(dilation),
+                  group=int(groups), kernel_shape=list(_shape(w0)[2:]))
+
+
+@maps(conv.Conv2d, conv_more.Conv1d)
+def _conv2d(g, call):
+    x0, w0, b0, stride, padding, dilation = call.args
+    groups = _shape(x0)[1] // _shape(w0)[1]
+    return [_conv(g, x0, w0, b0, stride, padding, dilation, groups)]
+
+
+@maps(conv_nd.ConvNd)
+def _conv_nd(g, call):
+    x0, w0, b0, stride, padding, dilation = call.args[:6]
+    groups = call.args[6] if len(call.args) > 6 else 1
+    return [_conv(g, x0, w0, b0, stride, padding, dilation, groups)]
+
+
+def _conv_transpose(g, x0, w0, b0, stride, padding, output_padding, dilation, groups):
+    inputs = [g.name(x0), g.name(w0)] + ([g.name(b0)] if b0 is not None else [])
+    return g.node("ConvTranspose", inputs, strides=list(stride), pads=list(padding) * 2,
+                  output_padding=list(output_padding), dilations=list(dilation), group=int(groups),
+                  kernel_shape=list(_shape(w0)[2:]))
+
+
+@maps(conv.ConvTranspose2d)
+def _conv_transpose2d(g, call):
+    return [_conv_transpose(g, *call.args, 1)]
+
+
+@maps(conv_nd.ConvTransposeNd)
+def _conv_transpose_nd(g, call):
+    args = list(call.args) + ([1] if len(call.args) == 7 else [])
+    return [_conv_transpose(g, *args[:8])]
+
+
+def _ceil_mode(in_spatial, kernel, stride, padding, dilation, out_spatial) -> int:
+    """1 when the output is larger than floor division gives (the op ran with ceil_mode=True)."""
+    floor = [(i + 2 * p - d * (k - 1) - 1) // s + 1
+             for i, k, s, p, d in zip(in_spatial, kernel, stride, padding, dilation)]
+    return int(list(out_spatial) != floor)
+
+
+@maps(conv.MaxPool2d)
+def _max_pool2d(g, call):
+    x0, kernel, stride, padding = call.args
+    return [g.node("MaxPool", [g.name(x0)], kernel_shape=list(kernel), strides=list(stride),
+                   pads=list(padding) * 2)]
+
+
+@maps(pool.MaxPoolNd)
+def _max_pool_nd(g, call):
+    x0, kernel, stride, padding, dilation, outs = call.args
+    n = len(kernel)
+    values = g.node("MaxPool", [g.name(x0)], kernel_shape=list(kernel), strides=list(stride),
+                    pads=list(padding) * 2, dilations=list(dilation),
+                    ceil_mode=_ceil_mode(_shape(x0)[-n:], kernel, stride, padding, dilation, outs))
+    indices = g.fresh("indices")
+    g.unusable[indices] = "max pooling's indices (return_indices=True) have no ONNX mapping"
+    return [values, indices]
+
+
+@maps(conv.AvgPool2d)
+def _avg_pool2d(g, call):
+    x0, kernel, stride, padding = call.args
+    return [g.node("AveragePool", [g.name(x0)], kernel_shape=list(kernel), strides=list(stride),
+                   pads=list(padding) * 2, count_include_pad=1)]
+
+
+@maps(conv_more.AdaptiveAvgPool2D)
+def _adaptive_avg_pool2d(g, call):
+    x0, out = call.args[0], call.outputs[0]
+    ins, outs = _shape(x0)[-2:], _shape(out)[-2:]
+    if outs == (1, 1):
+        return [g.node("GlobalAveragePool", [g.name(x0)])]
+    if any(i % o for i, o in zip(ins, outs)):
+        raise UnsupportedOp(f"adaptive average pooling from {ins} to {outs} (sizes that do not divide) has no "
+                            "mapping")
+    kernel = [i // o for i, o in zip(ins, outs)]
+    return [g.node("AveragePool", [g.name(x0)], kernel_shape=kernel, strides=kernel)]
+
+
+# ---- normalization ---------------------------------------------------------------------------------
+
+@maps(batch_norm.NativeBatchNorm)
+def _batch_norm(g, call):
+    x0, weight, bias, conf = call.args[:4]
+    running_mean, running_var = (list(call.args[4:]) + [None, None])[:2]
+    training, _, eps = conf
+    c = _shape(x0)[1]
+    dtype = x0._array.dtype
+    scale = g.name(weight) if weight is not None else g.constant(np.ones(c, dtype))
+    shift = g.name(bias) if bias is not None else g.constant(np.zeros(c, dtype))
+    if training or running_mean is None:  # statistics of this batch (no running stats, or training mode)
+        axes = [0] + list(range(2, x0._array.ndim))
+        x = g.name(x0)
+        mean = g.reduce("ReduceMean", x, axes, True)
+        centred = g.node("Sub", [x, mean])
+        var = g.reduce("ReduceMean", g.node("Mul", [centred, centred]), axes, True)
+        normed = g.node("Div", [centred, g.node("Sqrt", [g.node("Add", [var, g.name(float(eps), x0)])])])
+        shape = [1, c] + [1] * (x0._array.ndim - 2)
+        return [g.node("Add", [g.node("Mul", [normed, g.node("Reshape", [scale, g.ints(shape)])]),
+                               g.node("Reshape", [shift, g.ints(shape)])]), None, None]
+    y = g.node("BatchNormalization", [g.name(x0), scale, shift, g.name(running_mean), g.name(running_var)],
+               epsilon=float(eps))
+    return [y, None, None]
+
+
+@maps(conv_more.GroupNorm)
+def _group_norm(g, call):
+    x0, weight, bias, groups, eps = call.args
+    x, rank, c = g.name(x0), x0._array.ndim, _shape(x0)[1]
+    grouped = g.node("Reshape", [x, g.ints([0, int(groups), -1])])
+    mean = g.reduce("ReduceMean", grouped, [2], True)
+    centred = g.node("Sub", [grouped, mean])
+    var = g.reduce("ReduceMean", g.node("Mul", [centred, centred]), [2], True)
+    normed = g.node("Div", [centred, g.node("Sqrt", [g.node("Add", [var, g.name(float(eps), x0)])])])
+    y = g.node("Reshape", [normed, g.shape(x)])
+    per_channel = g.ints([c] + [1] * (rank - 2))
+    if weight is not None:
+        y = g.node("Mul", [y, g.node("Reshape", [g.name(weight), per_channel])])
+    if bias is not None:
+        y = g.node("Add", [y, g.node("Reshape", [g.name(bias), per_channel])])
+    return [y]
+
+
+# ---- reductions ------------------------------------------------------------------------------------
+
+def _dims(dim, rank):
+    dims = dim if isinstance(dim, (tuple, list)) else (dim,)
+    return [_axis(int(d), rank) for d in dims]
+
+
+@maps(reduction.SumAll)
+def _sum_all(g, call):
+    return [g.reduce("ReduceSum", g.name(call.args[0]), None, False)]
+
+
+@maps(reduction.MeanAll)
+def _mean_all(g, call):
+    return [g.reduce("ReduceMean", g.name(call.args[0]), None, False)]
+
+
+@maps(reduction.Sum)
+def _sum(g, call):
+    x0, dim = call.args[:2]
+    keep = call.args[2] if len(call.args) > 2 else False
+    return [g.reduce("ReduceSum", g.name(x0), _dims(dim, x0._array.ndim), keep)]
+
+
+@maps(reduction.Mean)
+def _mean(g, call):
+    x0, dim = call.args[:2]
+    keep = call.args[2] if len(call.args) > 2 else False
+    return [g.reduce("ReduceMean", g.name(x0), _dims(dim, x0._array.ndim), keep)]
+
+
+@maps(extrema.Amax)
+def _amax(g, call):
+    x0, dim, keep = call.args
+    return [g.reduce("ReduceMax", g.name(x0), _dims(dim, x0._array.ndim), keep)]
+
+
+@maps(reduction.Var)
+def _var(g, call):
+    x0, dim, correction, keep = (list(call.args) + [None, 1, False][len(call.args) - 1:])[:4]
+    rank = x0._array.ndim
+    axes = list(range(rank)) if dim is None else _dims(dim, rank)
+    count = int(np.prod([_shape(x0)[a] for a in axes]))
+    x = g.name(x0)
+    centred = g.node("Sub", [x, g.reduce("ReduceMean", x, axes, True)])
+    var = g.reduce("ReduceMean", g.node("Mul", [centred, centred]), axes, keep)
+    if correction:
+        var = g.node("Mul", [var, g.name(count / max(count - correction, 0), x0)])
+    return [var]
+
+
+# ---- shapes, views and indexing ---------------------------------------------------------------------
+
+@maps(views.View, views.ReshapeAlias, views.ReshapeCopy)
+def _view(g, call):
+    x0, out = call.args[0], call.outputs[0]
+    if _shape(x0) == _shape(out):
+        return [g.node("Identity", [g.name(x0)])]
+    return [g.reshape(g.name(x0), _shape(x0), _shape(out))]
+
+
+@maps(views.Expand)
+def _expand(g, call):
+    x0, out = call.args[0], call.outputs[0]
+    ins, outs = _shape(x0), _shape(out)
+    if ins == outs:
+        return [g.node("Identity", [g.name(x0)])]
+    aligned = (None,) * (len(outs) - len(ins)) + ins
+    # Expand broadcasts both ways: a 1 keeps the input's own size (which may be dynamic)
+    target = [1 if i == o else o for i, o in zip(aligned, outs)]
+    return [g.node("Expand", [g.name(x0), g.ints(target)])]
+
+
+@maps(views.Transpose)
+def _transpose(g, call):
+    x0, d0, d1 = call.args
+    rank = x0._array.ndim
+    perm = list(range(rank))
+    a, b = _axis(d0, rank), _axis(d1, rank)
+    perm[a], perm[b] = perm[b], perm[a]
+    return [g.node("Transpose", [g.name(x0)], perm=perm)]
+
+
+@maps(views.T)
+def _t(g, call):
+    x0 = call.args[0]
+    perm = list(range(x0._array.ndim))[::-1]
+    return [g.node("Transpose", [g.name(x0)], perm=perm)]
+
+
+@maps(views.Permute)
+def _permute(g, call):
+    x0, dims = call.args
+    return [g.node("Transpose", [g.name(x0)], perm=[_axis(d, x0._array.ndim) for d in dims])]
+
+
+@maps(views.Squeeze, views.SqueezeDims, views.SqueezeAll)
+def _squeeze(g, call):
+    x0, shape = call.args[0], _shape(call.args[0])
+    dims = range(len(shape)) if len(call.args) == 1 else _dims(call.args[1], len(shape))
+    axes = [d for d in dims if shape[d] == 1]  # torch leaves a dim that is not 1 as it is
+    if not axes:
+        return [g.node("Identity", [g.name(x0)])]
+    return [g.node("Squeeze", [g.name(x0), g.ints(axes)])]
+
+
+@maps(views.Unsqueeze)
+def _unsqueeze(g, call):
+    x0, dim = call.args
+    return [g.node("Unsqueeze", [g.name(x0), g.ints([_axis(dim, x0._array.ndim + 1)])])]
+
+
+@maps(combine.Cat)
+def _cat(g, call):
+    dim, *tensors = call.args
+    tensors = [t for t in tensors if not (t._array.ndim == 1 and t._array.shape[0] == 0)]  # torch skips empty 1-D
+    rank = tensors[0]._array.ndim
+    return [g.node("Concat", [g.name(t) for t in tensors], axis=_axis(dim, rank))]
+
+
+@maps(combine.Stack)
+def _stack(g, call):
+    dim, *tensors = call.args
+    axis = g.ints([_axis(dim, tensors[0]._array.ndim + 1)])
+    return [g.node("Concat", [g.node("Unsqueeze", [g.name(t), axis]) for t in tensors], axis=_axis(
+        dim, tensors[0]._array.ndim + 1))]
+
+
+@maps(indexing.Split, indexing.SplitWithSizes)
+def _split(g, call):
+    x0, dim, sizes = call.args
+    return list(g.node("Split", [g.name(x0), g.ints(sizes)], n_out=len(sizes), axis=_axis(dim, x0._array.ndim))) \
+        if len(sizes) > 1 else [g.node("Identity", [g.name(x0)])]
+
+
+@maps(indexing.Unbind)
+def _unbind(g, call):
+    x0, dim = call.args
+    axis = _axis(dim, x0._array.ndim)
+    n = _shape(x0)[axis]
+    parts = g.node("Split", [g.name(x0), g.ints([1] * n)], n_out=n, axis=axis) if n > 1 else [g.name(x0)]
+    return [g.node("Squeeze", [p, g.ints([axis])]) for p in parts]
+
+
+@maps(indexing.Select)
+def _select(g, call):
+    x0, dim, i = call.args
+    return [g.node("Gather", [g.name(x0), g.constant(np.array(int(i), np.int64), "index")],
+                   axis=_axis(dim, x0._array.ndim))]
+
+
+@maps(indexing.Slice)
+def _slice(g, call):
+    x0, dim, sl = call.args
+    start = 0 if sl.start is None else sl.start
+    stop = INT64_MAX if sl.stop is None else sl.stop
+    step = 1 if sl.step is None else sl.step
+    return [g.node("Slice", [g.name(x0), g.ints([start]), g.ints([stop]), g.ints([_axis(dim, x0._array.ndim)]),
+                             g.ints([step])])]
+
+
+@maps(conversion.ToCopy)
+def _to_copy(g, call):
+    x0, np_dtype = call.args[:2]
+    if np_dtype is None or np.dtype(np_dtype) == x0._array.dtype:
+        return [g.node("Identity", [g.name(x0)])]
+    return [g.node("Cast", [g.name(x0)], to=g.helper.np_dtype_to_tensor_dtype(np.dtype(np_dtype)))]
+
+
+@maps(combine.Where)
+def _where(g, call):
+    cond, a, b = call.args
+    like = a if isinstance(a, Tensor) else b
+    return [g.node("Where", [g.name(cond), g.name(a, like), g.name(b, like)])]
+
+
+@maps(combine.MaskedFill)
+def _masked_fill(g, call):
+    x0, mask, value = call.args
+    return [g.node("Where", [g.name(mask), g.name(value, x0), g.name(x0)])]
+
+
+@maps(EmbeddingOp)
+def _embedding(g, call):
+    weight, idx = call.args[:2]
+    return [g.node("Gather", [g.name(weight), g.name(idx)], axis=0)]
