@@ -166,10 +166,12 @@ def _live(nodes: list, outputs: list) -> list:
 
 def _emit(g: GraphBuilder, call) -> None:
     """Map one recorded call; bind its outputs' tensors to the values the mapping returned."""
-    module_level = not isinstance(call.op, type)
-    mapping = mapping_for(call.op) if module_level else SYMBOLIC.get(call.op)
-    op_name = type(call.op).__name__ if module_level else call.op.__name__
-    node_name = "module" if module_level else call.op._node_cls.__name__
+    if isinstance(call.op, str):  # a graph-free function (a comparison): recorded by name
+        mapping, op_name, node_name = SYMBOLIC.get(call.op), call.op, "no grad_fn"
+    elif isinstance(call.op, type):  # a Function subclass
+        mapping, op_name, node_name = SYMBOLIC.get(call.op), call.op.__name__, call.op._node_cls.__name__
+    else:  # a module mapped whole
+        mapping, op_name, node_name = mapping_for(call.op), type(call.op).__name__, "module"
     if mapping is None:
         raise UnsupportedOperatorError(f"framework.onnx.export: no ONNX mapping for op '{op_name}' ({node_name}) "
                                        f"called from {call.module_path}")
@@ -265,7 +267,7 @@ def export(model, args=(), f=None, *, kwargs: dict | None = None, verbose: bool 
     for name, t in params:
         if name not in used:
             continue
-        array = np.ascontiguousarray(backend.to_numpy(t._array))
+        array = np.array(backend.to_numpy(t._array), order="C")
         if export_params:
             initializers.append(onnx.numpy_helper.from_array(array, name))
             if keep_initializers_as_inputs:

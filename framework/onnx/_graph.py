@@ -63,7 +63,7 @@ class GraphBuilder:
     def constant(self, array, hint: str = "const") -> str:
         """A new initializer holding ``array`` (NumPy)."""
         name = self.fresh(hint)
-        self.initializers.append(self.onnx.numpy_helper.from_array(np.ascontiguousarray(array), name))
+        self.initializers.append(self.onnx.numpy_helper.from_array(np.array(array, order="C"), name))  # (0-d stays 0-d)
         return name
 
     def ints(self, values, hint: str = "ints") -> str:

@@ -14,6 +14,7 @@ from ..ops import activation, activation_more, arithmetic, batch_norm, combine, 
 from ..ops import conversion, extrema, indexing, linalg, pool, reduction, scalar_ops, unary, unary_inplace
 from ..ops import unary_more, views
 from ..ops.gather import Embedding as EmbeddingOp  # (ops exports a function named gather)
+from ..ops.gather import Tril, Triu
 from ..tensor import Tensor
 from ._graph import INT64_MAX, UnsupportedOp
 
@@ -533,3 +534,72 @@ def _masked_fill(g, call):
 def _embedding(g, call):
     weight, idx = call.args[:2]
     return [g.node("Gather", [g.name(weight), g.name(idx)], axis=0)]
+
+
+@maps(Tril, Triu)
+def _trilu(g, call):
+    x0, diagonal = call.args[:2]
+    return [g.node("Trilu", [g.name(x0), g.constant(np.array(int(diagonal), np.int64))],
+                   upper=int(call.op is Triu))]
+
+
+# ---- graph-free functions (comparisons and logic; recorded by name, see _tracer.GRAPH_FREE) ---------------
+
+def _common(g, a, b) -> tuple:
+    """Both operands' value names in one dtype (torch compares an int tensor with a float in floating point)."""
+    ta, tb = (a if isinstance(a, Tensor) else None), (b if isinstance(b, Tensor) else None)
+    kinds = [t._array.dtype for t in (ta, tb) if t is not None]
+    dtype = np.result_type(*kinds)
+    if any(isinstance(v, float) for v in (a, b)) and dtype.kind in "biu":
+        dtype = np.dtype(np.float32)
+    names = []
+    for v in (a, b):
+        if isinstance(v, Tensor):
+            name = g.name(v)
+            if v._array.dtype != dtype:
+                name = g.node("Cast", [name], to=g.helper.np_dtype_to_tensor_dtype(dtype))
+            names.append(name)
+        else:
+            names.append(g.constant(np.array(v, dtype=dtype), "scalar"))
+    return names
+
+
+def _compare(op_type, negate=False):
+    def mapping(g, call):
+        out = g.node(op_type, _common(g, *call.args[:2]))
+        return [g.node("Not", [out]) if negate else out]
+    return mapping
+
+
+for _name, _op, _neg in [("eq", "Equal", False), ("ne", "Equal", True), ("lt", "Less", False),
+                         ("le", "LessOrEqual", False), ("gt", "Greater", False), ("ge", "GreaterOrEqual", False)]:
+    SYMBOLIC[_name] = _compare(_op, _neg)
+
+
+def _logic(op_type):
+    def mapping(g, call):
+        if any(isinstance(a, Tensor) and a._array.dtype.kind != "b" for a in call.args[:2]):
+            raise UnsupportedOp("bitwise logic on integers has no mapping (bool tensors only)")
+        a, b = call.args[:2]
+        like = a if isinstance(a, Tensor) else b
+        return [g.node(op_type, [g.name(a, like), g.name(b, like)])]
+    return mapping
+
+
+for _name, _op in [("logical_and", "And"), ("logical_or", "Or"), ("logical_xor", "Xor"), ("bitwise_and", "And"),
+                   ("bitwise_or", "Or"), ("bitwise_xor", "Xor")]:
+    SYMBOLIC[_name] = _logic(_op)
+
+
+def _logical_not(g, call):
+    x0 = call.args[0]
+    x = g.name(x0)
+    if x0._array.dtype.kind != "b":
+        if call.op == "invert":
+            raise UnsupportedOp("~ on integers (bitwise not) has no mapping (bool tensors only)")
+        x = g.node("Cast", [x], to=g.helper.np_dtype_to_tensor_dtype(np.dtype(bool)))
+    return [g.node("Not", [x])]
+
+
+SYMBOLIC["logical_not"] = SYMBOLIC["invert"] = _logical_not
+SYMBOLIC["isnan"] = _unary("IsNaN")

@@ -8,13 +8,25 @@ ops run untraced, and the mapping emits their ONNX nodes.
 from __future__ import annotations
 
 import contextlib
+import sys
 from dataclasses import dataclass, field
 
+from .. import ops
 from ..autograd.function import Function
 from ..nn.module import Module
 from ..tensor import Tensor
 
 _MISSING = object()
+
+# graph-free functions (comparisons, logic: no Function, as their results never need a gradient) -> the name
+# their mapping is registered under; each is wrapped where a model can reach it (Tensor methods, framework.ops)
+GRAPH_FREE = {"eq": "eq", "__eq__": "eq", "ne": "ne", "__ne__": "ne", "not_equal": "ne", "lt": "lt", "__lt__": "lt",
+              "less": "lt", "le": "le", "__le__": "le", "less_equal": "le", "gt": "gt", "__gt__": "gt",
+              "greater": "gt", "ge": "ge", "__ge__": "ge", "greater_equal": "ge", "logical_not": "logical_not",
+              "__invert__": "invert", "logical_and": "logical_and", "logical_or": "logical_or",
+              "logical_xor": "logical_xor", "bitwise_and": "bitwise_and", "__and__": "bitwise_and",
+              "bitwise_or": "bitwise_or", "__or__": "bitwise_or", "bitwise_xor": "bitwise_xor",
+              "__xor__": "bitwise_xor", "isnan": "isnan"}
 
 
 @dataclass
@@ -65,6 +77,18 @@ def _wrap_apply(trace: Trace, cls, original):
     return classmethod(apply)
 
 
+def _wrap_function(trace: Trace, name: str, original):
+    """A graph-free function (a comparison) as a recording call: its op is recorded as the string ``name``."""
+
+    def function(*args, **kwargs):
+        out = original(*args, **kwargs)
+        if not trace.depth and isinstance(out, Tensor):
+            trace.ops.append(TracedOp(name, args, kwargs, (out,), trace.module_stack[-1]))
+        return out
+
+    return function
+
+
 def _wrap_forward(trace: Trace, name: str, module: Module, whole: bool):
     """module.forward that names the module path while it runs; ``whole``: record the module as one op."""
     original = module.forward
@@ -86,6 +110,18 @@ def _wrap_forward(trace: Trace, name: str, module: Module, whole: bool):
     return forward
 
 
+def _namespaces() -> list:
+    """Where a model reaches the graph-free functions: Tensor's methods, and every loaded framework module that
+    holds ops' functions under their names (framework.gt is ops.gt)."""
+    mine = {id(vars(ops).get(attr)) for attr in GRAPH_FREE if attr in vars(ops)}
+    spaces = [Tensor]
+    for name, module in list(sys.modules.items()):
+        if (name == "framework" or name.startswith("framework.")) and module is not None and any(
+                id(vars(module).get(attr)) in mine for attr in GRAPH_FREE):
+            spaces.append(module)
+    return spaces
+
+
 @contextlib.contextmanager
 def tracing(model: Module, whole_module_types: tuple = ()):
     """Within the block, calls of framework ops (and of ``model``'s submodules) are recorded into the Trace."""
@@ -93,9 +129,13 @@ def tracing(model: Module, whole_module_types: tuple = ()):
     classes = _all_functions()
     originals = [(cls, cls.__dict__.get("apply", _MISSING), cls.apply) for cls in classes]  # bound before patching
     modules = [(("model" + ("." + n if n else "")), m) for n, m in model.named_modules()]
+    functions = [(space, attr, vars(space)[attr]) for space in _namespaces() for attr in GRAPH_FREE
+                 if attr in vars(space)]
     try:
         for cls, _, bound in originals:
             cls.apply = _wrap_apply(trace, cls, bound)
+        for space, attr, original in functions:
+            setattr(space, attr, _wrap_function(trace, GRAPH_FREE[attr], original))
         for name, m in modules:
             m.__dict__["forward"] = _wrap_forward(trace, name, m, isinstance(m, whole_module_types))
         yield trace
@@ -107,3 +147,5 @@ def tracing(model: Module, whole_module_types: tuple = ()):
                 cls.apply = own
         for _, m in modules:
             m.__dict__.pop("forward", None)
+        for space, attr, original in functions:
+            setattr(space, attr, original)
