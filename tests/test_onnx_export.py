@@ -452,3 +452,58 @@ def test_comparisons_and_logic():
     framework.manual_seed(16)
     roundtrip(Masks(), (randn(2, 3, 4), framework.tensor([[0, 1, 3], [2, 0, 3]])),
               (randn(3, 3, 4), framework.tensor([[3, 1, 3], [2, 0, 0], [0, 0, 1]])), {0: [0], 1: [0]})
+
+
+# ---- the trainers' --export-onnx -------------------------------------------------------------------
+
+def _cli_device() -> list:
+    from conftest import device_name
+
+    return [] if device_name() == "cpu" else ["--device", "cuda"]
+
+
+def _saved(path) -> dict:
+    return {k: host(v) for k, v in framework.load(str(path)).items()}
+
+
+def test_cli_classify_export_onnx(tmp_path):
+    from train.cli import main
+
+    path = tmp_path / "model.onnx"
+    assert main(["classify", *_cli_device(), "--data", "moons", "--epochs", "1", "--out", str(tmp_path / "run"),
+                 "--no-progress", "--export-onnx", str(path)]) == 0
+    model = MLP([2, 64, 64, 2]).eval()
+    model.load_state_dict(framework.load(str(tmp_path / "run" / "final.safetensors")))
+    x = randn(9, 2)
+    data = path.read_bytes()
+    onnx.checker.check_model(onnx.load_from_string(data))
+    with framework.no_grad():
+        np.testing.assert_allclose(run(data, {"input": host(x)})[0], host(model(x)), rtol=RTOL, atol=1e-5)
+
+
+def test_cli_gan_export_onnx_writes_the_generator(tmp_path):
+    from train.cli import main
+
+    path = tmp_path / "g.onnx"
+    assert main(["gan", *_cli_device(), "--steps", "4", "--out", str(tmp_path / "run"), "--no-progress",
+                 "--export-onnx", str(path)]) == 0
+    state = framework.load(str(tmp_path / "run" / "final.safetensors"))
+    g_state = {k[2:]: v for k, v in state.items() if k.startswith("G.")} if "G" not in state else state["G"]
+    latent = onnx.load(str(path)).graph.input[0].type.tensor_type.shape.dim[1].dim_value
+    z = randn(5, latent)
+    weights = {k: host(v) for k, v in g_state.items()}
+    assert weights  # the generator's weights were saved beside it
+    outputs = run(path.read_bytes(), {"input": host(z)})
+    assert outputs[0].shape == (5, 2)
+    initializers = {i.name: onnx.numpy_helper.to_array(i) for i in onnx.load(str(path)).graph.initializer}
+    used = {n for n in weights if not n.endswith("num_batches_tracked")}  # (eval mode reads no batch count)
+    assert used <= set(initializers)
+    for name in used:
+        np.testing.assert_array_equal(initializers[name], weights[name])
+
+
+def test_cli_export_onnx_refuses_a_sweep():
+    from train.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["gan", "--seeds", "0,1", "--export-onnx", "g.onnx"])

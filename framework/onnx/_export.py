@@ -275,12 +275,12 @@ def export(model, args=(), f=None, *, kwargs: dict | None = None, verbose: bool 
         else:
             graph_inputs.append(_value_info(onnx, name, t, {}))
     graph = onnx.helper.make_graph(nodes, type(model).__name__, graph_inputs, graph_outputs, initializers)
-    proto = onnx.helper.make_model(graph, opset_imports=[onnx.helper.make_opsetid("", opset)],
-                                   producer_name="framework")
-    proto.ir_version = min(proto.ir_version, 10)  # an IR version that every supported onnxruntime reads
+    opsets = [onnx.helper.make_opsetid("", opset)]
+    proto = onnx.helper.make_model(graph, opset_imports=opsets, producer_name="framework",
+                                   ir_version=onnx.helper.find_min_ir_version_for(opsets))  # (older runtimes read it)
     onnx.checker.check_model(proto)
     if verbose:
-        print(onnx.helper.printable_graph(proto.graph))
+        print(onnx.printer.to_text(proto.graph))
     data = proto.SerializeToString()
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as fh:
