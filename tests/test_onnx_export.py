@@ -197,6 +197,24 @@ def test_shape_ops():
     roundtrip(Shapes(), randn(2, 3, 4), randn(5, 3, 4), BATCH)
 
 
+class Regroup(nn.Module):
+    """(L, N, E) -> (L * N, E) -> linear maths -> (L, N, F): the merged dim split again, both parts dynamic."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(framework.randn(6, 4))
+        self.b = nn.Parameter(framework.randn(6))
+
+    def forward(self, x):
+        rows = nn.functional.linear(x.reshape(-1, x.shape[2]), self.w, self.b).relu() * 2
+        return rows.view(x.shape[0], x.shape[1], 6) + x.sum(-1, keepdim=True)
+
+
+def test_a_merged_dim_split_again_with_two_dynamic_axes():
+    framework.manual_seed(17)
+    roundtrip(Regroup(), randn(3, 2, 4), randn(5, 7, 4), {0: [0, 1]})
+
+
 class Arithmetic(nn.Module):
     def __init__(self):
         super().__init__()

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import backend
 from ..autograd.grad_mode import enable_grad
+from ..ops import views
 from ..tensor import Tensor
 from ._graph import GraphBuilder, UnsupportedOp
 from ._modules import MODULE_SYMBOLIC, mapping_for
@@ -154,6 +155,9 @@ def _input_names(model, n: int, given) -> list:
     return names
 
 
+_PERMUTING = (views.Transpose, views.T, views.Permute)  # ops that move dims: what a dim holds does not carry over
+
+
 def _live(nodes: list, outputs: list) -> list:
     """The nodes that the graph's outputs depend on, in order (a mapping may leave a value unused)."""
     needed, live = set(outputs), []
@@ -180,9 +184,12 @@ def _emit(g: GraphBuilder, call) -> None:
     except UnsupportedOp as e:
         raise UnsupportedOperatorError(f"framework.onnx.export: op '{op_name}' ({node_name}) called from "
                                        f"{call.module_path} cannot be exported: {e}") from None
-    for t, name in zip(_flatten_outputs(call.outputs), _flatten_names(names)):
-        if isinstance(t, Tensor) and name is not None:
-            g.bind(t, name)
+    bound = [(t, name) for t, name in zip(_flatten_outputs(call.outputs), _flatten_names(names))
+             if isinstance(t, Tensor) and name is not None]
+    if g.factors and call.op not in _PERMUTING:
+        g.carry_factors([a for a in _flatten(call.args) if isinstance(a, Tensor)], bound)
+    for t, name in bound:
+        g.bind(t, name)
 
 
 def _flatten_outputs(outputs) -> list:

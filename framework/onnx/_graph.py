@@ -117,12 +117,12 @@ class GraphBuilder:
                     break
             ins, outs = list(range(i0, i)), list(out_shape[k0:k])
             if len(outs) == 1:  # one dim (maybe a merge of several)
-                parts = [self._dim_piece(x, j) for j in ins]
-                piece = parts[0] if len(parts) == 1 else self.node("ReduceProd", [self.node("Concat", parts, axis=0)],
-                                                                   keepdims=1)
-                if len(ins) > 1:
+                if len(ins) == 1:
+                    pieces.append(self._dim_piece(x, ins[0]))
+                else:  # the product of a run of x's dims (unused Gathers of its factors are pruned at the end)
+                    run = self.node("Slice", [self.shape(x), self.ints([ins[0]]), self.ints([ins[-1] + 1])])
+                    pieces.append(self.node("ReduceProd", [run], keepdims=1))
                     factors[k0] = [(in_shape[j], self._dim_piece(x, j)) for j in ins]
-                pieces.append(piece)
             elif len(ins) == 1:  # a split of one dim
                 known = self.factors.get((x, ins[0]))
                 if known and [s for s, _ in known] == outs:  # undoing an earlier merge: its dims as they were
@@ -140,6 +140,19 @@ class GraphBuilder:
         for k, f in factors.items():
             self.factors[(out, k)] = f
         return out
+
+    def carry_factors(self, inputs: list, outputs: list) -> None:
+        """An op that keeps a dim (elementwise maths, a matmul's rows) keeps what an earlier reshape merged into
+        it, so that a later reshape can split it into the same dims (both maybe dynamic) again."""
+        for t, name in outputs:
+            for a in inputs:
+                a_name = self._names.get(id(a))
+                if a_name is None or a._array.ndim != t._array.ndim:
+                    continue
+                for d in range(t._array.ndim):
+                    known = self.factors.get((a_name, d))
+                    if known and a._array.shape[d] == t._array.shape[d]:
+                        self.factors.setdefault((name, d), known)
 
     def _dim_piece(self, x: str, j: int) -> str:
         return self.dim(x, j)
