@@ -212,7 +212,7 @@ class Regroup(nn.Module):
 
 def test_a_merged_dim_split_again_with_two_dynamic_axes():
     framework.manual_seed(17)
-    roundtrip(Regroup(), randn(3, 2, 4), randn(5, 7, 4), {0: [0, 1]})
+    roundtrip(Regroup(), randn(3, 5, 4), randn(4, 7, 4), {0: [0, 1]})
 
 
 class Arithmetic(nn.Module):
@@ -230,7 +230,7 @@ class Arithmetic(nn.Module):
 
 def test_arithmetic_with_broadcasting_and_scalars():
     framework.manual_seed(6)
-    roundtrip(Arithmetic(), (randn(2, 3, 4), randn(2, 1, 4)), (randn(5, 3, 4), randn(5, 1, 4)), {0: [0], 1: [0]},
+    roundtrip(Arithmetic(), (randn(3, 3, 4), randn(3, 1, 4)), (randn(5, 3, 4), randn(5, 1, 4)), {0: [0], 1: [0]},
               atol=1e-5)
 
 
@@ -525,3 +525,14 @@ def test_cli_export_onnx_refuses_a_sweep():
 
     with pytest.raises(SystemExit):
         main(["gan", "--seeds", "0,1", "--export-onnx", "g.onnx"])
+
+
+def test_a_number_the_size_of_a_dynamic_axis_is_warned_about():
+    class ScaleByBatch(nn.Module):
+        def forward(self, x):
+            return x * x.shape[0]
+
+    with pytest.warns(UserWarning, match="op 'Mul' called from model got the number 3, the size of dynamic axis "
+                                         "'batch' at export"):
+        framework.onnx.export(ScaleByBatch(), (randn(3, 2),), io.BytesIO(), input_names=["x"],
+                              dynamic_axes={"x": {0: "batch"}})

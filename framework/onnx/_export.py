@@ -5,12 +5,13 @@ import contextlib
 import enum
 import inspect
 import os
+import warnings
 
 import numpy as np
 
 from .. import backend
 from ..autograd.grad_mode import enable_grad
-from ..ops import views
+from ..ops import combine, conv_more, conv_nd, indexing, views
 from ..tensor import Tensor
 from ._graph import GraphBuilder, UnsupportedOp
 from ._modules import MODULE_SYMBOLIC, mapping_for
@@ -155,7 +156,26 @@ def _input_names(model, n: int, given) -> list:
     return names
 
 
-_PERMUTING = (views.Transpose, views.T, views.Permute)  # ops that move dims: what a dim holds does not carry over
+_PERMUTING = (views.Transpose, views.T, views.Permute)
+# ops whose number args are dims, indices or shapes that the mappings handle (or that never hold a batch size)
+_SHAPE_TARGETS = (views.View, views.ReshapeAlias, views.ReshapeCopy, views.Expand, views.Transpose, views.Squeeze,
+                  views.SqueezeDims, views.Unsqueeze, views.Permute, indexing.Select, indexing.Slice, indexing.Split,
+                  indexing.SplitWithSizes, indexing.Unbind, combine.Cat, combine.Stack, conv_nd.ConvNd,
+                  conv_nd.ConvTransposeNd, conv_more.GroupNorm, conv_more.Conv1d)  # ops that move dims: what a dim holds does not carry over
+
+
+def _warn_shape_numbers(call, sizes: dict) -> None:
+    """Warn when an op gets a Python int equal to a dynamic axis's size at export (x * x.size(0), zeros(n, ...)):
+    if it came from a shape, the graph keeps that number at every size (reshape and view targets are computed
+    from the input's Shape; other numbers cannot be)."""
+    if not sizes or not isinstance(call.op, (type, str)) or call.op in _SHAPE_TARGETS:
+        return
+    for a in call.args:
+        if type(a) is int and a in sizes:
+            name = call.op if isinstance(call.op, str) else call.op.__name__
+            warnings.warn(f"framework.onnx.export: op '{name}' called from {call.module_path} got the number {a}, "
+                          f"the size of dynamic axis '{sizes[a]}' at export; if it was computed from a shape, the "
+                          f"graph keeps {a} at every size (exporting with another size tells)", stacklevel=3)
 
 
 def _live(nodes: list, outputs: list) -> list:
@@ -253,7 +273,10 @@ def export(model, args=(), f=None, *, kwargs: dict | None = None, verbose: bool 
                 seen.add(id(t))
                 g.bind(t, name)
                 params.append((name, t))
+        sizes = {t._array.shape[axis]: dim for name, t in zip(in_names, inputs)
+                 for axis, dim in axes.get(name, {}).items() if t._array.shape[axis] > 1}
         for call in trace.ops:
+            _warn_shape_numbers(call, sizes)
             _emit(g, call)
         outputs = _flatten(result)
         out_names = list(output_names or [])
