@@ -167,8 +167,12 @@ def test_activations(act):
 
 @pytest.mark.parametrize("pool", [nn.MaxPool2d(2), nn.MaxPool2d(3, stride=2, padding=1), nn.MaxPool2d(2, ceil_mode=True),
                                   nn.MaxPool2d(2, dilation=2), nn.AvgPool2d(2), nn.AvgPool2d(3, stride=2, padding=1),
+                                  nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
+                                  nn.AvgPool2d(2, ceil_mode=True), nn.AvgPool2d(3, 2, 1, divisor_override=4),
                                   nn.AdaptiveAvgPool2d(1), nn.AdaptiveAvgPool2d((2, 3)), nn.MaxPool1d(3, stride=2),
-                                  nn.AvgPool1d(2)], ids=lambda m: repr(m))
+                                  nn.MaxPool1d(2, ceil_mode=True), nn.AvgPool1d(2),
+                                  nn.AvgPool1d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)],
+                         ids=lambda m: repr(m))
 def test_pooling(pool):
     shape = (3, 9) if isinstance(pool, (nn.MaxPool1d, nn.AvgPool1d)) else (3, 8, 9)
     roundtrip(pool, randn(2, *shape), randn(4, *shape), BATCH)
@@ -536,3 +540,23 @@ def test_a_number_the_size_of_a_dynamic_axis_is_warned_about():
                                          "'batch' at export"):
         framework.onnx.export(ScaleByBatch(), (randn(3, 2),), io.BytesIO(), input_names=["x"],
                               dynamic_axes={"x": {0: "batch"}})
+
+
+def test_max_pool_indices_are_an_error_only_when_returned():
+    pool = nn.MaxPool2d(2, return_indices=True)
+
+    class Values(nn.Module):
+        def forward(self, x):
+            values, indices = pool(x)
+            return values * 0.5
+
+    roundtrip(Values(), randn(2, 3, 4, 4), randn(3, 3, 4, 4), BATCH)
+
+    class Both(nn.Module):
+        def forward(self, x):
+            values, indices = pool(x)
+            return values, indices.flatten(1)
+
+    with pytest.raises(framework.onnx.UnsupportedOperatorError,
+                       match="output 'output_1' cannot be exported: max pooling's indices"):
+        framework.onnx.export(Both(), (randn(2, 3, 4, 4),), io.BytesIO())

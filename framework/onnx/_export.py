@@ -199,6 +199,14 @@ def _emit(g: GraphBuilder, call) -> None:
     if mapping is None:
         raise UnsupportedOperatorError(f"framework.onnx.export: no ONNX mapping for op '{op_name}' ({node_name}) "
                                        f"called from {call.module_path}")
+    poisoned = [g.unusable[n] for n in (g._names.get(id(a)) for a in _flatten(call.args) + _flatten(call.kwargs))
+                if n in g.unusable]
+    if poisoned:  # computed from a value with no mapping: an error only if an output of the graph needs it
+        for t in _flatten(call.outputs):
+            name = g.fresh("unusable")
+            g.unusable[name] = poisoned[0]
+            g.bind(t, name)
+        return
     try:
         names = mapping(g, call)
     except UnsupportedOp as e:

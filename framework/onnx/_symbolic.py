@@ -291,6 +291,23 @@ def _avg_pool2d(g, call):
                    pads=list(padding) * 2, count_include_pad=1)]
 
 
+@maps(pool.AvgPoolNd, pool.AvgPool2dNd)
+def _avg_pool_nd(g, call):
+    """torch's divisors (count_include_pad=False, ceil_mode, divisor_override) exactly: the input zero-padded so
+    that every window lies inside it, each window's sum, divided by the op's own table of divisors."""
+    x0, kernel, stride, padding, outs, divisor = call.args
+    n, rank = len(kernel), x0._array.ndim
+    spatial = _shape(x0)[-n:]
+    hi = [max((o - 1) * s + k - (p + i), 0) for i, k, s, p, o in zip(spatial, kernel, stride, padding, outs)]
+    x = g.name(x0)
+    if any(padding) or any(hi):
+        x = g.node("Pad", [x, g.ints([0] * (rank - n) + list(padding) + [0] * (rank - n) + hi)])
+    mean = g.node("AveragePool", [x], kernel_shape=list(kernel), strides=list(stride))
+    dtype = x0._array.dtype
+    table = np.asarray(divisor, dtype=np.float64) / float(np.prod(kernel))  # sum / divisor = mean / (divisor/k)
+    return [g.node("Div", [mean, g.constant(table.astype(dtype))])]
+
+
 @maps(conv_more.AdaptiveAvgPool2D)
 def _adaptive_avg_pool2d(g, call):
     x0, out = call.args[0], call.outputs[0]
