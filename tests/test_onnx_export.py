@@ -165,7 +165,8 @@ def test_activations(act):
     roundtrip(m, 3 * randn(4, 3, 6), 3 * randn(2, 3, 6), BATCH)
 
 
-@pytest.mark.parametrize("pool", [nn.MaxPool2d(2), nn.MaxPool2d(3, stride=2, padding=1), nn.MaxPool2d(2, ceil_mode=True),
+@pytest.mark.parametrize("pool", [nn.MaxPool2d(2), nn.MaxPool2d(3, stride=2, padding=1),
+                                  nn.MaxPool2d(2, ceil_mode=True),
                                   nn.MaxPool2d(2, dilation=2), nn.AvgPool2d(2), nn.AvgPool2d(3, stride=2, padding=1),
                                   nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False),
                                   nn.AvgPool2d(2, ceil_mode=True), nn.AvgPool2d(3, 2, 1, divisor_override=4),

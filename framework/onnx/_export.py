@@ -11,7 +11,11 @@ import numpy as np
 
 from .. import backend
 from ..autograd.grad_mode import enable_grad
-from ..ops import combine, conv_more, conv_nd, indexing, views
+from ..ops.combine import Cat, Stack
+from ..ops.conv_more import Conv1d, GroupNorm
+from ..ops.conv_nd import ConvNd, ConvTransposeNd
+from ..ops.indexing import Select, Slice, Split, SplitWithSizes, Unbind
+from ..ops.views import Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, SqueezeDims, T, Transpose, Unsqueeze, View
 from ..tensor import Tensor
 from ._graph import GraphBuilder, UnsupportedOp
 from ._modules import MODULE_SYMBOLIC, mapping_for
@@ -156,12 +160,12 @@ def _input_names(model, n: int, given) -> list:
     return names
 
 
-_PERMUTING = (views.Transpose, views.T, views.Permute)
+_PERMUTING = (Transpose, T, Permute)  # ops that move dims: what a dim holds does not carry over
 # ops whose number args are dims, indices or shapes that the mappings handle (or that never hold a batch size)
-_SHAPE_TARGETS = (views.View, views.ReshapeAlias, views.ReshapeCopy, views.Expand, views.Transpose, views.Squeeze,
-                  views.SqueezeDims, views.Unsqueeze, views.Permute, indexing.Select, indexing.Slice, indexing.Split,
-                  indexing.SplitWithSizes, indexing.Unbind, combine.Cat, combine.Stack, conv_nd.ConvNd,
-                  conv_nd.ConvTransposeNd, conv_more.GroupNorm, conv_more.Conv1d)  # ops that move dims: what a dim holds does not carry over
+_SHAPE_TARGETS = (View, ReshapeAlias, ReshapeCopy, Expand, Transpose, Squeeze,
+                  SqueezeDims, Unsqueeze, Permute, Select, Slice, Split,
+                  SplitWithSizes, Unbind, Cat, Stack, ConvNd,
+                  ConvTransposeNd, GroupNorm, Conv1d)
 
 
 def _warn_shape_numbers(call, sizes: dict) -> None:
@@ -199,7 +203,7 @@ def _emit(g: GraphBuilder, call) -> None:
     if mapping is None:
         raise UnsupportedOperatorError(f"framework.onnx.export: no ONNX mapping for op '{op_name}' ({node_name}) "
                                        f"called from {call.module_path}")
-    poisoned = [g.unusable[n] for n in (g._names.get(id(a)) for a in _flatten(call.args) + _flatten(call.kwargs))
+    poisoned = [g.unusable[n] for n in map(g.name_if_known, _flatten(call.args) + _flatten(call.kwargs))
                 if n in g.unusable]
     if poisoned:  # computed from a value with no mapping: an error only if an output of the graph needs it
         for t in _flatten(call.outputs):

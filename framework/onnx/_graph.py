@@ -41,6 +41,9 @@ class GraphBuilder:
     def known(self, tensor) -> bool:
         return id(tensor) in self._names
 
+    def name_if_known(self, tensor) -> str | None:
+        return self._names.get(id(tensor))
+
     def name(self, x, like=None) -> str:
         """The value name of a Tensor (a constant initializer if it is not traced) or of a Python number
         (a constant of ``like``'s dtype, or of its own kind)."""
@@ -146,7 +149,7 @@ class GraphBuilder:
         it, so that a later reshape can split it into the same dims (both maybe dynamic) again."""
         for t, name in outputs:
             for a in inputs:
-                a_name = self._names.get(id(a))
+                a_name = self.name_if_known(a)
                 if a_name is None or a._array.ndim != t._array.ndim:
                     continue
                 for d in range(t._array.ndim):

@@ -9,12 +9,29 @@ import math
 
 import numpy as np
 
-from ..nn import functional as _F
-from ..ops import activation, activation_more, arithmetic, batch_norm, combine, contract, conv, conv_more, conv_nd
-from ..ops import conversion, extrema, indexing, linalg, pool, reduction, scalar_ops, unary, unary_inplace
-from ..ops import unary_more, views
-from ..ops.gather import Embedding as EmbeddingOp  # (ops exports a function named gather)
-from ..ops.gather import Tril, Triu
+from ..nn.functional import _Erf, _Gelu
+from ..ops.activation import LogSoftmax, Softmax
+from ..ops.activation_more import Elu, Hardsigmoid, Hardswish, Hardtanh, Mish, Silu, Softplus
+from ..ops.arithmetic import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reciprocal, Rsub, Sub
+from ..ops.batch_norm import NativeBatchNorm
+from ..ops.combine import Cat, MaskedFill, Maximum, Minimum, Stack, Where
+from ..ops.contract import Baddbmm
+from ..ops.conv import AvgPool2d, Conv2d, ConvTranspose2d, MaxPool2d
+from ..ops.conv_more import AdaptiveAvgPool2D, Conv1d, GroupNorm
+from ..ops.conv_nd import ConvNd, ConvTransposeNd
+from ..ops.conversion import Clone, ToCopy
+from ..ops.extrema import Amax
+from ..ops.gather import Embedding, Tril, Triu
+from ..ops.indexing import Select, Slice, Split, SplitWithSizes, Unbind
+from ..ops.linalg import Addmm, Bmm, Dot, Mm, Mv
+from ..ops.pool import AvgPool2dNd, AvgPoolNd, MaxPoolNd
+from ..ops.reduction import Mean, MeanAll, Sum, SumAll, Var
+from ..ops.scalar_ops import AddScalar, DivScalar, MulScalar, SubScalar
+from ..ops.unary import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt, Tanh
+from ..ops.unary_inplace import LeakyReluInplace, ReluInplace
+from ..ops.unary_more import Erf
+from ..ops.views import (Alias, Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, SqueezeAll, SqueezeDims, T,
+                         Transpose, Unsqueeze, View)
 from ..tensor import Tensor
 from ._graph import INT64_MAX, UnsupportedOp
 
@@ -56,23 +73,23 @@ def _binary(op_type):
     return mapping
 
 
-maps(arithmetic.Add, scalar_ops.AddScalar)(_binary("Add"))
-maps(arithmetic.Sub, scalar_ops.SubScalar)(_binary("Sub"))
-maps(arithmetic.Mul, scalar_ops.MulScalar)(_binary("Mul"))
-maps(arithmetic.Div, scalar_ops.DivScalar)(_binary("Div"))
-maps(arithmetic.PowScalar, arithmetic.PowTensor)(_binary("Pow"))
-maps(combine.Maximum)(_binary("Max"))
-maps(combine.Minimum)(_binary("Min"))
+maps(Add, AddScalar)(_binary("Add"))
+maps(Sub, SubScalar)(_binary("Sub"))
+maps(Mul, MulScalar)(_binary("Mul"))
+maps(Div, DivScalar)(_binary("Div"))
+maps(PowScalar, PowTensor)(_binary("Pow"))
+maps(Maximum)(_binary("Max"))
+maps(Minimum)(_binary("Min"))
 
 
-@maps(arithmetic.Rsub)
+@maps(Rsub)
 def _rsub(g, call):
     a, b = call.args[:2]
     x, y = _operands(g, a, b)
     return [g.node("Sub", [y, x])]
 
 
-@maps(arithmetic.RPow)
+@maps(RPow)
 def _rpow(g, call):
     b, s = call.args  # s ** b
     return [g.node("Pow", [g.name(s, b), g.name(b)])]
@@ -84,46 +101,46 @@ def _unary(op_type, **attrs):
     return mapping
 
 
-for _cls, _op in [(arithmetic.Neg, "Neg"), (arithmetic.Reciprocal, "Reciprocal"), (unary.Abs, "Abs"),
-                  (unary.Log, "Log"), (unary.Sqrt, "Sqrt"), (unary.Exp, "Exp"), (unary.Tanh, "Tanh"),
-                  (unary.Sigmoid, "Sigmoid"), (unary.Relu, "Relu"), (unary_inplace.ReluInplace, "Relu"),
-                  (unary.Sin, "Sin"), (unary.Cos, "Cos"), (unary_more.Erf, "Erf"), (_F._Erf, "Erf"),
-                  (unary.Sign, "Sign"), (activation_more.Hardswish, "HardSwish"), (views.Alias, "Identity"),
-                  (conversion.Clone, "Identity")]:
+for _cls, _op in [(Neg, "Neg"), (Reciprocal, "Reciprocal"), (Abs, "Abs"),
+                  (Log, "Log"), (Sqrt, "Sqrt"), (Exp, "Exp"), (Tanh, "Tanh"),
+                  (Sigmoid, "Sigmoid"), (Relu, "Relu"), (ReluInplace, "Relu"),
+                  (Sin, "Sin"), (Cos, "Cos"), (Erf, "Erf"), (_Erf, "Erf"),
+                  (Sign, "Sign"), (Hardswish, "HardSwish"), (Alias, "Identity"),
+                  (Clone, "Identity")]:
     maps(_cls)(_unary(_op))
 
 
-@maps(unary.Rsqrt)
+@maps(Rsqrt)
 def _rsqrt(g, call):
     return [g.node("Reciprocal", [g.node("Sqrt", [g.name(call.args[0])])])]
 
 
 # ---- activations -----------------------------------------------------------------------------------
 
-@maps(unary.LeakyRelu, unary_inplace.LeakyReluInplace)
+@maps(LeakyRelu, LeakyReluInplace)
 def _leaky_relu(g, call):
     slope = call.args[1] if len(call.args) > 1 else 0.01
     return [g.node("LeakyRelu", [g.name(call.args[0])], alpha=float(slope))]
 
 
-@maps(activation_more.Silu)
+@maps(Silu)
 def _silu(g, call):
     x = g.name(call.args[0])
     return [g.node("Mul", [x, g.node("Sigmoid", [x])])]
 
 
-@maps(activation_more.Mish)
+@maps(Mish)
 def _mish(g, call):
     x = g.name(call.args[0])
     return [g.node("Mul", [x, g.node("Tanh", [g.node("Softplus", [x])])])]
 
 
-@maps(activation_more.Hardsigmoid)
+@maps(Hardsigmoid)
 def _hardsigmoid(g, call):
     return [g.node("HardSigmoid", [g.name(call.args[0])], alpha=1 / 6, beta=0.5)]
 
 
-@maps(_F._Gelu)
+@maps(_Gelu)
 def _gelu(g, call):
     x0, approximate = call.args
     x = g.name(x0)
@@ -139,7 +156,7 @@ def _gelu(g, call):
     return [g.node("Mul", [g.node("Mul", [x, half]), g.node("Add", [gate, one])])]
 
 
-@maps(unary.Clamp)
+@maps(Clamp)
 def _clamp(g, call):
     x0, lo, hi = (list(call.args) + [None, None])[:3]
     inputs = [g.name(x0), "" if lo is None else g.name(lo, x0), "" if hi is None else g.name(hi, x0)]
@@ -148,13 +165,13 @@ def _clamp(g, call):
     return [g.node("Clip", inputs)]
 
 
-@maps(activation_more.Hardtanh)
+@maps(Hardtanh)
 def _hardtanh(g, call):
     x0, lo, hi = call.args
     return [g.node("Clip", [g.name(x0), g.name(lo, x0), g.name(hi, x0)])]
 
 
-@maps(activation_more.Elu)
+@maps(Elu)
 def _elu(g, call):
     x0, alpha = call.args[:2]
     if tuple(call.args[2:]) not in ((), (1.0,), (1.0, 1.0)):
@@ -162,7 +179,7 @@ def _elu(g, call):
     return [g.node("Elu", [g.name(x0)], alpha=float(alpha))]
 
 
-@maps(activation_more.Softplus)
+@maps(Softplus)
 def _softplus(g, call):
     x0, beta, threshold = call.args
     x = g.name(x0)
@@ -171,14 +188,14 @@ def _softplus(g, call):
     return [g.node("Where", [g.node("Greater", [bx, g.name(float(threshold), x0)]), x, soft])]
 
 
-@maps(activation.Softmax)
+@maps(Softmax)
 def _softmax(g, call):
     x0, dim = call.args
     dims = dim if isinstance(dim, tuple) else (dim,)
     return [g.node("Softmax", [g.name(x0)], axis=int(dims[0]))]
 
 
-@maps(activation.LogSoftmax)
+@maps(LogSoftmax)
 def _log_softmax(g, call):
     x0, dim = call.args
     dims = dim if isinstance(dim, tuple) else (dim,)
@@ -187,19 +204,19 @@ def _log_softmax(g, call):
 
 # ---- matrix products -------------------------------------------------------------------------------
 
-@maps(linalg.Addmm)
+@maps(Addmm)
 def _addmm(g, call):
     bias, m1, m2 = call.args
     return [g.node("Gemm", [g.name(m1), g.name(m2), g.name(bias)])]
 
 
-@maps(linalg.Mm, linalg.Bmm, linalg.Mv, linalg.Dot)
+@maps(Mm, Bmm, Mv, Dot)
 def _matmul(g, call):
     a, b = call.args
     return [g.node("MatMul", [g.name(a), g.name(b)])]
 
 
-@maps(contract.Baddbmm)
+@maps(Baddbmm)
 def _baddbmm(g, call):
     inp, b1, b2, beta, alpha = call.args
     prod = g.node("MatMul", [g.name(b1), g.name(b2)])
@@ -226,14 +243,14 @@ def _conv(g, x0, w0, b0, stride, padding, dilation, groups):
                   group=int(groups), kernel_shape=list(_shape(w0)[2:]))
 
 
-@maps(conv.Conv2d, conv_more.Conv1d)
+@maps(Conv2d, Conv1d)
 def _conv2d(g, call):
     x0, w0, b0, stride, padding, dilation = call.args
     groups = _shape(x0)[1] // _shape(w0)[1]
     return [_conv(g, x0, w0, b0, stride, padding, dilation, groups)]
 
 
-@maps(conv_nd.ConvNd)
+@maps(ConvNd)
 def _conv_nd(g, call):
     x0, w0, b0, stride, padding, dilation = call.args[:6]
     groups = call.args[6] if len(call.args) > 6 else 1
@@ -247,12 +264,12 @@ def _conv_transpose(g, x0, w0, b0, stride, padding, output_padding, dilation, gr
                   kernel_shape=list(_shape(w0)[2:]))
 
 
-@maps(conv.ConvTranspose2d)
+@maps(ConvTranspose2d)
 def _conv_transpose2d(g, call):
     return [_conv_transpose(g, *call.args, 1)]
 
 
-@maps(conv_nd.ConvTransposeNd)
+@maps(ConvTransposeNd)
 def _conv_transpose_nd(g, call):
     args = list(call.args) + ([1] if len(call.args) == 7 else [])
     return [_conv_transpose(g, *args[:8])]
@@ -265,14 +282,14 @@ def _ceil_mode(in_spatial, kernel, stride, padding, dilation, out_spatial) -> in
     return int(list(out_spatial) != floor)
 
 
-@maps(conv.MaxPool2d)
+@maps(MaxPool2d)
 def _max_pool2d(g, call):
     x0, kernel, stride, padding = call.args
     return [g.node("MaxPool", [g.name(x0)], kernel_shape=list(kernel), strides=list(stride),
                    pads=list(padding) * 2)]
 
 
-@maps(pool.MaxPoolNd)
+@maps(MaxPoolNd)
 def _max_pool_nd(g, call):
     x0, kernel, stride, padding, dilation, outs = call.args
     n = len(kernel)
@@ -284,14 +301,14 @@ def _max_pool_nd(g, call):
     return [values, indices]
 
 
-@maps(conv.AvgPool2d)
+@maps(AvgPool2d)
 def _avg_pool2d(g, call):
     x0, kernel, stride, padding = call.args
     return [g.node("AveragePool", [g.name(x0)], kernel_shape=list(kernel), strides=list(stride),
                    pads=list(padding) * 2, count_include_pad=1)]
 
 
-@maps(pool.AvgPoolNd, pool.AvgPool2dNd)
+@maps(AvgPoolNd, AvgPool2dNd)
 def _avg_pool_nd(g, call):
     """torch's divisors (count_include_pad=False, ceil_mode, divisor_override) exactly: the input zero-padded so
     that every window lies inside it, each window's sum, divided by the op's own table of divisors."""
@@ -308,7 +325,7 @@ def _avg_pool_nd(g, call):
     return [g.node("Div", [mean, g.constant(table.astype(dtype))])]
 
 
-@maps(conv_more.AdaptiveAvgPool2D)
+@maps(AdaptiveAvgPool2D)
 def _adaptive_avg_pool2d(g, call):
     x0, out = call.args[0], call.outputs[0]
     ins, outs = _shape(x0)[-2:], _shape(out)[-2:]
@@ -323,7 +340,7 @@ def _adaptive_avg_pool2d(g, call):
 
 # ---- normalization ---------------------------------------------------------------------------------
 
-@maps(batch_norm.NativeBatchNorm)
+@maps(NativeBatchNorm)
 def _batch_norm(g, call):
     x0, weight, bias, conf = call.args[:4]
     running_mean, running_var = (list(call.args[4:]) + [None, None])[:2]
@@ -347,7 +364,7 @@ def _batch_norm(g, call):
     return [y, None, None]
 
 
-@maps(conv_more.GroupNorm)
+@maps(GroupNorm)
 def _group_norm(g, call):
     x0, weight, bias, groups, eps = call.args
     x, rank, c = g.name(x0), x0._array.ndim, _shape(x0)[1]
@@ -372,37 +389,37 @@ def _dims(dim, rank):
     return [_axis(int(d), rank) for d in dims]
 
 
-@maps(reduction.SumAll)
+@maps(SumAll)
 def _sum_all(g, call):
     return [g.reduce("ReduceSum", g.name(call.args[0]), None, False)]
 
 
-@maps(reduction.MeanAll)
+@maps(MeanAll)
 def _mean_all(g, call):
     return [g.reduce("ReduceMean", g.name(call.args[0]), None, False)]
 
 
-@maps(reduction.Sum)
+@maps(Sum)
 def _sum(g, call):
     x0, dim = call.args[:2]
     keep = call.args[2] if len(call.args) > 2 else False
     return [g.reduce("ReduceSum", g.name(x0), _dims(dim, x0._array.ndim), keep)]
 
 
-@maps(reduction.Mean)
+@maps(Mean)
 def _mean(g, call):
     x0, dim = call.args[:2]
     keep = call.args[2] if len(call.args) > 2 else False
     return [g.reduce("ReduceMean", g.name(x0), _dims(dim, x0._array.ndim), keep)]
 
 
-@maps(extrema.Amax)
+@maps(Amax)
 def _amax(g, call):
     x0, dim, keep = call.args
     return [g.reduce("ReduceMax", g.name(x0), _dims(dim, x0._array.ndim), keep)]
 
 
-@maps(reduction.Var)
+@maps(Var)
 def _var(g, call):
     x0, dim, correction, keep = (list(call.args) + [None, 1, False][len(call.args) - 1:])[:4]
     rank = x0._array.ndim
@@ -418,7 +435,7 @@ def _var(g, call):
 
 # ---- shapes, views and indexing ---------------------------------------------------------------------
 
-@maps(views.View, views.ReshapeAlias, views.ReshapeCopy)
+@maps(View, ReshapeAlias, ReshapeCopy)
 def _view(g, call):
     x0, out = call.args[0], call.outputs[0]
     if _shape(x0) == _shape(out):
@@ -426,7 +443,7 @@ def _view(g, call):
     return [g.reshape(g.name(x0), _shape(x0), _shape(out))]
 
 
-@maps(views.Expand)
+@maps(Expand)
 def _expand(g, call):
     x0, out = call.args[0], call.outputs[0]
     ins, outs = _shape(x0), _shape(out)
@@ -438,7 +455,7 @@ def _expand(g, call):
     return [g.node("Expand", [g.name(x0), g.ints(target)])]
 
 
-@maps(views.Transpose)
+@maps(Transpose)
 def _transpose(g, call):
     x0, d0, d1 = call.args
     rank = x0._array.ndim
@@ -448,20 +465,20 @@ def _transpose(g, call):
     return [g.node("Transpose", [g.name(x0)], perm=perm)]
 
 
-@maps(views.T)
+@maps(T)
 def _t(g, call):
     x0 = call.args[0]
     perm = list(range(x0._array.ndim))[::-1]
     return [g.node("Transpose", [g.name(x0)], perm=perm)]
 
 
-@maps(views.Permute)
+@maps(Permute)
 def _permute(g, call):
     x0, dims = call.args
     return [g.node("Transpose", [g.name(x0)], perm=[_axis(d, x0._array.ndim) for d in dims])]
 
 
-@maps(views.Squeeze, views.SqueezeDims, views.SqueezeAll)
+@maps(Squeeze, SqueezeDims, SqueezeAll)
 def _squeeze(g, call):
     x0, shape = call.args[0], _shape(call.args[0])
     dims = range(len(shape)) if len(call.args) == 1 else _dims(call.args[1], len(shape))
@@ -471,13 +488,13 @@ def _squeeze(g, call):
     return [g.node("Squeeze", [g.name(x0), g.ints(axes)])]
 
 
-@maps(views.Unsqueeze)
+@maps(Unsqueeze)
 def _unsqueeze(g, call):
     x0, dim = call.args
     return [g.node("Unsqueeze", [g.name(x0), g.ints([_axis(dim, x0._array.ndim + 1)])])]
 
 
-@maps(combine.Cat)
+@maps(Cat)
 def _cat(g, call):
     dim, *tensors = call.args
     tensors = [t for t in tensors if not (t._array.ndim == 1 and t._array.shape[0] == 0)]  # torch skips empty 1-D
@@ -485,7 +502,7 @@ def _cat(g, call):
     return [g.node("Concat", [g.name(t) for t in tensors], axis=_axis(dim, rank))]
 
 
-@maps(combine.Stack)
+@maps(Stack)
 def _stack(g, call):
     dim, *tensors = call.args
     axis = g.ints([_axis(dim, tensors[0]._array.ndim + 1)])
@@ -493,14 +510,14 @@ def _stack(g, call):
         dim, tensors[0]._array.ndim + 1))]
 
 
-@maps(indexing.Split, indexing.SplitWithSizes)
+@maps(Split, SplitWithSizes)
 def _split(g, call):
     x0, dim, sizes = call.args
     return list(g.node("Split", [g.name(x0), g.ints(sizes)], n_out=len(sizes), axis=_axis(dim, x0._array.ndim))) \
         if len(sizes) > 1 else [g.node("Identity", [g.name(x0)])]
 
 
-@maps(indexing.Unbind)
+@maps(Unbind)
 def _unbind(g, call):
     x0, dim = call.args
     axis = _axis(dim, x0._array.ndim)
@@ -509,14 +526,14 @@ def _unbind(g, call):
     return [g.node("Squeeze", [p, g.ints([axis])]) for p in parts]
 
 
-@maps(indexing.Select)
+@maps(Select)
 def _select(g, call):
     x0, dim, i = call.args
     return [g.node("Gather", [g.name(x0), g.constant(np.array(int(i), np.int64), "index")],
                    axis=_axis(dim, x0._array.ndim))]
 
 
-@maps(indexing.Slice)
+@maps(Slice)
 def _slice(g, call):
     x0, dim, sl = call.args
     start = 0 if sl.start is None else sl.start
@@ -526,7 +543,7 @@ def _slice(g, call):
                              g.ints([step])])]
 
 
-@maps(conversion.ToCopy)
+@maps(ToCopy)
 def _to_copy(g, call):
     x0, np_dtype = call.args[:2]
     if np_dtype is None or np.dtype(np_dtype) == x0._array.dtype:
@@ -534,20 +551,20 @@ def _to_copy(g, call):
     return [g.node("Cast", [g.name(x0)], to=g.helper.np_dtype_to_tensor_dtype(np.dtype(np_dtype)))]
 
 
-@maps(combine.Where)
+@maps(Where)
 def _where(g, call):
     cond, a, b = call.args
     like = a if isinstance(a, Tensor) else b
     return [g.node("Where", [g.name(cond), g.name(a, like), g.name(b, like)])]
 
 
-@maps(combine.MaskedFill)
+@maps(MaskedFill)
 def _masked_fill(g, call):
     x0, mask, value = call.args
     return [g.node("Where", [g.name(mask), g.name(value, x0), g.name(x0)])]
 
 
-@maps(EmbeddingOp)
+@maps(Embedding)
 def _embedding(g, call):
     weight, idx = call.args[:2]
     return [g.node("Gather", [g.name(weight), g.name(idx)], axis=0)]

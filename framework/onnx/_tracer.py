@@ -2,8 +2,9 @@
 
 Each Function subclass's ``apply`` is wrapped for the duration of the trace only (the ops' hot paths stay
 untouched otherwise). An op called from inside another op's forward is part of that op and is not recorded
-again. Modules with a module-level mapping (LSTM, GRU, MultiheadAttention) are recorded as one node: their
-ops run untraced, and the mapping emits their ONNX nodes.
+again. Modules with a module-level mapping (Linear, MultiheadAttention, LSTM, GRU, RNN) are recorded as one
+call: their ops run untraced, and the mapping emits their ONNX nodes. Comparisons and logic make no Function
+(their results need no gradient): they are wrapped by name (GRAPH_FREE).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ GRAPH_FREE = {"eq": "eq", "__eq__": "eq", "ne": "ne", "__ne__": "ne", "not_equal
 
 @dataclass
 class TracedOp:
-    """One recorded call: the op (a Function subclass, or a Module for a module-level mapping), its args and
+    """One recorded call: the op (a Function subclass, a Module mapped whole, or a GRAPH_FREE name), its args and
     keyword args as passed, its outputs (a tuple), and the dotted path of the module that called it."""
     op: object
     args: tuple
