@@ -230,7 +230,19 @@ class Arithmetic(nn.Module):
         z = (x + y) * self.scale - self.shift / 2
         z = 1 - z / (x.abs() + 1) + 2 ** framework.tanh(x) - (-y) ** 2
         z = framework.maximum(z, y) + framework.minimum(z, x).clamp(-1, 1) + z.sqrt().exp().neg() * 0.5
+        z += y  # in place
+        z.mul_(0.5).sub_(x).div_(1.5)
         return framework.where(x > 0, z, 3.0 * y) + x.mean() - z.var(dim=-1, keepdim=True) + z.sum(1, keepdim=True)
+
+
+class MixedDtypes(nn.Module):
+    def forward(self, x, n):  # n: int64 (N, 1)
+        return x * n + n / 2 + (n + 1) / n + x ** 2 - 2.5 ** x
+
+
+def test_arithmetic_promotes_an_int_tensor_as_torch():
+    roundtrip(MixedDtypes(), (randn(3, 4), framework.tensor([[1], [2], [3]])),
+              (randn(4, 4), framework.tensor([[5], [6], [7], [8]])), {0: [0], 1: [0]}, atol=1e-5)
 
 
 def test_arithmetic_with_broadcasting_and_scalars():
@@ -396,6 +408,27 @@ def test_export_params_false_makes_parameters_inputs():
     with_params = onnx.load_from_string(export_bytes(model, (x,), input_names=["x"])).graph
     assert [i.name for i in with_params.input] == ["x"]
     assert {i.name for i in with_params.initializer} >= set(inputs[1:])
+
+
+def test_keep_initializers_as_inputs_and_training_modes(capsys):
+    framework.manual_seed(18)
+    model = nn.Sequential(nn.Linear(3, 4), _with_running_stats(nn.BatchNorm1d(4)))
+    x = randn(6, 3)
+    graph = onnx.load_from_string(export_bytes(model, (x,), input_names=["x"], keep_initializers_as_inputs=True,
+                                               verbose=True)).graph
+    assert "BatchNormalization" in capsys.readouterr().out  # verbose: the graph printed
+    assert {i.name for i in graph.input} == {"x"} | {i.name for i in graph.initializer}
+    model.train()
+    data = export_bytes(model, (x,), input_names=["x"], training=framework.onnx.TrainingMode.TRAINING)
+    with framework.no_grad():  # train mode: the batch's own statistics
+        np.testing.assert_allclose(run(data, {"x": host(x)})[0], host(model(x)), rtol=RTOL, atol=1e-5)
+    model.eval()
+    data = export_bytes(model, (x,), input_names=["x"], training=framework.onnx.TrainingMode.PRESERVE)
+    assert not model.training
+    with framework.no_grad():
+        np.testing.assert_allclose(run(data, {"x": host(x)})[0], host(model(x)), rtol=RTOL, atol=ATOL)
+    with pytest.raises(TypeError, match="model must be an nn.Module"):
+        framework.onnx.export(lambda t: t, (x,), io.BytesIO())
 
 
 def test_f_as_a_path_and_as_a_file_object(tmp_path):

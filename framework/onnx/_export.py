@@ -11,6 +11,7 @@ import numpy as np
 
 from .. import backend
 from ..autograd.grad_mode import enable_grad
+from ..nn.module import Module
 from ..ops.combine import Cat, Stack
 from ..ops.conv_more import Conv1d, GroupNorm
 from ..ops.conv_nd import ConvNd, ConvTransposeNd
@@ -246,6 +247,8 @@ def export(model, args=(), f=None, *, kwargs: dict | None = None, verbose: bool 
     """
     onnx = _require_onnx()
     _check_unsupported(locals())
+    if not isinstance(model, Module):
+        raise TypeError(f"framework.onnx.export: model must be an nn.Module, not {type(model).__name__}")
     if f is None:
         raise NotImplementedError("framework.onnx.export: f=None (returning an ONNXProgram) is not supported; "
                                   "pass a path or a binary file object")

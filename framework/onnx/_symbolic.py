@@ -13,6 +13,7 @@ from ..nn.functional import _Erf, _Gelu
 from ..ops.activation import LogSoftmax, Softmax
 from ..ops.activation_more import Elu, Hardsigmoid, Hardswish, Hardtanh, Mish, Silu, Softplus
 from ..ops.arithmetic import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reciprocal, Rsub, Sub
+from ..ops.arithmetic_inplace import AddInplace, DivInplace, MulInplace, NegInplace, PowScalarInplace, SubInplace
 from ..ops.batch_norm import NativeBatchNorm
 from ..ops.combine import Cat, MaskedFill, Maximum, Minimum, Stack, Where
 from ..ops.contract import Baddbmm
@@ -57,27 +58,35 @@ def _axis(dim: int, rank: int) -> int:
 
 # ---- elementwise arithmetic ------------------------------------------------------------------------
 
-def _operands(g, a, b):
-    like = a if isinstance(a, Tensor) else b
-    return g.name(a, like), g.name(b, like)
+def _in_dtype(g, value, out: Tensor) -> str:
+    """A tensor or a number as a value of ``out``'s dtype (ONNX's arithmetic takes one type; torch promotes an
+    int tensor plus a float one, or an int divided by an int, to the result's)."""
+    if not isinstance(value, Tensor):
+        return g.name(value, out)
+    name = g.name(value)
+    if value._array.dtype != out._array.dtype:
+        name = g.node("Cast", [name], to=g.helper.np_dtype_to_tensor_dtype(out._array.dtype))
+    return name
 
 
 def _binary(op_type):
     def mapping(g, call):
         a, b = call.args[:2]
         alpha = call.args[2] if len(call.args) > 2 else 1
-        x, y = _operands(g, a, b)
+        out = call.outputs[0]
+        x, y = _in_dtype(g, a, out), _in_dtype(g, b, out)
         if alpha != 1:
-            y = g.node("Mul", [y, g.name(alpha, a if isinstance(a, Tensor) else b)])
+            y = g.node("Mul", [y, g.name(alpha, out)])
         return [g.node(op_type, [x, y])]
     return mapping
 
 
-maps(Add, AddScalar)(_binary("Add"))
-maps(Sub, SubScalar)(_binary("Sub"))
-maps(Mul, MulScalar)(_binary("Mul"))
-maps(Div, DivScalar)(_binary("Div"))
-maps(PowScalar, PowTensor)(_binary("Pow"))
+# an in-place op (x += y) maps as its out-of-place form: its output, the same tensor, is bound to the new value
+maps(Add, AddScalar, AddInplace)(_binary("Add"))
+maps(Sub, SubScalar, SubInplace)(_binary("Sub"))
+maps(Mul, MulScalar, MulInplace)(_binary("Mul"))
+maps(Div, DivScalar, DivInplace)(_binary("Div"))
+maps(PowScalar, PowTensor, PowScalarInplace)(_binary("Pow"))
 maps(Maximum)(_binary("Max"))
 maps(Minimum)(_binary("Min"))
 
@@ -85,14 +94,15 @@ maps(Minimum)(_binary("Min"))
 @maps(Rsub)
 def _rsub(g, call):
     a, b = call.args[:2]
-    x, y = _operands(g, a, b)
-    return [g.node("Sub", [y, x])]
+    out = call.outputs[0]
+    return [g.node("Sub", [_in_dtype(g, b, out), _in_dtype(g, a, out)])]
 
 
 @maps(RPow)
 def _rpow(g, call):
     b, s = call.args  # s ** b
-    return [g.node("Pow", [g.name(s, b), g.name(b)])]
+    out = call.outputs[0]
+    return [g.node("Pow", [_in_dtype(g, s, out), _in_dtype(g, b, out)])]
 
 
 def _unary(op_type, **attrs):
@@ -101,7 +111,7 @@ def _unary(op_type, **attrs):
     return mapping
 
 
-for _cls, _op in [(Neg, "Neg"), (Reciprocal, "Reciprocal"), (Abs, "Abs"),
+for _cls, _op in [(Neg, "Neg"), (NegInplace, "Neg"), (Reciprocal, "Reciprocal"), (Abs, "Abs"),
                   (Log, "Log"), (Sqrt, "Sqrt"), (Exp, "Exp"), (Tanh, "Tanh"),
                   (Sigmoid, "Sigmoid"), (Relu, "Relu"), (ReluInplace, "Relu"),
                   (Sin, "Sin"), (Cos, "Cos"), (Erf, "Erf"), (_Erf, "Erf"),
