@@ -158,7 +158,8 @@ def test_embedding():
 @pytest.mark.parametrize("act", [nn.ReLU(), nn.ReLU(inplace=True), nn.LeakyReLU(0.3), nn.LeakyReLU(inplace=True),
                                  nn.GELU(), nn.GELU(approximate="tanh"), nn.SiLU(), nn.Tanh(), nn.Sigmoid(),
                                  nn.Softmax(dim=1), nn.Softmax(dim=-1), nn.LogSoftmax(dim=1), nn.Hardtanh(),
-                                 nn.ELU(), nn.Softplus(beta=2), nn.Mish(), nn.Hardswish(), nn.Hardsigmoid()],
+                                 nn.ELU(), nn.SELU(), nn.CELU(0.7), nn.ReLU6(), nn.Softplus(beta=2), nn.Mish(),
+                                 nn.Hardswish(), nn.Hardsigmoid()],
                          ids=lambda m: repr(m))
 def test_activations(act):
     m = nn.Sequential(nn.Linear(6, 6), act)
@@ -177,6 +178,15 @@ def test_activations(act):
 def test_pooling(pool):
     shape = (3, 9) if isinstance(pool, (nn.MaxPool1d, nn.AvgPool1d)) else (3, 8, 9)
     roundtrip(pool, randn(2, *shape), randn(4, *shape), BATCH)
+
+
+@pytest.mark.parametrize("resample", [nn.Upsample(scale_factor=2), nn.Upsample(size=(5, 7), mode="bilinear"),
+                                      nn.Upsample(scale_factor=1.5, mode="bicubic", align_corners=True),
+                                      nn.ReflectionPad2d((1, 2, 0, 1)), nn.ReplicationPad2d(1),
+                                      nn.ZeroPad2d((2, 0, 1, 1)),
+                                      nn.AdaptiveAvgPool2d((3, 5))], ids=lambda m: repr(m))
+def test_resampling_and_padding(resample):
+    roundtrip(nn.Sequential(nn.Conv2d(2, 2, 1), resample), randn(2, 2, 4, 6), randn(3, 2, 4, 6), BATCH)
 
 
 class Shapes(nn.Module):
@@ -249,6 +259,24 @@ def test_arithmetic_with_broadcasting_and_scalars():
     framework.manual_seed(6)
     roundtrip(Arithmetic(), (randn(3, 3, 4), randn(3, 1, 4)), (randn(5, 3, 4), randn(5, 1, 4)), {0: [0], 1: [0]},
               atol=1e-5)
+
+
+class Reductions(nn.Module):
+    def forward(self, x):  # x: (N, 3, 4)
+        top = x.max(dim=1)
+        low = x.min(dim=-1, keepdim=True)
+        norms = x.norm(dim=2, keepdim=True) + x.norm(p=1, dim=(1, 2)).view(-1, 1, 1) + \
+            framework.linalg.vector_norm(x, ord=float("inf"), dim=1, keepdim=True) + \
+            framework.linalg.vector_norm(x, ord=3, dim=1, keepdim=True)
+        picked = x[:, framework.tensor([2, 0, 2])] + nn.functional.pad(x, (1, 0, -1, 1), value=0.5)[:, :, 1:]
+        return (top.values.unsqueeze(1) + low.values + x.amax(1, keepdim=True) - x.amin(dim=(1, 2), keepdim=True)
+                + x.std(dim=1, keepdim=True) * x.max() - x.min() + norms + nn.functional.normalize(x, dim=1) + picked,
+                top.indices, low.indices)
+
+
+def test_reductions_norms_indexing_and_padding():
+    framework.manual_seed(19)
+    roundtrip(Reductions(), randn(3, 3, 4), randn(5, 3, 4), BATCH, atol=1e-5)
 
 
 class Products(nn.Module):

@@ -20,7 +20,7 @@ from ..ops.views import Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, Squ
 from ..tensor import Tensor
 from ._graph import GraphBuilder, UnsupportedOp
 from ._modules import MODULE_SYMBOLIC, mapping_for
-from ._symbolic import SYMBOLIC
+from ._symbolic import mapping_of
 from ._tracer import tracing
 
 DEFAULT_OPSET = 17  # the first with LayerNormalization; run by every onnxruntime of the last years
@@ -196,9 +196,9 @@ def _live(nodes: list, outputs: list) -> list:
 def _emit(g: GraphBuilder, call) -> None:
     """Map one recorded call; bind its outputs' tensors to the values the mapping returned."""
     if isinstance(call.op, str):  # a graph-free function (a comparison): recorded by name
-        mapping, op_name, node_name = SYMBOLIC.get(call.op), call.op, "no grad_fn"
+        mapping, op_name, node_name = mapping_of(call.op), call.op, "no grad_fn"
     elif isinstance(call.op, type):  # a Function subclass
-        mapping, op_name, node_name = SYMBOLIC.get(call.op), call.op.__name__, call.op._node_cls.__name__
+        mapping, op_name, node_name = mapping_of(call.op), call.op.__name__, call.op._node_cls.__name__
     else:  # a module mapped whole
         mapping, op_name, node_name = mapping_for(call.op), type(call.op).__name__, "module"
     if mapping is None:

@@ -9,24 +9,27 @@ import math
 
 import numpy as np
 
+from .. import backend
 from ..nn.functional import _Erf, _Gelu
 from ..ops.activation import LogSoftmax, Softmax
-from ..ops.activation_more import Elu, Hardsigmoid, Hardswish, Hardtanh, Mish, Silu, Softplus
+from ..ops.activation_more import (Celu, CeluInplace, Elu, EluInplace, Hardsigmoid, Hardswish,
+                                     Hardtanh, Mish, Silu, Softplus)
 from ..ops.arithmetic import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reciprocal, Rsub, Sub
 from ..ops.arithmetic_inplace import AddInplace, DivInplace, MulInplace, NegInplace, PowScalarInplace, SubInplace
 from ..ops.batch_norm import NativeBatchNorm
 from ..ops.combine import Cat, MaskedFill, Maximum, Minimum, Stack, Where
-from ..ops.contract import Baddbmm
+from ..ops.contract import Baddbmm, VectorNorm
 from ..ops.conv import AvgPool2d, Conv2d, ConvTranspose2d, MaxPool2d
 from ..ops.conv_more import AdaptiveAvgPool2D, Conv1d, GroupNorm
 from ..ops.conv_nd import ConvNd, ConvTransposeNd
 from ..ops.conversion import Clone, ToCopy
-from ..ops.extrema import Amax
+from ..ops.extrema import Amax, Amin, MaxAll, MaxDim, MinAll, MinDim
 from ..ops.gather import Embedding, Tril, Triu
-from ..ops.indexing import Select, Slice, Split, SplitWithSizes, Unbind
+from ..ops.indexing import Index, Select, Slice, Split, SplitWithSizes, Unbind
 from ..ops.linalg import Addmm, Bmm, Dot, Mm, Mv
 from ..ops.pool import AvgPool2dNd, AvgPoolNd, MaxPoolNd
-from ..ops.reduction import Mean, MeanAll, Sum, SumAll, Var
+from ..ops.resample import ConstantPad, SeparableMap, _picks
+from ..ops.reduction import Mean, MeanAll, Std, Sum, SumAll, Var
 from ..ops.scalar_ops import AddScalar, DivScalar, MulScalar, SubScalar
 from ..ops.unary import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt, Tanh
 from ..ops.unary_inplace import LeakyReluInplace, ReluInplace
@@ -181,12 +184,19 @@ def _hardtanh(g, call):
     return [g.node("Clip", [g.name(x0), g.name(lo, x0), g.name(hi, x0)])]
 
 
-@maps(Elu)
+@maps(Elu, EluInplace, Celu, CeluInplace)  # (celu: elu with input_scale 1 / alpha)
 def _elu(g, call):
     x0, alpha = call.args[:2]
-    if tuple(call.args[2:]) not in ((), (1.0,), (1.0, 1.0)):
-        raise UnsupportedOp("Elu with scale or input_scale (SELU, CELU) has no mapping")
-    return [g.node("Elu", [g.name(x0)], alpha=float(alpha))]
+    scale, input_scale = (list(call.args[2:]) + [1.0, 1.0])[:2]
+    x = g.name(x0)
+    if input_scale != 1:  # CELU: x above 0, alpha * (exp(x * input_scale) - 1) below
+        scaled = g.node("Mul", [x, g.name(float(input_scale), x0)])
+        neg = g.node("Mul", [g.node("Elu", [scaled], alpha=1.0), g.name(float(alpha), x0)])
+        out = g.node("Where", [g.node("Greater", [x, g.name(0.0, x0)]), x, neg])
+        return [out if scale == 1 else g.node("Mul", [out, g.name(float(scale), x0)])]
+    if scale != 1:
+        return [g.node("Selu", [x], alpha=float(alpha), gamma=float(scale))]
+    return [g.node("Elu", [x], alpha=float(alpha))]
 
 
 @maps(Softplus)
@@ -341,11 +351,43 @@ def _adaptive_avg_pool2d(g, call):
     ins, outs = _shape(x0)[-2:], _shape(out)[-2:]
     if outs == (1, 1):
         return [g.node("GlobalAveragePool", [g.name(x0)])]
-    if any(i % o for i, o in zip(ins, outs)):
-        raise UnsupportedOp(f"adaptive average pooling from {ins} to {outs} (sizes that do not divide) has no "
-                            "mapping")
+    if any(i % o for i, o in zip(ins, outs)):  # bins of different sizes: the op's own averaging matrices
+        return _separable_map(g, call)
     kernel = [i // o for i, o in zip(ins, outs)]
     return [g.node("AveragePool", [g.name(x0)], kernel_shape=kernel, strides=kernel)]
+
+
+def _separable_map(g, call):
+    """A SeparableMap (interpolation, adaptive pooling, reflection/replication padding): the op's own matrix
+    along each of the last dims, as a Gather where the matrix picks one element per row (nearest, padding: exact
+    where a product would give 0 * inf), else a MatMul."""
+    x0, mats = call.args[:2]
+    x, rank, dtype = g.name(x0), x0._array.ndim, x0._array.dtype
+    for i, m in enumerate(mats):
+        axis = rank - len(mats) + i
+        m = backend.to_numpy(m)
+        picks = _picks(m)
+        if picks is not None:
+            x = g.node("Gather", [x, g.ints(picks)], axis=axis)
+            continue
+        perm = list(range(rank))
+        perm[axis], perm[-1] = perm[-1], perm[axis]
+        moved = x if axis == rank - 1 else g.node("Transpose", [x], perm=perm)
+        x = g.node("MatMul", [moved, g.constant(np.asarray(m, dtype=dtype).T)])
+        if axis != rank - 1:
+            x = g.node("Transpose", [x], perm=perm)
+    return [x]
+
+
+FAMILIES = [(SeparableMap, _separable_map)]  # base class -> the mapping of every subclass without its own
+
+
+def mapping_of(cls):
+    """The mapping of an op class: its own, else its family's (subclasses made on first use: Upsample...)."""
+    own = SYMBOLIC.get(cls)
+    if own is not None or not isinstance(cls, type):
+        return own
+    return next((fn for base, fn in FAMILIES if issubclass(cls, base)), None)
 
 
 # ---- normalization ---------------------------------------------------------------------------------
@@ -423,10 +465,55 @@ def _mean(g, call):
     return [g.reduce("ReduceMean", g.name(x0), _dims(dim, x0._array.ndim), keep)]
 
 
-@maps(Amax)
+@maps(Amax, Amin)
 def _amax(g, call):
-    x0, dim, keep = call.args
-    return [g.reduce("ReduceMax", g.name(x0), _dims(dim, x0._array.ndim), keep)]
+    x0, dim, keep = (list(call.args) + [(), False][len(call.args) - 1:])[:3]
+    rank = x0._array.ndim
+    axes = _dims(dim, rank) if dim not in ((), None) else None
+    return [g.reduce("ReduceMax" if call.op is Amax else "ReduceMin", g.name(x0), axes, keep)]
+
+
+@maps(MaxAll, MinAll)
+def _max_all(g, call):
+    return [g.reduce("ReduceMax" if call.op is MaxAll else "ReduceMin", g.name(call.args[0]), None, False)]
+
+
+@maps(MaxDim, MinDim)
+def _max_dim(g, call):
+    x0, dim = call.args[:2]
+    keep = call.args[2] if len(call.args) > 2 else False
+    if x0._array.ndim == 0:
+        raise UnsupportedOp("max/min of a 0-d tensor along a dim has no mapping")
+    x, axis, top = g.name(x0), _axis(dim, x0._array.ndim), call.op is MaxDim
+    values = g.reduce("ReduceMax" if top else "ReduceMin", x, [axis], keep)
+    # torch gives the first index of the extreme value, as ONNX's select_last_index=0
+    indices = g.node("ArgMax" if top else "ArgMin", [x], axis=axis, keepdims=int(keep))
+    return [values, indices]
+
+
+@maps(Std)
+def _std(g, call):
+    return [g.node("Sqrt", _var(g, call))]
+
+
+@maps(VectorNorm)
+def _vector_norm(g, call):
+    x0, p, dims, keep = call.args
+    rank = x0._array.ndim
+    axes = None if dims in (None, ()) else _dims(dims, rank)
+    x = g.name(x0)
+    if p == 2:
+        return [g.reduce("ReduceL2", x, axes, keep)]
+    if p == 1:
+        return [g.reduce("ReduceL1", x, axes, keep)]
+    if p in (math.inf, -math.inf):
+        return [g.reduce("ReduceMax" if p > 0 else "ReduceMin", g.node("Abs", [x]), axes, keep)]
+    if p == 0:
+        nonzero = g.node("Cast", [g.node("Not", [g.node("Equal", [x, g.name(0.0, x0)])])],
+                         to=g.helper.np_dtype_to_tensor_dtype(x0._array.dtype))
+        return [g.reduce("ReduceSum", nonzero, axes, keep)]
+    powered = g.node("Pow", [g.node("Abs", [x]), g.name(float(p), x0)])
+    return [g.node("Pow", [g.reduce("ReduceSum", powered, axes, keep), g.name(1.0 / p, x0)])]
 
 
 @maps(Var)
@@ -551,6 +638,24 @@ def _slice(g, call):
     step = 1 if sl.step is None else sl.step
     return [g.node("Slice", [g.name(x0), g.ints([start]), g.ints([stop]), g.ints([_axis(dim, x0._array.ndim)]),
                              g.ints([step])])]
+
+
+@maps(ConstantPad)
+def _constant_pad(g, call):
+    x0, pads, value = call.args  # pads: (before, after) per dim; negative crops, as ONNX's Pad
+    begins, ends = [int(lo) for lo, _ in pads], [int(hi) for _, hi in pads]
+    return [g.node("Pad", [g.name(x0), g.ints(begins + ends), g.name(value, x0)])]
+
+
+@maps(Index)
+def _index(g, call):
+    """a[..., idx, ...] with one integer index tensor after full slices (the common advanced index)."""
+    x0, *parts = call.args
+    tensors = [i for i, p in enumerate(parts) if isinstance(p, Tensor)]
+    full = all(isinstance(p, slice) and p == slice(None) for i, p in enumerate(parts) if i not in tensors)
+    if len(tensors) != 1 or not full or parts[tensors[0]]._array.dtype.kind not in "iu":
+        raise UnsupportedOp("only an index by one integer tensor (after full slices) has a mapping")
+    return [g.node("Gather", [g.name(x0), g.name(parts[tensors[0]])], axis=tensors[0])]
 
 
 @maps(ToCopy)

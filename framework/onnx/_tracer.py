@@ -132,15 +132,25 @@ def tracing(model: Module, whole_module_types: tuple = ()):
     modules = [(("model" + ("." + n if n else "")), m) for n, m in model.named_modules()]
     functions = [(space, attr, vars(space)[attr]) for space in _namespaces() for attr in GRAPH_FREE
                  if attr in vars(space)]
+    meta = type(Function)
+    meta_init = meta.__dict__["__init__"]
+
+    def init(cls, name, bases, attrs):  # an op class made during the trace (a cached, lazily built node)
+        meta_init(cls, name, bases, attrs)
+        originals.append((cls, cls.__dict__.get("apply", _MISSING), cls.apply))
+        cls.apply = _wrap_apply(trace, cls, cls.apply)
+
     try:
         for cls, _, bound in originals:
             cls.apply = _wrap_apply(trace, cls, bound)
+        meta.__init__ = init
         for space, attr, original in functions:
             setattr(space, attr, _wrap_function(trace, GRAPH_FREE[attr], original))
         for name, m in modules:
             m.__dict__["forward"] = _wrap_forward(trace, name, m, isinstance(m, whole_module_types))
         yield trace
     finally:
+        meta.__init__ = meta_init
         for cls, own, _ in originals:
             if own is _MISSING:
                 del cls.apply
