@@ -622,3 +622,36 @@ def test_max_pool_indices_are_an_error_only_when_returned():
     with pytest.raises(framework.onnx.UnsupportedOperatorError,
                        match="output 'output_1' cannot be exported: max pooling's indices"):
         framework.onnx.export(Both(), (randn(2, 3, 4, 4),), io.BytesIO())
+
+
+class Encoder(nn.Module):
+    """Token ids -> embeddings -> a two-layer TransformerEncoder that ignores the padding (id 0)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20, 8)
+        self.enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 2,
+                                         enable_nested_tensor=False)
+
+    def forward(self, idx):
+        return self.enc(self.emb(idx), src_key_padding_mask=idx == 0)
+
+
+def test_transformer_encoder_with_a_padding_mask_and_dynamic_lengths():
+    framework.manual_seed(20)
+    idx = framework.tensor([[1, 2, 3, 0], [4, 5, 0, 0], [7, 7, 7, 7]])
+    other = framework.tensor([[1, 2, 3, 0, 0, 9], [4, 5, 6, 0, 0, 1]])
+    roundtrip(Encoder(), idx, other, {0: [0, 1]}, atol=1e-5)
+
+
+class Attention(nn.Module):
+    def forward(self, q, k, v, bias):
+        return (nn.functional.scaled_dot_product_attention(q, k, v)
+                + nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
+                + nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True))
+
+
+def test_scaled_dot_product_attention():
+    framework.manual_seed(21)
+    args = lambda n: (randn(n, 2, 5, 4), randn(n, 2, 5, 4), randn(n, 2, 5, 4), randn(n, 1, 5, 5))  # noqa: E731
+    roundtrip(Attention(), args(3), args(4), {0: [0], 1: [0], 2: [0], 3: [0]}, atol=1e-5)
