@@ -655,3 +655,31 @@ def test_scaled_dot_product_attention():
     framework.manual_seed(21)
     args = lambda n: (randn(n, 2, 5, 4), randn(n, 2, 5, 4), randn(n, 2, 5, 4), randn(n, 1, 5, 5))  # noqa: E731
     roundtrip(Attention(), args(3), args(4), {0: [0], 1: [0], 2: [0], 3: [0]}, atol=1e-5)
+
+
+def test_a_failing_forward_leaves_nothing_patched():
+    from framework.ops.arithmetic import Add
+    from framework.ops.resample import SeparableMap
+
+    before = (Add.__dict__["apply"], framework.Tensor.__dict__["__gt__"], framework.ops.gt, type(Add).__init__)
+
+    class Fails(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+        def forward(self, x):
+            framework.nn.functional.interpolate(self.lin(x).unsqueeze(1), scale_factor=3)  # makes an op class
+            raise ValueError("broken forward")
+
+    model = Fails()
+    with pytest.raises(ValueError, match="broken forward"):
+        framework.onnx.export(model, (randn(1, 2),), io.BytesIO())
+    after = (Add.__dict__["apply"], framework.Tensor.__dict__["__gt__"], framework.ops.gt, type(Add).__init__)
+    assert all(a is b for a, b in zip(before, after))
+    assert "forward" not in model.__dict__ and "forward" not in model.lin.__dict__
+    assert not framework.onnx.is_in_onnx_export()
+    made = [c for c in SeparableMap.__subclasses__() if "Nearest1D" in c.__name__]  # (made in the trace or before)
+    assert made and all("_wrap_apply" not in c.__dict__["apply"].__func__.__qualname__ for c in made)
+    y = framework.nn.functional.interpolate(randn(1, 1, 2), scale_factor=2)  # runs untraced afterwards
+    assert tuple(y.shape) == (1, 1, 4)
