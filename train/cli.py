@@ -14,6 +14,7 @@ import time
 
 import numpy as np
 
+from . import onnx_export
 from .gan_cli import add_gan_arguments, parse_seeds, run_gan, run_sweep
 
 
@@ -58,6 +59,7 @@ def _common(p: argparse.ArgumentParser) -> None:
                    help="also log losses, metrics, learning rates, weight histograms and sample images for "
                         "TensorBoard into --out/tensorboard (off by default; pip install 'framework[tensorboard]', "
                         "then: tensorboard --logdir <out>/tensorboard)")
+    onnx_export.add_argument(p)
     p.add_argument("--no-compile", action="store_true",
                    help="run the training step eagerly (default: captured once by framework.compile and replayed; "
                         "--distributed always runs eagerly, since DDP's hooks talk to MPI)")
@@ -162,6 +164,9 @@ def run_classify(args) -> dict:
         plotting.plot_decision_boundary(predict, x[test_idx], y[test_idx], os.path.join(out, "boundary.png"),
                                         title=f"{data}: test accuracy {final['acc']:.3f}")
     framework.save(model.state_dict(), os.path.join(out, "final.safetensors"))
+    if args.export_onnx:
+        print("wrote " + onnx_export.export(model, framework.from_numpy(x[test_idx[:2]]).to(trainer.device),
+                                            args.export_onnx))
     result = {"data": data, "epochs": trainer.epoch, "test_accuracy": final["acc"], "test_loss": final["loss"],
               "seconds": round(history.rows[-1]["seconds"], 2) if history.rows else 0.0, "history": history.rows}
     with open(os.path.join(out, "metrics.json"), "w") as f:
@@ -215,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
             args.seeds = parse_seeds(args.seeds)
         except ValueError as e:
             parser.error(str(e))
+    onnx_export.check_available(parser, args)
     device = getattr(args, "device", "cpu")
     if device != "cpu":
         import framework

@@ -171,7 +171,7 @@ def run_gan(args, out: str) -> dict:
     from framework import optim
     from models import BNGenerator, ConvDiscriminator, ConvGenerator, Discriminator, Generator
 
-    from . import datasets, distributed, plotting
+    from . import datasets, distributed, onnx_export, plotting
     from .gan_techniques import MinibatchStd, Packed, late_decay, spectral_normed
     from .gan_trainer import GANTrainer
     from .metrics import mode_metrics
@@ -254,6 +254,9 @@ def run_gan(args, out: str) -> dict:
     framework.save({"G": G_raw.state_dict(), "D": getattr(D, "module", D).state_dict()},
                    os.path.join(out, "final.safetensors"))
     written["final.safetensors"] = "G and D weights"
+    if args.export_onnx:
+        onnx_export.export(G_raw, framework.randn(2, latent, device=trainer.device), args.export_onnx)
+        written[args.export_onnx] = "the generator as ONNX (input: a batch of latents, batch size dynamic)"
     plotting.plot_curves({"D loss": history.column("loss_d"), "G loss": history.column("loss_g")},
                          os.path.join(out, "loss.png"), title="GAN losses")
     written["loss.png"] = "D and G losses"
