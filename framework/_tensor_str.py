@@ -43,7 +43,7 @@ class _Formatter:
     """Chooses int mode ('2.'), fixed ('1.5000') or scientific ('1.0000e+05') and a common width."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = values.dtype.kind in "fV"
         self.int_mode, self.sci_mode, self.max_width = True, False, 1
         flat = values.reshape(-1)
         if not self.floating:

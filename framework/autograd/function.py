@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .. import backend, diagnostics
+from .. import backend, diagnostics, dtypes
 from ..creation import zeros
 from . import anomaly as _anomaly
 from .broadcast import sum_to
@@ -393,7 +393,7 @@ def _apply_fast(cls, *args):
                 all_edged = False
     ctx.needs_input_grad = needs = tuple(needs)
     record = grad_mode and True in needs
-    out = cls.forward(ctx, *arrays)
+    out = cls.forward(ctx, *arrays) if not dtypes.bfloat16_used else _forward_bfloat16(cls, ctx, arrays)
     if type(out) is tuple or ctx._non_diff:
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
         if record:
@@ -406,7 +406,7 @@ def _apply_fast(cls, *args):
     t._array = out
     t._rg = False
     t._version_counter = None if _grad_state.inference else VersionCounter()
-    if record and out.dtype.kind == "f":
+    if record and out.dtype.kind in "fV":
         ctx._seq = next(_sequence)
         ctx._grad_dtypes = (out.dtype,)
         ctx.next_functions = tuple(edges)
@@ -426,6 +426,43 @@ def _apply_fast(cls, *args):
             ctx._saved = tuple(saved) if not _hooks_active.count else pack_saved(tuple(saved), args, (t,))
             ctx._to_save = ()
     return t
+
+
+def _forward_bfloat16(cls, ctx, arrays):
+    """cls.forward, with bfloat16 operands computed in float32 and each float result rounded once to bfloat16,
+    as torch's CPU kernels do (a formula of several NumPy calls on bfloat16 arrays would round after each call).
+
+    The result is bfloat16 only when torch's promotion says so: every floating operand (every dimensioned one,
+    if any) is bfloat16, and no dtype is asked for (``to(float32)``, ``sum(dtype=...)`` choose their own).
+    What forward saves is mapped back to the bfloat16 arrays, so backward sees what torch saves.
+    """
+    bf16 = dtypes.BFLOAT16_NP
+    floats = [a for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
+    dimensioned = [a for a in floats if a.ndim] or floats
+    if not floats or any(a.dtype != bf16 for a in dimensioned):
+        return cls.forward(ctx, *arrays)
+    back = {}
+    wide = []
+    for a in arrays:
+        if getattr(a, "dtype", None) == bf16:
+            w = a.astype(np.float32)
+            back[id(w)] = a
+            a = w
+        wide.append(a)
+    out = cls.forward(ctx, *wide)
+    if not any(isinstance(a, (np.dtype, dtypes.dtype)) for a in arrays):
+        outs = out if type(out) is tuple else (out,)
+        rounded = []
+        for o in outs:
+            if getattr(o, "dtype", None) is not None and o.dtype.kind == "f":
+                r = o.astype(bf16)
+                back[id(o)] = r
+                o = r
+            rounded.append(o)
+        out = tuple(rounded) if type(out) is tuple else rounded[0]
+    if ctx._to_save:
+        ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
+    return out
 
 
 def _apply_view(cls, src, *rest):
@@ -451,7 +488,7 @@ def _apply_view(cls, src, *rest):
     if isinstance(out, np.generic):  # numpy returns scalars from 0-d indexing: a view must share an array
         out = np.asarray(out)
     t = Tensor._make_view(out, src, cls, rest)
-    if record and out.dtype.kind == "f":  # recorded
+    if record and out.dtype.kind in "fV":  # recorded
         ctx._seq = next(_sequence)
         ctx._edge_args, ctx.next_functions = edges
         ctx._site = user_site(2)  # frames to skip: user_site, _apply_view (which is Op.apply)
@@ -514,7 +551,7 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
                 t._creation_meta = CreationMeta.IN_CUSTOM_FUNCTION
             else:
                 t = Tensor._make(arr)
-        differentiable = record and t._array.dtype.kind == "f" and not any(
+        differentiable = record and t._array.dtype.kind in "fV" and not any(
             nd is o or nd is arr or (isinstance(nd, Tensor) and nd._array is arr) for nd in non_diff)
         if differentiable:
             t._output_nr = i

@@ -474,7 +474,7 @@ def polygamma_(self: Tensor, n: int) -> Tensor:
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError("mvlgamma is not implemented for " + scalar_type_name(input._array.dtype))
     return Mvlgamma.apply(input, int(p))
 
