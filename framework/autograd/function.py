@@ -218,6 +218,9 @@ class Function(metaclass=_FunctionMeta):
     # their arrays as usual; saving one keeps the Tensor, so changing it in place before backward is refused, as
     # torch's saved indices are; and they get no edge
     index_args: tuple | range = ()
+    # built-ins with a bfloat16 operand compute in float32 and round once (_forward_bfloat16), except those whose
+    # result is exact in bfloat16 anyway and must stay so (a cast or a move: CuPy has no bfloat16 to round on)
+    exact_in_bfloat16 = False
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
@@ -436,6 +439,8 @@ def _forward_bfloat16(cls, ctx, arrays):
     if any) is bfloat16, and no dtype is asked for (``to(float32)``, ``sum(dtype=...)`` choose their own).
     What forward saves is mapped back to the bfloat16 arrays, so backward sees what torch saves.
     """
+    if cls.exact_in_bfloat16:
+        return cls.forward(ctx, *arrays)
     bf16 = dtypes.BFLOAT16_NP
     floats = [a for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
     dimensioned = [a for a in floats if a.ndim] or floats
@@ -463,6 +468,7 @@ def _forward_bfloat16(cls, ctx, arrays):
     if ctx._to_save:
         ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
     return out
+
 
 
 def _apply_view(cls, src, *rest):

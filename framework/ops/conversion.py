@@ -29,6 +29,7 @@ class ToCopy(Function):
     """out = a cast to another dtype and/or moved to another device. Saves the source dtype/device."""
 
     node_name, array_forward = "ToCopyBackward0", True
+    exact_in_bfloat16 = True
 
     @staticmethod
     def forward(ctx, a, np_dtype, device, memory_format=dtypes.preserve_format):

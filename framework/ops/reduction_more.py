@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
@@ -156,7 +157,7 @@ class Logcumsumexp(Function):
             return Logcumsumexp.apply(t.flip(d), d).flip(d)
 
         # torch's logcumsumexp_backward: the positive and negative parts of grad in log space
-        lowest = float(np.finfo(grad._array.dtype).min)
+        lowest = float(ml_dtypes.finfo(grad._array.dtype).min)
         log_abs = grad.abs().log()
         pos = log_abs.masked_fill(Tensor._make(~(grad._array > 0)), lowest)
         neg = log_abs.masked_fill(Tensor._make(~(grad._array < 0)), lowest)

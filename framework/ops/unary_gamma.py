@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from .. import backend, dtypes
@@ -191,7 +192,7 @@ class SpecialI0e(_SavesBoth):
 
 def _i1_like_backward(grad, a, out, regular):
     """torch's i1_backward / i1e_backward: ``regular(safe_a)`` away from 0, the limit 0.5 at |a| <= eps."""
-    eps = float(np.finfo(a._array.dtype).eps)  # (a dtype's constant, read on the host)
+    eps = float(ml_dtypes.finfo(a._array.dtype).eps)  # (a dtype's constant, read on the host)
     not_tiny = a.abs() > eps
     safe = where_op(not_tiny, a, _const(a, eps))
     return grad * where_op(not_tiny, regular(safe, out), _const(a, 0.5))
