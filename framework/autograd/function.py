@@ -465,6 +465,12 @@ def _forward_bfloat16(cls, ctx, arrays):
                 o = r
             rounded.append(o)
         out = tuple(rounded) if type(out) is tuple else rounded[0]
+        # constants forward kept on ctx for backward (affine_grid's base grid) are made in the operands' dtype
+        for name, value in list(vars(ctx).items()):
+            arr = value._array if isinstance(value, Tensor) else value
+            if getattr(arr, "dtype", None) == np.float32:  # (an operand or the result: its bfloat16 array)
+                arr = back[id(arr)] if id(arr) in back else arr.astype(bf16)
+                setattr(ctx, name, Tensor._make(arr) if isinstance(value, Tensor) else arr)
     if ctx._to_save:
         ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
     return out
