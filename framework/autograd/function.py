@@ -292,7 +292,12 @@ class Function(metaclass=_FunctionMeta):
         # input view's history unreadable) before they are taken
         edges = _collect_edges(cls, args, needs) if record else None
         if cls.array_forward:
-            out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
+            arrays = [a._array if isinstance(a, Tensor) else a for a in args]
+            if dtypes.bfloat16_used and cls.inplace and not cls.inplace_view and not cls.exact_in_bfloat16 and \
+                    arrays[0].dtype == dtypes.BFLOAT16_NP:
+                out = _forward_bfloat16_inplace(cls, ctx, arrays)
+            else:
+                out = cls.forward(ctx, *arrays)
         else:
             with no_grad():
                 out = cls.forward(*args, **kwargs) if separate_ctx else cls.forward(ctx, *args, **kwargs)
@@ -475,6 +480,31 @@ def _forward_bfloat16(cls, ctx, arrays):
         ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
     return out
 
+
+
+def _forward_bfloat16_inplace(cls, ctx, arrays):
+    """An in-place built-in writing a bfloat16 tensor: computed on a float32 copy of it (and of the other bfloat16
+    operands), then written back rounded once, as torch's CPU kernels (``p.addcdiv_(a, b)`` rounds once, not after
+    each NumPy call of its formula)."""
+    bf16 = dtypes.BFLOAT16_NP
+    target = arrays[0]
+    back = {}
+    wide = []
+    for a in arrays:
+        if getattr(a, "dtype", None) == bf16:
+            w = a.astype(np.float32)
+            back[id(w)] = a
+            a = w
+        wide.append(a)
+    out = cls.forward(ctx, *wide)
+    target[...] = wide[0].astype(bf16)
+    outs = out if type(out) is tuple else (out,)
+    outs = tuple([back.get(id(o), o) for o in outs])
+    if ctx._dirty:
+        ctx._dirty = tuple([back.get(id(d), d) for d in ctx._dirty])
+    if ctx._to_save:
+        ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
+    return outs if type(out) is tuple else outs[0]
 
 
 def _apply_view(cls, src, *rest):
