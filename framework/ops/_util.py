@@ -123,8 +123,9 @@ def c_type_name(np_dtype) -> str:
     return _C_NAMES[dtypes.from_numpy_dtype(np_dtype).name]
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 
 
 def check_inplace_cast(result, out, c_names: bool = False) -> None:
