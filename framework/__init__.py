@@ -24,7 +24,7 @@ autograd.gradcheck, autograd.gradgradcheck = _testing.gradcheck, _testing.gradgr
 from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, eye,
                        from_numpy, full, linspace, ones, rand, randint, randn, randperm, tensor, zeros)
 from .ops.like_layout import empty, empty_like, full_like, ones_like, rand_like, randn_like, zeros_like
-from .dtypes import (bool_ as bool, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
+from .dtypes import (bool_ as bool, bfloat16, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
                   concat, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, is_tensor, isfinite, isinf, isnan,
@@ -89,7 +89,6 @@ from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, l
                   var_mean)
 from .ops.activation_shrink import hardshrink, rrelu, rrelu_, threshold, threshold_
 from . import amp
-from .amp import state as _amp_state
 from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,
                                 clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
                                 get_autocast_gpu_dtype, is_autocast_available, is_autocast_cache_enabled,
@@ -222,8 +221,6 @@ def __getattr__(name: str):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _FUNCTIONAL_ALIASES:  # torch.conv2d, torch.dropout, ...: nn.functional's, loaded on first use
         return getattr(importlib.import_module(".functional_aliases", __name__), name)
-    if name == "bfloat16":  # (scripts name torch.bfloat16 for CPU autocast: say what to use instead)
-        raise AttributeError(f"module 'framework' has no attribute 'bfloat16': {_amp_state.BFLOAT16_MISSING}")
     raise AttributeError(f"module 'framework' has no attribute '{name}'")
 
 

@@ -43,7 +43,7 @@ class _Formatter:
     """Chooses int mode ('2.'), fixed ('1.5000') or scientific ('1.0000e+05') and a common width."""
 
     def __init__(self, values: np.ndarray) -> None:
-        self.floating = values.dtype.kind == "f"
+        self.floating = values.dtype.kind in "fV"
         self.int_mode, self.sci_mode, self.max_width = True, False, 1
         flat = values.reshape(-1)
         if not self.floating:
@@ -86,6 +86,8 @@ class _Formatter:
 def _summarized(a: np.ndarray) -> np.ndarray:
     if a.ndim == 0:
         return a
+    if a.ndim > 1 and not EDGEITEMS:  # nothing is shown (torch's 1-d case keeps all: a[-0:] is the whole)
+        return a[(slice(0, 0),) * a.ndim]
     if a.shape[0] > 2 * EDGEITEMS:
         parts = [a[:EDGEITEMS], a[-EDGEITEMS:]]
     else:
@@ -97,7 +99,9 @@ def _summarized(a: np.ndarray) -> np.ndarray:
 
 def _vector_str(a, indent, summarize, fmt) -> str:
     per_line = max(1, math.floor((LINEWIDTH - indent) / (fmt.max_width + 2)))
-    if summarize and a.shape[0] > 2 * EDGEITEMS:
+    if summarize and not EDGEITEMS:
+        data = ["..."]
+    elif summarize and a.shape[0] > 2 * EDGEITEMS:
         data = [fmt.format(v) for v in a[:EDGEITEMS].tolist()] + [" ..."] + \
                [fmt.format(v) for v in a[-EDGEITEMS:].tolist()]
     else:
@@ -132,7 +136,7 @@ def tensor_str(t, prefix: str = "tensor(") -> str:
     suffixes = []
     if t.device != "cpu":
         suffixes.append(f"device='{t.device}'")
-    if a.size == 0 and a.shape != (0,):
+    if (a.size == 0 and a.shape != (0,)) or (a.size and not EDGEITEMS):
         suffixes.append(f"size={tuple(a.shape)}")
     default = (dtypes.default_float.np, np.dtype(np.int64), np.dtype(np.bool_))
     if a.dtype not in default or (a.size == 0 and a.dtype != dtypes.default_float.np):

@@ -167,12 +167,20 @@ def xp_for_device(device: str):
     return np if device == "cpu" else _import_cupy()
 
 
+def check_gpu_dtype(dtype, device: str) -> None:
+    """CuPy has no bfloat16: refuse to put one on a GPU with a clear error (instead of CuPy's own, later)."""
+    if device != "cpu" and getattr(dtype, "name", None) == "bfloat16":
+        raise TypeError(f"bfloat16 is not supported on {device}: framework's GPU arrays are CuPy's, which has no "
+                        "bfloat16 dtype; keep bfloat16 tensors on the CPU or use float16/float32 on the GPU")
+
+
 def to_device(array: Array, device: str) -> Array:
     """Copy ``array`` to ``device`` ('cpu' or 'cuda:N'); no copy when it is already there."""
     if device_of(array) == device:
         return array
     if device == "cpu":
         return array.get()
+    check_gpu_dtype(array.dtype, device)
     if not cupy_available():
         raise RuntimeError(f"cannot move a tensor to {device}: no CUDA device is available "
                            "(framework needs cupy, e.g. pip install cupy-cuda12x, and an NVIDIA GPU)")
@@ -379,8 +387,8 @@ def matmul(a: Array, b: Array) -> Array:
     """a @ b.  On the host, float16 operands multiply in float32 and round once, as torch's CPU kernels (which
     accumulate in float32): NumPy's float16 matmul has no BLAS (12x slower at 128x784 @ 784x512) and rounds as it
     goes.  CuPy's float16 GEMM (cuBLAS, float32 accumulation) runs as it is."""
-    if a.dtype.char == "e" and b.dtype.char == "e" and not _on_gpu(a):  # float16 ("e": a cheaper test than ==)
-        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    if a.dtype.char in "eE" and a.dtype == b.dtype and not _on_gpu(a):  # float16 "e", bfloat16 (ml_dtypes) "E"
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(a.dtype)
     return a @ b
 
 
@@ -500,7 +508,7 @@ def erfinv(array: Array) -> Array:
     """
     if _on_gpu(array):
         return _import_cupyx().scipy.special.erfinv(array)
-    dtype = array.dtype if array.dtype.kind == "f" else np.dtype(np.float32)
+    dtype = array.dtype if array.dtype.kind in "fV" else np.dtype(np.float32)
     y = array.astype(np.float64)
     a, b, c, d = _ERFINV_A, _ERFINV_B, _ERFINV_C, _ERFINV_D
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):

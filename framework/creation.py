@@ -9,17 +9,18 @@ from .tensor import Tensor
 
 
 def _finish(arr, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
-    if dtype is not None:
-        np_dt = dtypes.to_numpy_dtype(dtype)
-        if arr.dtype != np_dt:
-            arr = arr.astype(np_dt)
     if device is None:
         device = backend.get_default_device()
+    if dtype is not None:
+        np_dt = dtypes.to_numpy_dtype(dtype)
+        backend.check_gpu_dtype(np_dt, backend.norm_device(device))
+        if arr.dtype != np_dt:
+            arr = arr.astype(np_dt)
     if backend.norm_device(device) != "cpu":
         arr = backend.to_device(arr, backend.norm_device(device))
     t = Tensor._make(arr)
     if requires_grad:
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fV":
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         t.requires_grad_(True)
     return t
@@ -38,16 +39,16 @@ def _infer_array(data) -> np.ndarray:
     if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in _flatten(data)):
         data = _to_python(data)
     arr = np.array(data)
-    if typed is not None and arr.dtype != object and arr.dtype.kind in "fiub":
+    if typed is not None and arr.dtype != object and arr.dtype.kind in "fiubV":
         return arr.astype(typed)
     if arr.dtype == object:
         raise TypeError(f"Could not infer dtype of {type(data).__name__}" if not isinstance(data, (list, tuple))
                         else "expected a sequence of numbers with a regular shape (ragged nested sequence?)")
-    if arr.dtype.kind == "f":
+    if arr.dtype.kind in "fV":
         return arr.astype(dtypes.default_float.np)
     if arr.dtype.kind in "iu" and not isinstance(data, np.generic):
         return arr.astype(np.int64)
-    if arr.dtype.kind not in "fiub":
+    if arr.dtype.kind not in "fiubV":
         raise TypeError(f"Could not infer dtype of {type(data).__name__}")
     return arr
 

@@ -1,7 +1,15 @@
 """dtype objects with torch's names (framework.float32, framework.long, ...), mapped onto numpy dtypes."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
+
+# NumPy has no bfloat16: ml_dtypes (JAX's) adds one, whose NumPy kind is 'V' (not 'f'), so code that asks
+# "is this array floating?" tests ``kind in "fV"`` (framework's arrays are never structured, the other 'V').
+BFLOAT16_NP = np.dtype(ml_dtypes.bfloat16)
+FLOAT_KINDS = "fV"
+# True once a bfloat16 dtype was asked for: only then do ops look for bfloat16 operands (to compute in float32)
+bfloat16_used = False
 
 
 class dtype:
@@ -12,8 +20,8 @@ class dtype:
     def __init__(self, name: str, np_dtype, legacy: str):
         self.name = name
         self.np = np.dtype(np_dtype)
-        self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "fi"
+        self.is_floating_point = self.np.kind in FLOAT_KINDS
+        self.is_signed = self.np.kind in "fiV"
         self.itemsize = self.np.itemsize
         self.legacy = legacy  # torch's legacy type name, e.g. 'FloatTensor'
 
@@ -27,6 +35,7 @@ class dtype:
 float16 = dtype("float16", np.float16, "HalfTensor")
 float32 = dtype("float32", np.float32, "FloatTensor")
 float64 = dtype("float64", np.float64, "DoubleTensor")
+bfloat16 = dtype("bfloat16", BFLOAT16_NP, "BFloat16Tensor")
 int8 = dtype("int8", np.int8, "CharTensor")
 uint8 = dtype("uint8", np.uint8, "ByteTensor")
 int16 = dtype("int16", np.int16, "ShortTensor")
@@ -34,7 +43,7 @@ int32 = dtype("int32", np.int32, "IntTensor")
 int64 = dtype("int64", np.int64, "LongTensor")
 bool_ = dtype("bool", np.bool_, "BoolTensor")
 
-ALL = (float16, float32, float64, int8, uint8, int16, int32, int64, bool_)
+ALL = (float16, float32, float64, bfloat16, int8, uint8, int16, int32, int64, bool_)
 _FROM_NP = {d.np: d for d in ALL}
 _BY_NAME = {d.name: d for d in ALL}
 
@@ -73,18 +82,24 @@ def _by_name(name: str) -> dtype:
 
 def from_numpy_dtype(np_dtype) -> dtype:
     """The framework dtype for a numpy dtype; a clear error for unsupported ones."""
+    global bfloat16_used
+    if np_dtype == BFLOAT16_NP:
+        bfloat16_used = True
     try:
         return _FROM_NP[np.dtype(np_dtype)]
     except KeyError:
         raise TypeError(
             f"can't convert np.ndarray of type {np.dtype(np_dtype)}. The only supported types are: "
-            "float64, float32, float16, int64, int32, int16, int8, uint8, and bool."
+            "float64, float32, float16, bfloat16, int64, int32, int16, int8, uint8, and bool."
         ) from None
 
 
 def to_numpy_dtype(d) -> np.dtype:
     """Accept a framework dtype, a numpy dtype, a python type or a string; return a numpy dtype."""
+    global bfloat16_used
     if isinstance(d, dtype):
+        if d is bfloat16:
+            bfloat16_used = True
         return d.np
     if d is float:
         return default_float.np
@@ -102,11 +117,14 @@ def promote_types(a: np.dtype, b: np.dtype) -> np.dtype:
     ka, kb = _category(a), _category(b)
     if ka != kb:
         return a if ka > kb else b
+    if (a == BFLOAT16_NP) != (b == BFLOAT16_NP):  # bfloat16 with float16 is float32; with a wider float, that one
+        other = b if a == BFLOAT16_NP else a
+        return np.dtype(np.float32) if other.itemsize <= 2 else other
     return np.promote_types(a, b)
 
 
 def _category(d: np.dtype) -> int:
-    return {"b": 0, "u": 1, "i": 1, "f": 2}.get(d.kind, 3)
+    return {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}.get(d.kind, 3)
 
 
 def result_type(a, b) -> np.dtype:
@@ -120,12 +138,12 @@ def result_type(a, b) -> np.dtype:
     if ra == rb:
         out = promote_types(da, db)
         if ra == 0:  # two Python scalars: the category's default dtype
-            return default_float.np if out.kind == "f" else out
+            return default_float.np if out.kind in FLOAT_KINDS else out
         return out
     (dh, _), (dl, rl) = ((da, ra), (db, rb)) if ra > rb else ((db, rb), (da, ra))
     if _category(dl) > _category(dh):
         if rl == 0:  # a Python scalar brings the category's default dtype
-            return default_float.np if dl.kind == "f" else np.dtype(np.int64)
+            return default_float.np if dl.kind in FLOAT_KINDS else np.dtype(np.int64)
         return dl
     return dh
 

@@ -57,7 +57,7 @@ def log_ndtr(input):
 
 def ndtr(input):
     """The standard normal CDF, as torch composes it: (1 + erf(x / sqrt 2)) * 0.5 (its node is MulBackward1)."""
-    x = input if input._array.dtype.kind == "f" else input.float()
+    x = input if input._array.dtype.kind in "fV" else input.float()
     return _MulScalar.apply(_AddScalar.apply(erf(_MulScalar.apply(x, 0.7071067811865476)), 1.0), 0.5)
 
 
@@ -65,7 +65,7 @@ def _full_like(like, value):
     """A Python number as a 0-d tensor in like's floating dtype and device (torch's Scalar overloads; their nodes
     are named ...Backward1/2 in torch, ...Backward0 here)."""
     xp = get_array_module(like._array)
-    return _Tensor._make(xp.asarray(value, dtype=like._array.dtype if like._array.dtype.kind == "f" else None))
+    return _Tensor._make(xp.asarray(value, dtype=like._array.dtype if like._array.dtype.kind in "fV" else None))
 
 
 def xlog1py(input, other):

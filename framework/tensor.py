@@ -53,8 +53,8 @@ GRAD_HOMES: dict = {}
 
 
 # torch names a gradient's dtype by its C++ type in the .grad setter's error
-_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int",
-                   "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_CPP_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
 
 
 class Tensor:
@@ -184,7 +184,7 @@ class Tensor:
                     "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                     "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().")
             return
-        if value and self._array.dtype.kind != "f":
+        if value and self._array.dtype.kind not in "fV":
             raise RuntimeError(dtype_error)
         if value and self.is_inference() and not _grad_state.inference:
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
@@ -491,7 +491,7 @@ class Tensor:
         return self._array.itemsize
 
     def is_floating_point(self) -> bool:
-        return self._array.dtype.kind == "f"
+        return self._array.dtype.kind in "fV"
 
     def is_contiguous(self) -> bool:
         return bool(self._array.flags.c_contiguous)
@@ -630,6 +630,9 @@ class Tensor:
 
     def half(self) -> "Tensor":
         return self.to(dtypes.float16)
+
+    def bfloat16(self) -> "Tensor":
+        return self.to(dtypes.bfloat16)
 
     def long(self) -> "Tensor":
         return self.to(dtypes.int64)

@@ -7,6 +7,7 @@ import math
 import os
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 from . import backend, dtypes
@@ -29,7 +30,7 @@ class finfo:
         if not d.is_floating_point:
             raise TypeError("torch.finfo() requires a floating point input type. Use torch.iinfo to handle "
                             "'torch.finfo'")
-        info = np.finfo(d.np)
+        info = ml_dtypes.finfo(d.np)  # NumPy's own finfo for NumPy's floats, ml_dtypes' for bfloat16
         self.dtype = d.name
         self.bits, self.eps, self.max, self.min = info.bits, float(info.eps), float(info.max), float(info.min)
         self.tiny = self.smallest_normal = float(info.smallest_normal)
@@ -64,7 +65,7 @@ def result_type(tensor1, tensor2) -> dtypes.dtype:
 def can_cast(from_: dtypes.dtype, to: dtypes.dtype) -> bool:
     """Whether torch's type promotion allows casting from ``from_`` to ``to`` (no float -> integer, no numeric ->
     bool), as torch.can_cast."""
-    order = {"b": 0, "u": 1, "i": 1, "f": 2}
+    order = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}
     return order[from_.np.kind] <= order[to.np.kind]
 
 

@@ -226,10 +226,7 @@ def test_decorator_and_state_api():
             assert m.get_autocast_dtype("cpu") == m.float16
         finally:
             m.set_autocast_enabled("cpu", False)
-            if m is torch:
-                m.set_autocast_dtype("cpu", torch.bfloat16)
-            else:  # (back to the missing bfloat16 default, which framework has no dtype object to name)
-                framework.amp.state.state.cpu_dtype = None
+            m.set_autocast_dtype("cpu", m.bfloat16)
         assert m.get_autocast_dtype("cuda") == m.float16
         assert m.amp.is_autocast_available("cpu")
 
@@ -421,19 +418,20 @@ def test_autocast_errors_and_warnings_match_torch():
             assert m.mm(m.ones(1, 1), m.ones(1, 1)).dtype == m.float32
 
 
-def test_bfloat16_is_a_clear_error():
-    with pytest.raises(RuntimeError, match="bfloat16 is not available on a NumPy engine.*dtype=framework.float16"):
-        framework.autocast("cpu")
-    with pytest.raises(AttributeError, match="bfloat16 is not available on a NumPy engine"):
-        framework.bfloat16  # noqa: B018
-    with pytest.raises(RuntimeError, match="dtype=framework.float16"):
-        framework.get_autocast_dtype("cpu")
-    with framework.autocast("cpu", enabled=False):  # a disabled region needs no dtype
+def test_cpu_autocast_defaults_to_bfloat16_as_torch():
+    for m in (framework, torch):
+        assert m.get_autocast_dtype("cpu") == m.bfloat16
+        with m.autocast("cpu"):
+            out = m.mm(m.ones(2, 3), m.ones(3, 2))
+            loss = m.nn.functional.mse_loss(out, m.zeros(2, 2))  # on the CPU's float32 list
+            assert (out.dtype, m.exp(out).dtype, loss.dtype) == (m.bfloat16, m.bfloat16, m.float32)
+            assert loss.item() == 9.0
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with m.cpu.amp.autocast():
+                assert m.mm(m.ones(1, 1), m.ones(1, 1)).dtype == m.bfloat16
+    with framework.autocast("cpu", enabled=False):
         assert not framework.is_autocast_enabled("cpu")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        with pytest.raises(RuntimeError, match="bfloat16"):
-            framework.cpu.amp.autocast()
 
 
 def _future_warnings(make):

@@ -28,8 +28,8 @@ class autocast:
     """Run the region's ops in an op-specific dtype: matmuls and convolutions in ``dtype`` (float16), losses,
     reductions and ``exp``/``log`` in float32 (the device type's lists), as torch.autocast.
 
-    ``dtype`` defaults to torch's: float16 for 'cuda', bfloat16 for 'cpu', which a NumPy engine does not have,
-    so on the CPU pass ``dtype=framework.float16``.  Nestable; ``enabled=False`` turns autocast off inside.
+    ``dtype`` defaults to torch's: float16 for 'cuda', bfloat16 for 'cpu' (CuPy has no bfloat16, so on the GPU
+    only float16).  Nestable; ``enabled=False`` turns autocast off inside.
     """
 
     def __init__(self, device_type: str, dtype: dtypes.dtype | None = None, enabled: bool = True,
@@ -37,24 +37,20 @@ class autocast:
         if not isinstance(device_type, str):
             raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         _state.check_device_type(device_type)
-        if dtype is None and device_type == "cpu" and _state.state.cpu_dtype is None:
-            if enabled:
-                raise RuntimeError(f"autocast('cpu') defaults to torch.bfloat16, but {_state.BFLOAT16_MISSING}: "
-                                   "framework.autocast('cpu', dtype=framework.float16)")
-            self.fast_dtype = None  # (a disabled region keeps the missing default; no op reads it)
-        else:
-            self.fast_dtype = _state.get_dtype(device_type) if dtype is None else dtype
+        self.fast_dtype = _state.get_dtype(device_type) if dtype is None else dtype
         self.device = device_type
         self._cache_enabled = _state.state.cache_enabled if cache_enabled is None else cache_enabled
         if enabled:
             if device_type == "cuda" and not backend.cupy_available():
                 warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
                 enabled = False
-            elif self.fast_dtype is not dtypes.float16:
+            elif device_type == "cuda" and self.fast_dtype is dtypes.bfloat16:  # CuPy has no bfloat16
+                raise RuntimeError("Current CUDA Device does not support bfloat16. Please switch dtype to float16.")
+            elif self.fast_dtype not in (dtypes.bfloat16, dtypes.float16):
                 name = device_type.upper()
                 warnings.warn(f"In {name} autocast, but the target dtype is not supported. Disabling autocast.\n"
-                              f"{name} Autocast only supports dtypes of framework.float16 currently (NumPy has no "
-                              "bfloat16).", stacklevel=2)
+                              f"{name} Autocast only supports dtypes of framework.bfloat16, framework.float16 "
+                              "currently.", stacklevel=2)
                 enabled = False
         self._enabled = enabled
 

@@ -62,7 +62,7 @@ class _State(threading.local):
     on = False  # some device type's autocast is enabled and not excluded: the one read each op makes
     cpu = False
     cuda = False
-    cpu_dtype = None  # None: bfloat16, torch's CPU default, which a NumPy engine does not have
+    cpu_dtype = dtypes.bfloat16  # torch's CPU default
     cuda_dtype = dtypes.float16
     cache_enabled = True
     nesting = 0
@@ -71,10 +71,6 @@ class _State(threading.local):
 state = _State()
 _cache: dict = {}  # id(fp32 leaf) -> (the leaf, kept alive so its id is not reused; its cast), as ATen's cached_casts
 _cache_lock = threading.Lock()
-
-BFLOAT16_MISSING = ("bfloat16 is not available on a NumPy engine (NumPy has no bfloat16 dtype); "
-                    "pass dtype=framework.float16 to autocast on the CPU")
-
 
 def check_device_type(device_type: str) -> None:
     if device_type not in DEVICE_TYPES:
@@ -96,10 +92,7 @@ def set_enabled(device_type: str, enabled: bool) -> None:
 
 def get_dtype(device_type: str) -> dtypes.dtype:
     check_device_type(device_type)
-    d = getattr(state, f"{device_type}_dtype")
-    if d is None:
-        raise RuntimeError(f"the CPU autocast dtype is bfloat16 (torch's default), but {BFLOAT16_MISSING}")
-    return d
+    return getattr(state, f"{device_type}_dtype")
 
 
 def set_dtype(device_type: str, dtype) -> None:

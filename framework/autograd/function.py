@@ -13,7 +13,7 @@ import warnings
 
 import numpy as np
 
-from .. import backend, diagnostics
+from .. import backend, diagnostics, dtypes
 from ..creation import zeros
 from . import anomaly as _anomaly
 from .broadcast import sum_to
@@ -218,6 +218,9 @@ class Function(metaclass=_FunctionMeta):
     # their arrays as usual; saving one keeps the Tensor, so changing it in place before backward is refused, as
     # torch's saved indices are; and they get no edge
     index_args: tuple | range = ()
+    # built-ins with a bfloat16 operand compute in float32 and round once (_forward_bfloat16), except those whose
+    # result is exact in bfloat16 anyway and must stay so (a cast or a move: CuPy has no bfloat16 to round on)
+    exact_in_bfloat16 = False
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through
@@ -289,7 +292,12 @@ class Function(metaclass=_FunctionMeta):
         # input view's history unreadable) before they are taken
         edges = _collect_edges(cls, args, needs) if record else None
         if cls.array_forward:
-            out = cls.forward(ctx, *[a._array if isinstance(a, Tensor) else a for a in args])
+            arrays = [a._array if isinstance(a, Tensor) else a for a in args]
+            if dtypes.bfloat16_used and cls.inplace and not cls.inplace_view and not cls.exact_in_bfloat16 and \
+                    arrays[0].dtype == dtypes.BFLOAT16_NP:
+                out = _forward_bfloat16_inplace(cls, ctx, arrays)
+            else:
+                out = cls.forward(ctx, *arrays)
         else:
             with no_grad():
                 out = cls.forward(*args, **kwargs) if separate_ctx else cls.forward(ctx, *args, **kwargs)
@@ -393,7 +401,7 @@ def _apply_fast(cls, *args):
                 all_edged = False
     ctx.needs_input_grad = needs = tuple(needs)
     record = grad_mode and True in needs
-    out = cls.forward(ctx, *arrays)
+    out = cls.forward(ctx, *arrays) if not dtypes.bfloat16_used else _forward_bfloat16(cls, ctx, arrays)
     if type(out) is tuple or ctx._non_diff:
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
         if record:
@@ -406,7 +414,7 @@ def _apply_fast(cls, *args):
     t._array = out
     t._rg = False
     t._version_counter = None if _grad_state.inference else VersionCounter()
-    if record and out.dtype.kind == "f":
+    if record and out.dtype.kind in "fV":
         ctx._seq = next(_sequence)
         ctx._grad_dtypes = (out.dtype,)
         ctx.next_functions = tuple(edges)
@@ -426,6 +434,77 @@ def _apply_fast(cls, *args):
             ctx._saved = tuple(saved) if not _hooks_active.count else pack_saved(tuple(saved), args, (t,))
             ctx._to_save = ()
     return t
+
+
+def _forward_bfloat16(cls, ctx, arrays):
+    """cls.forward, with bfloat16 operands computed in float32 and each float result rounded once to bfloat16,
+    as torch's CPU kernels do (a formula of several NumPy calls on bfloat16 arrays would round after each call).
+
+    The result is bfloat16 only when torch's promotion says so: every floating operand (every dimensioned one,
+    if any) is bfloat16, and no dtype is asked for (``to(float32)``, ``sum(dtype=...)`` choose their own).
+    What forward saves is mapped back to the bfloat16 arrays, so backward sees what torch saves.
+    """
+    if cls.exact_in_bfloat16:
+        return cls.forward(ctx, *arrays)
+    bf16 = dtypes.BFLOAT16_NP
+    floats = [a for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
+    dimensioned = [a for a in floats if a.ndim] or floats
+    if not floats or any(a.dtype != bf16 for a in dimensioned):
+        return cls.forward(ctx, *arrays)
+    back = {}
+    wide = []
+    for a in arrays:
+        if getattr(a, "dtype", None) == bf16:
+            w = a.astype(np.float32)
+            back[id(w)] = a
+            a = w
+        wide.append(a)
+    out = cls.forward(ctx, *wide)
+    if not any(isinstance(a, (np.dtype, dtypes.dtype)) for a in arrays):
+        outs = out if type(out) is tuple else (out,)
+        rounded = []
+        for o in outs:
+            if getattr(o, "dtype", None) is not None and o.dtype.kind == "f":
+                r = o.astype(bf16)
+                back[id(o)] = r
+                o = r
+            rounded.append(o)
+        out = tuple(rounded) if type(out) is tuple else rounded[0]
+        # constants forward kept on ctx for backward (affine_grid's base grid) are made in the operands' dtype
+        for name, value in list(vars(ctx).items()):
+            arr = value._array if isinstance(value, Tensor) else value
+            if getattr(arr, "dtype", None) == np.float32:  # (an operand or the result: its bfloat16 array)
+                arr = back[id(arr)] if id(arr) in back else arr.astype(bf16)
+                setattr(ctx, name, Tensor._make(arr) if isinstance(value, Tensor) else arr)
+    if ctx._to_save:
+        ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
+    return out
+
+
+
+def _forward_bfloat16_inplace(cls, ctx, arrays):
+    """An in-place built-in writing a bfloat16 tensor: computed on a float32 copy of it (and of the other bfloat16
+    operands), then written back rounded once, as torch's CPU kernels (``p.addcdiv_(a, b)`` rounds once, not after
+    each NumPy call of its formula)."""
+    bf16 = dtypes.BFLOAT16_NP
+    target = arrays[0]
+    back = {}
+    wide = []
+    for a in arrays:
+        if getattr(a, "dtype", None) == bf16:
+            w = a.astype(np.float32)
+            back[id(w)] = a
+            a = w
+        wide.append(a)
+    out = cls.forward(ctx, *wide)
+    target[...] = wide[0].astype(bf16)
+    outs = out if type(out) is tuple else (out,)
+    outs = tuple([back.get(id(o), o) for o in outs])
+    if ctx._dirty:
+        ctx._dirty = tuple([back.get(id(d), d) for d in ctx._dirty])
+    if ctx._to_save:
+        ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
+    return outs if type(out) is tuple else outs[0]
 
 
 def _apply_view(cls, src, *rest):
@@ -451,7 +530,7 @@ def _apply_view(cls, src, *rest):
     if isinstance(out, np.generic):  # numpy returns scalars from 0-d indexing: a view must share an array
         out = np.asarray(out)
     t = Tensor._make_view(out, src, cls, rest)
-    if record and out.dtype.kind == "f":  # recorded
+    if record and out.dtype.kind in "fV":  # recorded
         ctx._seq = next(_sequence)
         ctx._edge_args, ctx.next_functions = edges
         ctx._site = user_site(2)  # frames to skip: user_site, _apply_view (which is Op.apply)
@@ -514,7 +593,7 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
                 t._creation_meta = CreationMeta.IN_CUSTOM_FUNCTION
             else:
                 t = Tensor._make(arr)
-        differentiable = record and t._array.dtype.kind == "f" and not any(
+        differentiable = record and t._array.dtype.kind in "fV" and not any(
             nd is o or nd is arr or (isinstance(nd, Tensor) and nd._array is arr) for nd in non_diff)
         if differentiable:
             t._output_nr = i

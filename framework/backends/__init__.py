@@ -1,2 +1,2 @@
-"""framework.backends: torch.backends' flags that scripts set (cudnn, mps), accepted and without effect."""
-from . import cudnn, mps  # noqa: F401
+"""framework.backends: torch.backends' flags that scripts set (cuda, cudnn, mps), accepted and without effect."""
+from . import cuda, cudnn, mps  # noqa: F401

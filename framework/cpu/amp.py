@@ -1,6 +1,6 @@
 """framework.cpu.amp: torch.cpu.amp's deprecated autocast and GradScaler, which warn and use framework.amp's.
 
-torch.cpu.amp.autocast defaults to bfloat16, which a NumPy engine lacks: pass ``dtype=framework.float16``.
+torch.cpu.amp.autocast defaults to bfloat16, as framework.autocast('cpu') does.
 """
 from __future__ import annotations
 

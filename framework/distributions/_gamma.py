@@ -2,6 +2,7 @@
 Function, with their backwards), the source of Gamma, Chi2, StudentT, Beta and Dirichlet's rsample."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from .. import backend
@@ -39,7 +40,7 @@ class StandardGamma(Function):
     @staticmethod
     def forward(ctx, alpha):
         host = to_numpy(alpha).astype(np.float64)
-        x = np.maximum(_gen(None).standard_gamma(host), np.finfo(alpha.dtype).tiny)
+        x = np.maximum(_gen(None).standard_gamma(host), ml_dtypes.finfo(alpha.dtype).tiny)
         out = to_device(np.asarray(x, dtype=alpha.dtype), device_of(alpha))
         ctx.save_for_backward(alpha, out)
         return out
@@ -85,7 +86,7 @@ class Dirichlet(Function):
 
     @staticmethod
     def forward(ctx, alpha):
-        info = np.finfo(alpha.dtype)
+        info = ml_dtypes.finfo(alpha.dtype)
         g = np.maximum(_gen(None).standard_gamma(to_numpy(alpha).astype(np.float64)), info.tiny)
         x = np.clip(g / g.sum(-1, keepdims=True), info.tiny, 1 - info.eps)
         out = to_device(np.asarray(x, dtype=alpha.dtype), device_of(alpha))

@@ -1,6 +1,7 @@
 """Categorical(probs | logits): sample, log_prob, entropy over the last dimension, as torch.distributions."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from .. import backend, ops
@@ -111,7 +112,7 @@ class Categorical(Distribution):
 
     def entropy(self) -> Tensor:
         """-sum(p log p), with -inf logits clamped to the dtype's lowest value so 0 * log 0 counts as 0."""
-        min_real = float(np.finfo(self.logits.dtype.np).min)
+        min_real = float(ml_dtypes.finfo(self.logits.dtype.np).min)
         logits = ops.clamp(self.logits, min=min_real)
         return -(logits * self.probs).sum(-1)
 

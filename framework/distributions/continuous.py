@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from numbers import Number
 
+import ml_dtypes
 import numpy as np
 
 from .. import ops
@@ -162,7 +163,7 @@ class Laplace(_LocScale):
         return (2 ** 0.5) * self.scale
 
     def rsample(self, sample_shape=Size()) -> Tensor:
-        eps = float(np.finfo(self.loc.dtype.np).eps)
+        eps = float(ml_dtypes.finfo(self.loc.dtype.np).eps)
         u = _uniform(self, self.loc, sample_shape) * (2 - eps) + (eps - 1)  # torch: uniform_(eps - 1, 1)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
@@ -229,7 +230,7 @@ class Gumbel(_LocScale):
 
     def rsample(self, sample_shape=Size()) -> Tensor:
         # torch: Uniform(tiny, 1 - eps) pushed through -log(-log(u)) * scale + loc
-        info = np.finfo(self.loc.dtype.np)
+        info = ml_dtypes.finfo(self.loc.dtype.np)
         u = _uniform(self, self.loc, sample_shape) * (1 - float(info.eps) - float(info.tiny)) + float(info.tiny)
         return self.loc - self.scale * (-u.log()).log()
 

@@ -2,6 +2,7 @@
 torch.distributions'. Samples are drawn on the host from the framework generator, without gradient."""
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from .. import ops
@@ -187,7 +188,7 @@ class Geometric(_ProbsOrLogits):
         return (1.0 / self.probs - 1.0) / self.probs
 
     def sample(self, sample_shape=Size()) -> Tensor:
-        tiny = float(np.finfo(self.probs.dtype.np).tiny)
+        tiny = float(ml_dtypes.finfo(self.probs.dtype.np).tiny)
         with no_grad():
             u = rand(*self._extended_shape(sample_shape), dtype=self.probs.dtype, device=self.probs.device)
             u = u * (1 - tiny) + tiny  # torch: uniform_(tiny, 1)

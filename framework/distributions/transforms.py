@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from numbers import Number
 
+import ml_dtypes
 import numpy as np
 
 from .. import ops
@@ -199,11 +200,11 @@ class SigmoidTransform(Transform):
         return isinstance(other, SigmoidTransform)
 
     def _call(self, x):
-        info = np.finfo(x.dtype.np)
+        info = ml_dtypes.finfo(x.dtype.np)
         return ops.sigmoid(x).clamp(min=float(info.tiny), max=1.0 - float(info.eps))
 
     def _inverse(self, y):
-        info = np.finfo(y.dtype.np)
+        info = ml_dtypes.finfo(y.dtype.np)
         y = y.clamp(min=float(info.tiny), max=1.0 - float(info.eps))
         return y.log() - (-y).log1p()
 

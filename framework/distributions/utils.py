@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from numbers import Number
 
+import ml_dtypes
 import numpy as np
 
 from ..autograd.function import Function
@@ -66,7 +67,7 @@ def broadcast_all(*values) -> tuple[Tensor, ...]:
 
 def clamp_probs(probs: Tensor) -> Tensor:
     """Keep probabilities inside [eps, 1 - eps] (eps of their dtype), as torch does before taking logs."""
-    eps = float(np.finfo(probs.dtype.np).eps)
+    eps = float(ml_dtypes.finfo(probs.dtype.np).eps)
     return ops.clamp(probs, min=eps, max=1 - eps)
 
 

@@ -6,6 +6,7 @@ attention is NOT allowed (the opposite of scaled_dot_product_attention's), a flo
 from __future__ import annotations
 
 from .. import creation
+from ..backends.cuda import SDPBackend, sdpa_kernel  # noqa: F401  (torch.nn.attention's kernel switches)
 from ..tensor import Tensor
 from . import init
 from .functional_attention import _attention_forward

@@ -19,7 +19,7 @@ def _as_bias(mask: Tensor | None, dtype, name: str) -> Tensor | None:
         return None
     if mask._array.dtype.kind == "b":
         return creation.zeros(*mask.shape, dtype=dtype, device=mask.device).masked_fill(mask, float("-inf"))
-    if mask._array.dtype.kind != "f":
+    if mask._array.dtype.kind not in "fV":
         raise AssertionError(f"only bool and floating types of {name} are supported")
     return mask
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import warnings
 
+import ml_dtypes
 import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
@@ -26,7 +27,7 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{expected}], but got "
                            f"input of size{list(input.shape)}")
     if eps is None:
-        eps = float(np.finfo(input._array.dtype).eps)
+        eps = float(ml_dtypes.finfo(input._array.dtype).eps)
     dims = tuple(range(input.ndim - k, input.ndim))
     # torch's rms_norm: rsqrt(pow(x, 2).mean(dims, keepdim).add_(eps)), then x * that (* weight)
     inv = ops.rsqrt(input.pow(2).mean(dim=dims, keepdim=True).add_(eps)) if dims else \

@@ -327,6 +327,9 @@ class Module(ModuleHooks):
     def half(self) -> "Module":
         return self.to(dtype=_dt("float16"))
 
+    def bfloat16(self) -> "Module":
+        return self.to(dtype=_dt("bfloat16"))
+
     def type(self, dst_type) -> "Module":
         """Every parameter and buffer cast to ``dst_type`` (integer tensors too, as torch's Module.type)."""
         return self._apply_to_tensors(lambda t: t.type(dst_type))

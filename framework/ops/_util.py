@@ -74,7 +74,7 @@ def binary_dtype(a, b) -> np.dtype:
     db = getattr(b, "dtype", None)
     if da is not None and da == db:
         return da
-    if da is not None and db is None and da.kind == "f" and isinstance(b, (int, float)):
+    if da is not None and db is None and da.kind in "fV" and isinstance(b, (int, float)):
         return da
     return dtypes.result_type(a, b)
 
@@ -123,8 +123,9 @@ def c_type_name(np_dtype) -> str:
     return _C_NAMES[dtypes.from_numpy_dtype(np_dtype).name]
 
 
-_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 
 
 def check_inplace_cast(result, out, c_names: bool = False) -> None:
@@ -132,7 +133,7 @@ def check_inplace_cast(result, out, c_names: bool = False) -> None:
 
     c_names: name the output type as C++ does (clamp_'s message says 'long int' where add_'s says 'Long').
     """
-    if (result.kind == "f" and out.kind in "iub") or (result.kind != "b" and out.kind == "b"):
+    if (result.kind in "fV" and out.kind in "iub") or (result.kind != "b" and out.kind == "b"):
         names = [dtypes.from_numpy_dtype(d).legacy.replace("Tensor", "") for d in (result, out)]
         if c_names:
             names[1] = _C_NAMES[dtypes.from_numpy_dtype(out).name]

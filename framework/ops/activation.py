@@ -59,7 +59,7 @@ class LogSoftmax(Function):
 
 
 def _check_float(a, dim: int, kernel: str) -> None:
-    if a._array.dtype.kind != "f":
+    if a._array.dtype.kind not in "fV":
         last = wrap_dim(dim, a.ndim) == max(a.ndim, 1) - 1
         raise NotImplementedError(f"\"{kernel}_{'lastdim_' if last else ''}kernel_impl\" not implemented for "
                                   f"'{scalar_type_name(a._array.dtype)}'")

@@ -125,7 +125,7 @@ class Elu(Function):
 
     @staticmethod
     def forward(ctx, a, alpha, scale=1.0, input_scale=1.0):
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             raise NotImplementedError(f"\"elu_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
         ctx.save_for_backward(a)
         ctx.alpha, ctx.scale, ctx.input_scale = alpha, scale, input_scale

@@ -179,7 +179,7 @@ class Div(Function):
         need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         ctx.save_for_backward(a if need_b else None, b if (need_a or need_b) else None)
         dt = binary_dtype(a, b)
-        if dt.kind != "f":
+        if dt.kind not in "fV":
             dt = dtypes.default_float.np
         return _compute(lambda x, y: x / y, a, b, dt)
 
@@ -250,7 +250,7 @@ class PowScalar(Function):
         dt = binary_dtype(a, p)
         if dt.kind in "iu" and p < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        return _compute(_pow_scalar if dt.kind == "f" else (lambda x, y: x ** y), a, p, dt)
+        return _compute(_pow_scalar if dt.kind in "fV" else (lambda x, y: x ** y), a, p, dt)
 
     @staticmethod
     def backward(ctx, grad):

@@ -269,7 +269,7 @@ class Atan2(Function):
         ctx.save_for_backward(a, b)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         a, b = promote(a, b)
-        if a.dtype.kind != "f":  # integers and bools give the default float dtype, as torch
+        if a.dtype.kind not in "fV":  # integers and bools give the default float dtype, as torch
             a, b = a.astype(np.float32), b.astype(np.float32)
         try:
             return get_array_module(a).arctan2(a, b)
@@ -298,7 +298,7 @@ class Hypot(Function):
     def forward(ctx, a, b):
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         dt = binary_dtype(a, b)
-        if dt.kind != "f":  # torch has no integer kernel (and no promotion to float here)
+        if dt.kind not in "fV":  # torch has no integer kernel (and no promotion to float here)
             raise NotImplementedError(f"\"hypot_cpu\" not implemented for '{scalar_type_name(dt)}'")
         x, y = promote(a, b, dt)
         try:

@@ -81,7 +81,7 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     """torch.norm for vector norms: p in {'fro', number, inf, -inf} over ``dim`` (all dims when None)."""
     if dtype is not None:
         input = input.to(dtype)
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(input._array.dtype)}")
     if p == "fro" or p is None:

@@ -29,10 +29,12 @@ class ToCopy(Function):
     """out = a cast to another dtype and/or moved to another device. Saves the source dtype/device."""
 
     node_name, array_forward = "ToCopyBackward0", True
+    exact_in_bfloat16 = True
 
     @staticmethod
     def forward(ctx, a, np_dtype, device, memory_format=dtypes.preserve_format):
         ctx.src_dtype, ctx.src_device = a.dtype, backend.device_of(a)
+        backend.check_gpu_dtype(np_dtype if np_dtype is not None else a.dtype, device or ctx.src_device)
         out = a
         if device is not None and device != ctx.src_device:
             out = backend.to_device(out, device)
@@ -68,7 +70,7 @@ def to(t, dtype=None, device=None, copy: bool = False, memory_format: dtypes.mem
     same_format = fmt is dtypes.preserve_format or fmt.name == suggest_memory_format(t.shape, t.stride())
     if same_dtype and same_device and same_format and not copy:
         return t
-    if np_dtype is not None and np_dtype.kind != "f" and t.requires_grad:
+    if np_dtype is not None and np_dtype.kind not in "fV" and t.requires_grad:
         with no_grad():
             return ToCopy.apply(t, np_dtype, dev, fmt)
     return ToCopy.apply(t, np_dtype, dev, fmt)

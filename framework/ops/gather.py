@@ -167,7 +167,7 @@ def scatter(input: Tensor, dim: int, index: Tensor, src=None, *, value=None) -> 
     src = value if src is None else src
     if isinstance(src, Tensor):
         return Scatter.apply(input, dim, index, src)
-    return ScatterValue.apply(input, dim, index, float(src) if input._array.dtype.kind == "f" else src)
+    return ScatterValue.apply(input, dim, index, float(src) if input._array.dtype.kind in "fV" else src)
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -258,7 +258,7 @@ def affine_grid(theta: Tensor, size, align_corners: bool | None = None) -> Tenso
     if align_corners is None:
         warnings.warn(_DEFAULT_WARNING, UserWarning, stacklevel=2)
         align_corners = False
-    if theta._array.dtype.kind != "f":
+    if theta._array.dtype.kind not in "fV":
         raise ValueError(f"Expected theta to have floating point type, but got {str(theta.dtype).replace('framework', 'torch')}")
     size = tuple(size)
     if len(size) == 4:

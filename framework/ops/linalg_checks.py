@@ -16,7 +16,7 @@ def check_matrix(a, fn: str, square: bool = True, floating: bool = True) -> None
     """(…, n, n) floating input, or torch's error for ``fn`` (the name it prints, e.g. 'linalg.inv')."""
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: The input tensor A must have at least 2 dimensions.")
-    if floating and a.dtype.kind != "f":
+    if floating and a.dtype.kind not in "fV":
         raise RuntimeError(f"{fn}: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(a.dtype)}")
     if square and a.shape[-1] != a.shape[-2]:
@@ -101,7 +101,7 @@ def check_same_dtype(message: str, *arrays) -> None:
 
 def check_floating(a, message: str) -> None:
     """Raise RuntimeError(message.format(Long)) for an integer or bool input."""
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError(message.format(scalar_type_name(a.dtype)))
 
 

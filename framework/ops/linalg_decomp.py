@@ -74,7 +74,7 @@ class LinalgEigh(Function):
 
     @staticmethod
     def forward(ctx, a, uplo):
-        if a.dtype.kind != "f":  # torch's kernel dispatch refuses integers before any check
+        if a.dtype.kind not in "fV":  # torch's kernel dispatch refuses integers before any check
             raise NotImplementedError(f'"linalg_eigh_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
         check_matrix(a, "linalg.eigh")
         xp = get_array_module(a)
@@ -196,7 +196,7 @@ class LinalgPinv(Function):
 
     @staticmethod
     def forward(ctx, a, atol=None, rtol=None):
-        if a.ndim < 2 or a.dtype.kind != "f":
+        if a.ndim < 2 or a.dtype.kind not in "fV":
             raise RuntimeError(f"linalg.pinv({scalar_type_name(a.dtype)}{{{list(a.shape)}}}): expected a tensor with "
                                "2 or more dimensions of float, double, cfloat or cdouble types")
         out = pinv_array(a, atol, rtol)

@@ -26,7 +26,7 @@ from ._util import scalar_type_name
 def _check_factor_input(a, fn: str, pivot: bool) -> None:
     if a.ndim < 2:
         raise RuntimeError(f"{fn}: Expected tensor with 2 or more dimensions. Got size: {list(a.shape)} instead")
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4:  # LAPACK has no half precision
+    if a.dtype.kind not in "fV" or a.dtype.itemsize < 4:  # LAPACK has no half precision
         raise NotImplementedError(f'"lu_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
     if not pivot:
         raise RuntimeError("linalg.lu_factor: LU without pivoting is not implemented on the CPU")
@@ -217,7 +217,7 @@ def _check_solve(lu, piv, b, left: bool) -> None:
         raise RuntimeError("torch.linalg.lu_solve: The input tensor A must have at least 2 dimensions.")
     if b.ndim < 2:
         raise RuntimeError("linalg.lu_solve: The input tensor B must have at least 2 dimensions.")
-    if lu.dtype.kind != "f":
+    if lu.dtype.kind not in "fV":
         raise RuntimeError(f"torch.linalg.lu_solve: Expected a floating point or complex tensor as input. Got "
                            f"{scalar_type_name(lu.dtype)}")
     if lu.dtype.itemsize < 4:  # LAPACK has no half precision

@@ -59,7 +59,7 @@ def _check(a, b, fn: str, left: bool, kernel: str) -> None:
     for name, x in (("A", a), ("B", b)):
         if x.ndim < 2:
             raise RuntimeError(f"{fn}: The input tensor {name} must have at least 2 dimensions.")
-    if a.dtype.kind != "f" or a.dtype.itemsize < 4:  # LAPACK has no half precision
+    if a.dtype.kind not in "fV" or a.dtype.itemsize < 4:  # LAPACK has no half precision
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(a.dtype)}\'')
     if a.shape[-1] != a.shape[-2]:
         raise RuntimeError(f"{fn}: A must be batches of square matrices, but they are {a.shape[-2]} by "
@@ -121,7 +121,7 @@ class TriangularSolve(Function):
         if a.shape[-1] != a.shape[-2] or b.shape[-2] != a.shape[-1]:
             raise RuntimeError(f"Incompatible matrix sizes for triangular_solve: each A matrix is {a.shape[-2]} by "
                                f"{a.shape[-1]} but each b matrix is {b.shape[-2]} by {b.shape[-1]}")
-        if a.dtype.kind != "f" or a.dtype.itemsize < 4:
+        if a.dtype.kind not in "fV" or a.dtype.itemsize < 4:
             raise NotImplementedError(f'"triangular_solve_cpu" not implemented for \'{scalar_type_name(a.dtype)}\'')
         xp = get_array_module(a)
         ctx.conf, ctx.shapes = (upper, transpose, unitriangular), (b.shape, a.shape)

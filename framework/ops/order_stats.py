@@ -83,7 +83,7 @@ class _CumExtreme(Function):
         else:
             values = _running(getattr(xp, cls._ufunc), a, dim)  # maximum/minimum propagate NaN, as torch's
             hit = a == values  # a new extreme or a tie with it: torch's >= (<=) moves the index there
-            if a.dtype.kind == "f":
+            if a.dtype.kind in "fV":
                 hit |= xp.isnan(a)
             shape = [1] * a.ndim
             shape[dim] = a.shape[dim]

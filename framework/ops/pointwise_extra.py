@@ -201,7 +201,7 @@ def rad2deg(input: Tensor) -> Tensor:
 
 
 def _scale_inplace(cls, input: Tensor) -> Tensor:
-    if input._array.dtype.kind != "f":  # torch: "result type Float can't be cast to the desired output type Long"
+    if input._array.dtype.kind not in "fV":  # torch: "result type Float can't be cast to the desired output type Long"
         check_inplace_cast(dtypes.default_float.np, input._array.dtype)
     return cls.apply(input)
 
@@ -227,7 +227,7 @@ class Sgn(Function):
     @staticmethod
     def forward(ctx, a):
         xp = get_array_module(a)
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             out = a.copy() if a.dtype.kind == "b" else xp.sign(a)
         else:
             out = xp.subtract(xp.greater(a, 0), xp.less(a, 0), dtype=a.dtype)  # as torch.sign: sgn(NaN) is 0
@@ -294,10 +294,10 @@ def _predicate(fn):
     return op
 
 
-signbit = _predicate(lambda xp, a: xp.signbit(a) if a.dtype.kind == "f" else (a < 0) if a.dtype.kind == "i"
+signbit = _predicate(lambda xp, a: xp.signbit(a) if a.dtype.kind in "fV" else (a < 0) if a.dtype.kind == "i"
                      else xp.zeros(a.shape, dtype=bool))
-isposinf = _predicate(lambda xp, a: (a == xp.inf) if a.dtype.kind == "f" else xp.zeros(a.shape, dtype=bool))
-isneginf = _predicate(lambda xp, a: (a == -xp.inf) if a.dtype.kind == "f" else xp.zeros(a.shape, dtype=bool))
+isposinf = _predicate(lambda xp, a: (a == xp.inf) if a.dtype.kind in "fV" else xp.zeros(a.shape, dtype=bool))
+isneginf = _predicate(lambda xp, a: (a == -xp.inf) if a.dtype.kind in "fV" else xp.zeros(a.shape, dtype=bool))
 isreal = _predicate(lambda xp, a: xp.ones(a.shape, dtype=bool))  # no complex dtypes here: every element is real
 
 

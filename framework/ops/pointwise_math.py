@@ -24,7 +24,7 @@ from .unary_inplace import _inplace
 def _float_pair(a, b):
     """Both operands in their promoted floating dtype (integers promote to the default float)."""
     dt = binary_dtype(a, b)
-    if dt.kind != "f":
+    if dt.kind not in "fV":
         dt = dtypes.default_float.np
     return a.astype(dt, copy=False), b.astype(dt, copy=False)
 
@@ -309,7 +309,7 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 
 def frexp(input: Tensor):
     """(mantissa, exponent) of each element, as torch.return_types.frexp."""
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError("framework.frexp() only supports floating-point dtypes")
     m, e = Frexp.apply(input)
     return _FREXP(m, e)
@@ -331,7 +331,7 @@ def _check_renorm(input: Tensor, p: float, maxnorm: float) -> None:
         raise RuntimeError("renorm: non-positive-norm not supported")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm:g}")
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError(f"\"renorm\" not implemented for '{scalar_type_name(input._array.dtype)}'")
 
 

@@ -94,7 +94,7 @@ def _batched(x, k: int):
 
 
 def _lowest(dtype):
-    return -np.inf if np.dtype(dtype).kind == "f" else np.iinfo(dtype).min
+    return -np.inf if np.dtype(dtype).kind in "fV" else np.iinfo(dtype).min
 
 
 def _flat_positions(xp, local, spatial, kernel, stride, padding, dilation, outs):

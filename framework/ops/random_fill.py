@@ -111,7 +111,7 @@ def geometric_(self: Tensor, p: float, *, generator=None) -> Tensor:
 def _int_limit(dtype) -> int:
     """torch's random_() upper bound: 2**mantissa bits + 1 for floats, the dtype's max + 1 for integers."""
     np_dtype = dtype.np
-    if np_dtype.kind == "f":
+    if np_dtype.kind in "fV":
         return 2 ** {2: 11, 4: 24, 8: 53}[np_dtype.itemsize] + 1
     if np_dtype.kind == "b":
         return 2

@@ -76,7 +76,7 @@ class Sum(Function):
 
 
 def _mean_check(a):
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point or "
                            f"complex dtype. Got: {dtypes.from_numpy_dtype(a.dtype).legacy.replace('Tensor', '')}")
 
@@ -123,7 +123,7 @@ class Mean(Function):
 
 def _var_setup(ctx, a, dim, correction, keepdim) -> None:
     """What var and std both remember: the reduced dims, their element count N, correction, keepdim."""
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise RuntimeError("std and var only support floating point and complex dtypes")
     ctx.dims = normalize_dims(dim, a.ndim)
     ctx.all_dims = dim is None or a.ndim == 0  # torch's var_backward then uses a.mean(), no unsqueeze
@@ -136,7 +136,7 @@ def _var_setup(ctx, a, dim, correction, keepdim) -> None:
 def _acc_dtype(a):
     """The dtype torch's CPU var/std accumulate a float array in: double for float and half (so 1e30 ** 2 does
     not overflow a float32 variance, and the float32 result is the double one rounded, bit for bit)."""
-    return np.float64 if a.dtype.kind == "f" and a.dtype.itemsize < 8 else None
+    return np.float64 if a.dtype.kind in "fV" and a.dtype.itemsize < 8 else None
 
 
 class Var(Function):

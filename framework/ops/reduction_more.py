@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
@@ -34,7 +35,7 @@ class Nansum(Function):
         xp = get_array_module(a)
         ctx.save_for_backward(a)
         ctx.dims, ctx.keepdim, ctx.shape = dims, keepdim, a.shape
-        clean = xp.where(xp.isnan(a), xp.zeros((), a.dtype), a) if a.dtype.kind == "f" else a
+        clean = xp.where(xp.isnan(a), xp.zeros((), a.dtype), a) if a.dtype.kind in "fV" else a
         if dtype is None and a.dtype.kind in "bui":
             dtype = np.int64
         return xp.asarray(clean.sum(axis=dims, keepdims=keepdim, dtype=dtype))
@@ -104,7 +105,7 @@ class NanmedianAll(MedianAll):
         xp = get_array_module(a)
         flat = a.reshape(-1)
         ordered = xp.sort(flat)  # NaNs last
-        k = int((~xp.isnan(flat)).sum()) if a.dtype.kind == "f" else flat.size
+        k = int((~xp.isnan(flat)).sum()) if a.dtype.kind in "fV" else flat.size
         out = xp.asarray(ordered[(k - 1) // 2] if k else xp.nan, dtype=a.dtype)
         ctx.save_for_backward(a, out)
         return out
@@ -124,7 +125,7 @@ class NanmedianDim(MedianDim):
         if a.shape[d] == 0:
             raise IndexError(f"nanmedian(): Expected reduction dim {dim} to have non-zero size.")
         order = xp.argsort(a, axis=d, kind="stable")
-        k = (~xp.isnan(a)).sum(axis=d, keepdims=True) if a.dtype.kind == "f" else a.shape[d]
+        k = (~xp.isnan(a)).sum(axis=d, keepdims=True) if a.dtype.kind in "fV" else a.shape[d]
         pos = xp.maximum((k - 1) // 2, 0) * xp.ones((1,) * a.ndim, dtype=np.int64)
         idx = xp.take_along_axis(order, pos.astype(np.int64), axis=d)
         return values_and_indices(ctx, a, d, keepdim, xp.take_along_axis(a, idx, axis=d), idx)
@@ -156,7 +157,7 @@ class Logcumsumexp(Function):
             return Logcumsumexp.apply(t.flip(d), d).flip(d)
 
         # torch's logcumsumexp_backward: the positive and negative parts of grad in log space
-        lowest = float(np.finfo(grad._array.dtype).min)
+        lowest = float(ml_dtypes.finfo(grad._array.dtype).min)
         log_abs = grad.abs().log()
         pos = log_abs.masked_fill(Tensor._make(~(grad._array > 0)), lowest)
         neg = log_abs.masked_fill(Tensor._make(~(grad._array < 0)), lowest)
@@ -189,7 +190,7 @@ def nansum(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Ten
 
 def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Tensor:
     """The mean of the elements that are not NaN: nansum / their count (torch's composition, DivBackward0)."""
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError("nanmean(): expected input to have floating point or complex dtype but got "
                            f"{scalar_type_name(input._array.dtype)}")
     count = input.isnan().logical_not().sum(dim=dim, keepdim=keepdim) if dim is not None else \
@@ -198,7 +199,7 @@ def nanmean(input: Tensor, dim=None, keepdim: bool = False, *, dtype=None) -> Te
 
 
 def _var_mean_args(fn: str, input, dim, unbiased, keepdim, correction):
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError(f"{fn} only support floating point and complex dtypes")
     if isinstance(dim, bool):  # var_mean(x, unbiased)
         unbiased, dim = dim, None
@@ -227,7 +228,7 @@ def nanmedian(input: Tensor, dim: int | None = None, keepdim: bool = False):
 
 
 def logcumsumexp(input: Tensor, dim: int) -> Tensor:
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise NotImplementedError(f"\"logcumsumexp_out_cpu\" not implemented for "
                                   f"'{scalar_type_name(input._array.dtype)}'")
     return Logcumsumexp.apply(input, wrap_dim(dim, input.ndim))
@@ -246,7 +247,7 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
             raise RuntimeError(f"{fn}() q must be a scalar or 1D tensor")
         if q.dtype != input.dtype:
             raise RuntimeError(f"{fn}() q tensor must be same dtype as the input tensor")
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError(f"{fn}() input tensor must be either float or double dtype")
     qs = q._array.astype(input._array.dtype) if isinstance(q, Tensor) else xp.asarray(q, dtype=input._array.dtype)
     scalar_q = qs.ndim == 0

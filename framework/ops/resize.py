@@ -91,8 +91,9 @@ def resize_as_(input: Tensor, the_template: Tensor, *, memory_format=None) -> Te
 
 
 # torch's C++ type names, which its set_ error prints
-_C_TYPES = {"float16": "c10::Half", "float32": "float", "float64": "double", "int64": "long int", "int32": "int",
-            "int16": "short int", "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_C_TYPES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double",
+            "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char", "uint8": "unsigned char",
+            "bool": "bool"}
 
 
 class SetSource(Function):

@@ -17,7 +17,7 @@ class MulScalar(Function):
     @staticmethod
     def forward(ctx, a, c):
         ctx.c = c
-        return (a * c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a * c
+        return (a * c).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else a * c
 
     @staticmethod
     def backward(ctx, grad):
@@ -41,7 +41,7 @@ class DivScalar(Function):
     @staticmethod
     def forward(ctx, a, c):
         ctx.c = c
-        return (a / c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a / c
+        return (a / c).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else a / c
 
     @staticmethod
     def backward(ctx, grad):
@@ -59,7 +59,7 @@ class AddScalar(Function):
 
     @staticmethod
     def forward(ctx, a, c):
-        return (a + c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a + c
+        return (a + c).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else a + c
 
     @staticmethod
     def backward(ctx, grad):
@@ -77,7 +77,7 @@ class SubScalar(Function):
 
     @staticmethod
     def forward(ctx, a, c):
-        return (a - c).astype(a.dtype, copy=False) if a.dtype.kind == "f" else a - c
+        return (a - c).astype(a.dtype, copy=False) if a.dtype.kind in "fV" else a - c
 
     @staticmethod
     def backward(ctx, grad):

@@ -33,7 +33,7 @@ def _identity(reduce: str, dtype):
         return 0
     if reduce == "prod":
         return 1
-    lo, hi = (-np.inf, np.inf) if dtype.kind == "f" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
+    lo, hi = (-np.inf, np.inf) if dtype.kind in "fV" else (np.iinfo(dtype).min, np.iinfo(dtype).max)
     return lo if reduce == "amax" else hi
 
 
@@ -48,7 +48,7 @@ def _reduce_into(a, idx, values, reduce: str, include_self: bool):
         count = xp.ones(a.shape, a.dtype) if include_self else xp.zeros(a.shape, a.dtype)
         backend.scatter_reduce(count, idx, xp.ones(values.shape, a.dtype), "add")
         count[count == 0] = 1
-        out = out / count if a.dtype.kind == "f" else out // count  # torch: floor division for integers
+        out = out / count if a.dtype.kind in "fV" else out // count  # torch: floor division for integers
     return out.astype(a.dtype, copy=False)
 
 
@@ -319,7 +319,7 @@ def scatter_(input: Tensor, dim: int, index: Tensor, src=None, *, value=None, re
     src = value if src is None else src
     if isinstance(src, Tensor):
         return ScatterInplace.apply(input, dim, index, src)
-    return ScatterValueInplace.apply(input, dim, index, float(src) if input._array.dtype.kind == "f" else src)
+    return ScatterValueInplace.apply(input, dim, index, float(src) if input._array.dtype.kind in "fV" else src)
 
 
 def scatter_add_(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:

@@ -73,7 +73,7 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     """The histogram of input's elements in ``bins`` equal bins over [min, max] (the data's range if both are 0);
     elements outside are left out."""
     a = input._array
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     if bins <= 0:
         raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
@@ -104,7 +104,7 @@ def _c_number(x: float) -> str:
 def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -> Tensor:
     """The count (or summed weights) of each value 0..max(input) of a 1-D non-negative integer tensor."""
     a = input._array
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fV":
         raise NotImplementedError(f"\"bincount_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
     if minlength < 0:
         raise RuntimeError("minlength should be >= 0")

@@ -170,7 +170,7 @@ class MedianAll(Function):
             return out
         ordered = xp.sort(flat)  # NaNs sort last: the median of a tensor with a NaN is NaN, as torch's
         out = ordered[(flat.size - 1) // 2]
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fV":
             out = xp.where(xp.isnan(ordered[-1]), ordered[-1], out)
         out = xp.asarray(out)
         ctx.save_for_backward(a, out)
@@ -202,7 +202,7 @@ class MedianDim(Function):
         order = xp.argsort(a, axis=d)  # NaNs sort last: a slice with a NaN has median NaN, as torch
         k = (a.shape[d] - 1) // 2
         idx = xp.take(order, xp.asarray([k]), axis=d)
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fV":
             nan_at = xp.argmax(xp.isnan(a), axis=d)
             has_nan = xp.isnan(a).any(axis=d)
             idx = xp.where(xp.expand_dims(has_nan, d), xp.expand_dims(nan_at, d), idx)
@@ -315,7 +315,7 @@ class Bernoulli(Function):
 
 def bernoulli(input: Tensor, p: float | None = None, *, generator=None) -> Tensor:
     """Draws 0/1 with probability ``input`` (or ``p``) per element, in input's dtype."""
-    if input._array.dtype.kind != "f" and p is None:
+    if input._array.dtype.kind not in "fV" and p is None:
         raise NotImplementedError(f"\"bernoulli_tensor_cpu_p_\" not implemented for "
                                   f"'{scalar_type_name(input._array.dtype)}'")
     return Bernoulli.apply(input, p, generator)

@@ -204,7 +204,7 @@ class Trace(Function):
             raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {a.ndim}")
         ctx.shape = a.shape
         xp = get_array_module(a)
-        total = xp.diagonal(a).sum(dtype=a.dtype if a.dtype.kind == "f" else xp.int64)
+        total = xp.diagonal(a).sum(dtype=a.dtype if a.dtype.kind in "fV" else xp.int64)
         return xp.asarray(total)
 
     @staticmethod

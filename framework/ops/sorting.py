@@ -64,8 +64,8 @@ def _argsort(arr, dim: int, descending: bool):
         arr = arr.astype(np.int8)
     if not descending:
         return xp.argsort(arr, axis=dim, **stable).astype(np.int64)  # NaN last, as torch
-    idx = xp.argsort(-arr if arr.dtype.kind in "fi" else ~arr, axis=dim, **stable)  # ~: unsigned, no wrapping
-    if arr.dtype.kind == "f":  # torch puts NaN first when descending (the negation left them last): a stable
+    idx = xp.argsort(-arr if arr.dtype.kind in "fiV" else ~arr, axis=dim, **stable)  # ~: unsigned, no wrapping
+    if arr.dtype.kind in "fV":  # torch puts NaN first when descending (the negation left them last): a stable
         # second pass on "is not NaN", always (checking for NaN first would read the data on the host)
         nan = xp.isnan(arr)
         first = xp.argsort(xp.logical_not(xp.take_along_axis(nan, idx, axis=dim)), axis=dim, **stable)
@@ -121,7 +121,7 @@ class Cumsum(Function):
     def forward(ctx, a, dim):
         ctx.dim, ctx.dtype = dim, a.dtype
         xp = get_array_module(a)
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             return xp.cumsum(a, axis=dim, dtype=np.int64).reshape(a.shape)  # numpy flattens a 0-d input to (1,)
         out = _running(xp.cumsum, a, dim)
         out += 0  # torch's running sum starts from +0.0: a leading -0.0 gives +0.0, as there
@@ -152,7 +152,7 @@ class Cumprod(Function):
     def forward(ctx, a, dim):
         ctx.dim = dim
         xp = get_array_module(a)
-        if a.dtype.kind == "f":
+        if a.dtype.kind in "fV":
             out = _running(xp.cumprod, a, dim)
         else:
             out = xp.cumprod(a, axis=dim).reshape(a.shape)  # numpy flattens a 0-d input
@@ -220,7 +220,7 @@ class Logsumexp(Function):
 def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
     if _amp.on and autocast_applies("logsumexp", input, dim, keepdim):
         return autocast_run("logsumexp", logsumexp, input, dim, keepdim)
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         input = input.float()
     return Logsumexp.apply(input, normalize_dims(dim, input.ndim), keepdim)
 

@@ -287,7 +287,7 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
     n = x.shape[0] if N is None else N
     if n < 0:
         raise RuntimeError("N must be non-negative.")
-    dtype = x.dtype if x.dtype.np.kind == "f" else dtypes.int64  # torch: promote_types(x.dtype, long)
+    dtype = x.dtype if x.dtype.np.kind in "fV" else dtypes.int64  # torch: promote_types(x.dtype, long)
     result = ones(x.shape[0], n, dtype=dtype, device=x.device)
     if n > 1:  # torch's cumprod_out into result[:, 1:]: the result's node is CopySlices
         result[:, 1:] = cumprod(x.unsqueeze(1).expand(x.shape[0], n - 1), 1)

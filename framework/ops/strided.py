@@ -120,7 +120,7 @@ class ModeDim(MedianDim):
         eq = rows[..., :, None] == rows[..., None, :]  # (..., n, n): which elements equal which
         counts = eq.sum(axis=-1)
         best = counts.max(axis=-1, keepdims=True)
-        big = xp.asarray(xp.inf if a.dtype.kind == "f" else xp.iinfo(a.dtype).max, dtype=a.dtype)
+        big = xp.asarray(xp.inf if a.dtype.kind in "fV" else xp.iinfo(a.dtype).max, dtype=a.dtype)
         value = xp.where(counts == best, rows, big).min(axis=-1, keepdims=True)
         n = rows.shape[-1]
         last = n - 1 - xp.argmax((rows == value)[..., ::-1], axis=-1)  # torch reports the last occurrence

@@ -19,7 +19,7 @@ from ..tensor import Tensor
 
 def _float(a):
     """Integer inputs to transcendental functions give float32, as in torch."""
-    if a.dtype.kind != "f":
+    if a.dtype.kind not in "fV":
         return a.astype(dtypes.default_float.np)
     return a
 
@@ -50,7 +50,7 @@ class Sign(Function):
     @staticmethod
     def forward(ctx, a):
         xp = get_array_module(a)
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             return xp.sign(a)
         # torch's (0 < a) - (a < 0): sign(NaN) is 0 there (numpy's is NaN), sign(-0.0) is +0.0
         return xp.subtract(xp.greater(a, 0), xp.less(a, 0), dtype=a.dtype)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from .. import backend, dtypes
@@ -191,7 +192,7 @@ class SpecialI0e(_SavesBoth):
 
 def _i1_like_backward(grad, a, out, regular):
     """torch's i1_backward / i1e_backward: ``regular(safe_a)`` away from 0, the limit 0.5 at |a| <= eps."""
-    eps = float(np.finfo(a._array.dtype).eps)  # (a dtype's constant, read on the host)
+    eps = float(ml_dtypes.finfo(a._array.dtype).eps)  # (a dtype's constant, read on the host)
     not_tiny = a.abs() > eps
     safe = where_op(not_tiny, a, _const(a, eps))
     return grad * where_op(not_tiny, regular(safe, out), _const(a, 0.5))
@@ -474,7 +475,7 @@ def polygamma_(self: Tensor, n: int) -> Tensor:
 def mvlgamma(input: Tensor, p: int) -> Tensor:
     if p < 1:
         raise RuntimeError("p has to be greater than or equal to 1")
-    if input._array.dtype.kind != "f":
+    if input._array.dtype.kind not in "fV":
         raise RuntimeError("mvlgamma is not implemented for " + scalar_type_name(input._array.dtype))
     return Mvlgamma.apply(input, int(p))
 

@@ -220,7 +220,7 @@ class Frac(Function):
 
     @staticmethod
     def forward(ctx, a):
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             raise NotImplementedError(f"\"frac_cpu\" not implemented for '{scalar_type_name(a.dtype)}'")
         return a - get_array_module(a).trunc(a)
 
@@ -237,7 +237,7 @@ class NanToNum(Function):
     @staticmethod
     def forward(ctx, a, nan, posinf, neginf):
         ctx.save_for_backward(a)
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             return a.copy()
         return get_array_module(a).nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf).astype(a.dtype, copy=False)
 
@@ -257,7 +257,7 @@ def _inplace_float(base, name, save_input_copy=False):
     inner = cls.forward
 
     def forward(ctx, a, *args):
-        if a.dtype.kind != "f":
+        if a.dtype.kind not in "fV":
             check_inplace_cast(dtypes.default_float.np, a.dtype)
         return inner(ctx, a, *args)
 

@@ -196,7 +196,7 @@ def flat_buckets(params: list, state: dict, names: tuple, has_step: bool, owned:
         by_key.setdefault((device_of(arr), arr.dtype, _status(state[p], names, has_step)), []).append(p)
     out = []
     for (_, dtype, status), group in by_key.items():
-        ok = status is not None and dtype.kind == "f"
+        ok = status is not None and dtype.kind in "fV"
         if ok:  # parameters sharing memory: only our own (disjoint) views of an older flat buffer may
             roots = [id(_root(p._array)) for p in group]
             shared = [id(p._array) for p, r in zip(group, roots) if roots.count(r) > 1]

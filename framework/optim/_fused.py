@@ -43,7 +43,7 @@ def fused_adam_(bucket, step_size: float, bias_correction2_sqrt: float, *, lr: f
                 eps: float, weight_decay: float, amsgrad: bool, maximize: bool, decoupled: bool) -> bool:
     """Run the whole Adam(W) update of ``bucket`` as one kernel; False when it cannot (then nothing changed)."""
     global _broken
-    if _broken or bucket.param.dtype.kind != "f" or bucket.param.dtype.itemsize < 4:
+    if _broken or bucket.param.dtype.kind not in "fV" or bucket.param.dtype.itemsize < 4:
         return False
     wd_mode = "none" if weight_decay == 0 else ("decoupled" if decoupled else "coupled")
     w1 = 1 - beta1

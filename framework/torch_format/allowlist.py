@@ -18,17 +18,17 @@ from .. import dtypes
 from ..nn.parameter import Parameter
 from ..tensor import Size, Tensor
 
-# torch's legacy storage classes -> element types (bfloat16 has no NumPy type; see _bf16_to_f32)
+# torch's legacy storage classes -> element types (bfloat16: ml_dtypes')
 STORAGE_DTYPES = {
     "FloatStorage": np.float32, "DoubleStorage": np.float64, "HalfStorage": np.float16, "LongStorage": np.int64,
     "IntStorage": np.int32, "ShortStorage": np.int16, "CharStorage": np.int8, "ByteStorage": np.uint8,
-    "BoolStorage": np.bool_, "BFloat16Storage": "bfloat16",
+    "BoolStorage": np.bool_, "BFloat16Storage": dtypes.BFLOAT16_NP,
 }
 TORCH_DTYPES = {"float32": dtypes.float32, "float": dtypes.float32, "float64": dtypes.float64,
                 "double": dtypes.float64, "float16": dtypes.float16, "half": dtypes.float16,
                 "int64": dtypes.int64, "long": dtypes.int64, "int32": dtypes.int32, "int": dtypes.int32,
                 "int16": dtypes.int16, "short": dtypes.int16, "int8": dtypes.int8, "uint8": dtypes.uint8,
-                "bool": dtypes.bool_}
+                "bool": dtypes.bool_, "bfloat16": dtypes.bfloat16}
 
 
 class RefusedGlobal(pickle.UnpicklingError, RuntimeError):
@@ -48,11 +48,6 @@ class Storage:
     def __init__(self, dtype, numel: int, array: np.ndarray | None = None) -> None:
         self.dtype, self.numel, self.array = dtype, numel, array
         self.pending: list[tuple[Tensor, int, tuple, tuple]] = []  # tensors to fill once the array is known
-
-
-def _bf16_to_f32(raw: np.ndarray) -> np.ndarray:
-    """bfloat16 is the top half of a float32: widen exactly (framework has no bfloat16)."""
-    return (raw.view(np.uint16).astype(np.uint32) << 16).view(np.float32)
 
 
 def fill(t: Tensor, storage: Storage, offset: int, size: tuple, stride: tuple) -> None:
@@ -88,8 +83,9 @@ def _check_window(storage: Storage, offset: int, size: tuple, stride: tuple) -> 
 def _rebuild_tensor(storage: Storage, storage_offset: int, size, stride) -> Tensor:
     size, stride = tuple(size), tuple(stride)
     _check_window(storage, storage_offset, size, stride)
-    np_dtype = np.float32 if storage.dtype == "bfloat16" else storage.dtype
-    t = Tensor._make(np.empty(size, dtype=np_dtype))
+    if np.dtype(storage.dtype) == dtypes.BFLOAT16_NP:
+        dtypes.from_numpy_dtype(storage.dtype)  # (marks bfloat16 as in use: ops then compute it in float32)
+    t = Tensor._make(np.empty(size, dtype=storage.dtype))
     if storage.array is None:
         storage.pending.append((t, storage_offset, size, stride))
     else:

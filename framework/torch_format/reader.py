@@ -15,7 +15,8 @@ from typing import Any
 
 import numpy as np
 
-from .allowlist import Storage, StorageType, RefusedGlobal, _bf16_to_f32, fill, resolve
+from .. import dtypes
+from .allowlist import Storage, StorageType, RefusedGlobal, fill, resolve
 
 LEGACY_MAGIC = 0x1950A86A20F9469CFC6C
 LEGACY_PROTOCOL = 1001
@@ -48,12 +49,13 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _as_array(raw: bytes, dtype, numel: int, what: str) -> np.ndarray:
-    np_dtype = np.uint16 if dtype == "bfloat16" else np.dtype(dtype)
-    need = numel * np.dtype(np_dtype).itemsize
+    np_dtype = np.dtype(dtype)
+    need = numel * np_dtype.itemsize
     if len(raw) < need:
         raise pickle.UnpicklingError(f"{what} holds {len(raw)} bytes, {need} expected (truncated file)")
-    arr = np.frombuffer(raw[:need], dtype=np.dtype(np_dtype).newbyteorder("<")).astype(np_dtype)
-    return _bf16_to_f32(arr) if dtype == "bfloat16" else arr
+    if np_dtype == dtypes.BFLOAT16_NP:  # ml_dtypes' bfloat16 has no byte order of its own: read its bits as <u2
+        return np.frombuffer(raw[:need], dtype="<u2").astype(np.uint16).view(np_dtype)
+    return np.frombuffer(raw[:need], dtype=np_dtype.newbyteorder("<")).astype(np_dtype)
 
 
 def load_zip(data: bytes) -> Any:
@@ -110,7 +112,7 @@ def load_legacy(data: bytes) -> Any:
         if len(header) < 8:
             raise pickle.UnpicklingError(f"storage {key} is missing (truncated file)")
         numel = int.from_bytes(header, "little")
-        itemsize = 2 if storage.dtype == "bfloat16" else np.dtype(storage.dtype).itemsize
+        itemsize = np.dtype(storage.dtype).itemsize
         storage.array = _as_array(f.read(numel * itemsize), storage.dtype, numel, f"storage {key}")
         for t, offset, size, stride in storage.pending:
             fill(t, storage, offset, size, stride)

@@ -22,7 +22,7 @@ from ..nn.parameter import Parameter
 from ..tensor import Size, Tensor
 from .allowlist import STORAGE_DTYPES, TORCH_DTYPES
 
-_STORAGE_NAME = {np.dtype(v): k for k, v in STORAGE_DTYPES.items() if k != "BFloat16Storage"}
+_STORAGE_NAME = {np.dtype(v): k for k, v in STORAGE_DTYPES.items()}
 _DTYPE_NAME = {d: name for name, d in TORCH_DTYPES.items() if name.endswith(("8", "16", "32", "64", "bool"))}
 _ALIGN = 64  # torch aligns each storage record to 64 bytes (for mmap loading)
 

@@ -116,7 +116,6 @@ def _infer_device_type(*args) -> str:
 def _autocast_kwargs(device_type: str) -> dict:
     """The autocast state of a device type now (torch's _get_autocast_kwargs), to rerun the function under."""
     enabled = autocast_mode.is_autocast_enabled(device_type)
-    # (the CPU's dtype is unset until an autocast('cpu', dtype=...) region: torch's bfloat16 default is missing)
     return {"enabled": enabled, "dtype": autocast_mode.get_autocast_dtype(device_type) if enabled else None,
             "cache_enabled": autocast_mode.is_autocast_cache_enabled()}
 

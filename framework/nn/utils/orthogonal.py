@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from enum import Enum, auto
 
+import ml_dtypes
 import numpy as np
 
 from ... import creation
@@ -29,7 +30,7 @@ def _is_orthogonal(Q: Tensor) -> bool:
     """Q^H Q = I to within 10 n eps."""
     n, k = Q.size(-2), Q.size(-1)
     Id = creation.eye(k, dtype=Q.dtype, device=Q.device)
-    eps = 10.0 * n * float(np.finfo(Q._array.dtype).eps)
+    eps = 10.0 * n * float(ml_dtypes.finfo(Q._array.dtype).eps)
     return bool((Q.mH @ Q).allclose(Id, atol=eps))
 
 

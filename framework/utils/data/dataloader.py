@@ -10,10 +10,12 @@ import collections.abc
 import copy
 import itertools
 import re
+import warnings
 from typing import Any, Callable, Iterator
 
 import numpy as np
 
+from ... import accelerator
 from ...creation import as_tensor, tensor
 from ...dtypes import float64
 from ...ops import stack
@@ -107,6 +109,7 @@ class DataLoader:
                              "multiprocessing.")
         self.dataset, self.num_workers, self.pin_memory, self.timeout = dataset, num_workers, pin_memory, timeout
         self.worker_init_fn, self.generator = worker_init_fn, generator
+        self.pin_memory_device = pin_memory_device
         self._iterable = isinstance(dataset, IterableDataset)
         if self._iterable:
             if shuffle not in (False, None):
@@ -145,6 +148,16 @@ class DataLoader:
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
 
     def __iter__(self) -> Iterator:
+        """A fresh pass over the data; warns as torch's iterator does when pinning cannot happen."""
+        if self.pin_memory and self.pin_memory_device:
+            warnings.warn("pin_memory_device is deprecated, the current accelerator will be used as the device,"
+                          f"ignore pin_memory_device='{self.pin_memory_device}'.", stacklevel=2)
+        if self.pin_memory and not accelerator.is_available():
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=2)
+        return self._batches()
+
+    def _batches(self) -> Iterator:
         if self._iterable:
             yield from self._iter_stream()
         elif self.batch_sampler is None:

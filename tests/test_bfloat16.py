@@ -1,0 +1,227 @@
+"""framework.bfloat16 (ml_dtypes' bfloat16) against torch.bfloat16: the op table's rows computed in float32 and
+rounded once, as torch's CPU kernels, type promotion, casts, autograd, optimizers, checkpoints, finfo, autocast, and
+the clear error on the GPU (CuPy has no bfloat16)."""
+import io
+import warnings
+
+import numpy as np
+import pytest
+
+import framework as fw
+from op_table import OPS
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture
+def cpu_only(device):
+    if device != "cpu":
+        pytest.skip("CuPy has no bfloat16 (test_gpu_refuses_bfloat16 covers the device)")
+
+
+def _bits(t) -> np.ndarray:
+    """A bfloat16 tensor's values as float32 (exact: bfloat16 is float32's top half)."""
+    return t.detach().float().numpy() if isinstance(t, torch.Tensor) else t.detach().float().numpy()
+
+
+def _same(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.shape == b.shape and np.array_equal(a, b, equal_nan=True)
+
+
+# Rows whose framework version is a composite of several ops: each step rounds, where torch runs one kernel.
+# Their values are checked to a few bfloat16 ulps instead.
+MULTI_ROUNDING = {"rms_norm", "interpolate_bilinear", "interpolate_bicubic_corners", "avg_pool2d_ceil",
+                  "avg_pool1d_nopad", "adaptive_avg_pool1d", "lp_pool1d", "bilinear", "local_response_norm"}
+# torch's own bfloat16 backward is NaN here (its float32 backward is not): nothing to compare our gradient with
+TORCH_GRAD_NAN = {"linalg_matrix_exp"}
+
+
+def _run(case, m, arrays, dtype, grad=True):
+    xs = [m.tensor(a).to(dtype) for a in arrays]
+    for i, x in enumerate(xs):
+        if grad and i not in case.nondiff:
+            x.requires_grad_(True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return xs, case.fn(m, *xs)
+
+
+def _inputs(case):
+    rng = np.random.default_rng(33)
+    return [rng.uniform(*case.domain, size=s).astype(np.float32) for s in case.shapes]
+
+
+def _torch_rows():
+    """The rows torch runs in bfloat16 on the CPU with a bfloat16 result."""
+    rows = []
+    for case in OPS:
+        try:
+            _, out = _run(case, torch, _inputs(case), torch.bfloat16, grad=False)
+        except (RuntimeError, NotImplementedError, TypeError):
+            continue
+        if isinstance(out, torch.Tensor) and out.dtype == torch.bfloat16:
+            rows.append(case)
+    return rows
+
+
+ROWS = _torch_rows()
+
+
+def test_the_table_has_rows():
+    assert len(ROWS) > 400 and MULTI_ROUNDING | TORCH_GRAD_NAN <= {c.name for c in ROWS}
+
+
+@pytest.mark.parametrize("case", ROWS, ids=[c.name for c in ROWS])
+def test_op_table_row_in_bfloat16(case, cpu_only):
+    """Each value is torch's bfloat16 result bit for bit, or, where torch's kernel rounds more than once, the
+    float32 result rounded once (which torch's single-rounding kernels give): never anything else."""
+    arrays = _inputs(case)
+    try:
+        txs, theirs = _run(case, torch, arrays, torch.bfloat16)
+        grad = True
+    except RuntimeError:  # torch's autograd refuses bfloat16 here (affine_grid): compare the values only
+        txs, theirs = _run(case, torch, arrays, torch.bfloat16, grad=False)
+        grad = False
+    oxs, ours = _run(case, fw, arrays, fw.bfloat16, grad=grad)
+    assert ours.dtype is fw.bfloat16 and tuple(ours.shape) == tuple(theirs.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        once = case.fn(torch, *[t.detach().float() for t in txs]).to(torch.bfloat16)
+    o, t, r = _bits(ours), _bits(theirs), _bits(once)
+    if case.name in MULTI_ROUNDING:
+        np.testing.assert_allclose(o, t, rtol=16 * 2.0 ** -8, atol=1e-2)
+    else:
+        assert _same(o, t) or _same(o, r), f"{case.name}: neither torch's bfloat16 result nor one rounding"
+    if not theirs.requires_grad:
+        return
+    try:
+        theirs.backward(torch.ones_like(theirs))
+    except (NotImplementedError, RuntimeError):  # torch has no bfloat16 backward for this op (i1, affine_grid):
+        return  # no gradient to compare with
+    ours.backward(fw.ones_like(ours))
+    if case.name in TORCH_GRAD_NAN:
+        assert all(np.isnan(_bits(tx.grad)).any() for tx in txs if tx.grad is not None)
+        return
+    for tx, ox in zip(txs, oxs):
+        if tx.grad is None:
+            assert ox.grad is None
+            continue
+        assert ox.grad.dtype is fw.bfloat16  # gradients in bfloat16, as torch's
+        # backward formulas are several ops in both, each rounding: close, not bitwise
+        np.testing.assert_allclose(_bits(ox.grad), _bits(tx.grad), rtol=0.06, atol=0.06)
+
+
+def test_promotion_as_torch(cpu_only):
+    names = ["bfloat16", "float16", "float32", "float64", "int64", "int32", "uint8", "bool"]
+    for a in names:
+        for b in names:
+            assert fw.promote_types(getattr(fw, a), getattr(fw, b)).name == \
+                str(torch.promote_types(getattr(torch, a), getattr(torch, b))).split(".")[1], (a, b)
+    x, tx = fw.ones(2, dtype=fw.bfloat16), torch.ones(2, dtype=torch.bfloat16)
+    for other, t_other in ((2.5, 2.5), (3, 3), (fw.tensor(2.0), torch.tensor(2.0)),
+                           (fw.ones(2, dtype=fw.float16), torch.ones(2, dtype=torch.float16)),
+                           (fw.ones(2, dtype=fw.int64), torch.ones(2, dtype=torch.int64)),
+                           (fw.tensor(1.5, dtype=fw.float64), torch.tensor(1.5, dtype=torch.float64))):
+        assert str((x * other).dtype).split(".")[1] == str((tx * t_other).dtype).split(".")[1]
+        assert str((other + x).dtype).split(".")[1] == str((t_other + tx).dtype).split(".")[1]
+
+
+def test_creation_casts_and_printing(cpu_only):
+    vals = [0.1, -1.7, 3.14159, 65504.0, 1e-3, 300.7]
+    ours, theirs = fw.tensor(vals, dtype=fw.bfloat16), torch.tensor(vals, dtype=torch.bfloat16)
+    assert _same(_bits(ours), _bits(theirs))  # float -> bfloat16 rounds to nearest even, as torch's
+    assert repr(ours) == repr(theirs).replace("torch.", "framework.")
+    assert _same(_bits(fw.tensor(vals).bfloat16()), _bits(torch.tensor(vals).bfloat16()))
+    assert fw.zeros(2, 3, dtype=fw.bfloat16).dtype is fw.bfloat16 and fw.bfloat16.is_floating_point
+    assert fw.arange(5, dtype=fw.bfloat16).tolist() == torch.arange(5, dtype=torch.bfloat16).tolist()
+    assert ours.to(fw.int64).tolist() == theirs.to(torch.int64).tolist()
+    assert ours.double().tolist() == theirs.double().tolist() and ours.half().tolist() == theirs.half().tolist()
+    assert ours.element_size() == 2 and ours.type() == theirs.type().replace("torch.", "framework.")
+    assert fw.from_numpy(ours.numpy()).dtype is fw.bfloat16
+    assert repr(fw.finfo(fw.bfloat16)) == repr(torch.finfo(torch.bfloat16))
+    with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+        fw.tensor([1, 2], dtype=fw.int64, requires_grad=True)
+    assert fw.tensor([1.0], dtype=fw.bfloat16, requires_grad=True).requires_grad
+
+
+def test_reductions_and_matmul_accumulate_in_float32(cpu_only):
+    rng = np.random.default_rng(0)
+    a = rng.standard_normal((64, 300)).astype(np.float32)
+    b = rng.standard_normal((300, 17)).astype(np.float32)
+    ta, tb = torch.tensor(a).bfloat16(), torch.tensor(b).bfloat16()
+    oa, ob = fw.tensor(a).bfloat16(), fw.tensor(b).bfloat16()
+    # a sum of 4096 ones in bfloat16 steps would stop at 256; accumulated in float32 it is exact
+    assert fw.ones(4096, dtype=fw.bfloat16).sum().item() == torch.ones(4096, dtype=torch.bfloat16).sum().item() == 4096
+    for f in (lambda m, x, y: x @ y, lambda m, x, y: x.sum(1), lambda m, x, y: x.mean(0), lambda m, x, y: y.sum()):
+        o, t = f(fw, oa, ob), f(torch, ta, tb)
+        exact = f(torch, ta.float(), tb.float()).bfloat16()
+        assert o.dtype is fw.bfloat16
+        assert _same(_bits(o), _bits(t)) or _same(_bits(o), _bits(exact))
+        np.testing.assert_allclose(_bits(o), _bits(t), rtol=2 * 2.0 ** -8, atol=1e-6)
+
+
+def test_training_step_with_optimizers(cpu_only):
+    """A small MLP in bfloat16: loss, gradients and a few steps of SGD/Adam/AdamW stay bfloat16 and follow torch."""
+    for name, kw in (("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 1e-2}), ("AdamW", {"lr": 1e-2})):
+        torch.manual_seed(0)
+        tm = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1)).bfloat16()
+        om = fw.nn.Sequential(fw.nn.Linear(4, 8), fw.nn.Tanh(), fw.nn.Linear(8, 1)).bfloat16()
+        om.load_state_dict({k: fw.tensor(v.float().numpy()).bfloat16() for k, v in tm.state_dict().items()})
+        topt, oopt = getattr(torch.optim, name)(tm.parameters(), **kw), getattr(fw.optim, name)(om.parameters(), **kw)
+        x = np.random.default_rng(1).standard_normal((16, 4)).astype(np.float32)
+        tx, ox = torch.tensor(x).bfloat16(), fw.tensor(x).bfloat16()
+        for _ in range(3):
+            for m, opt, inp, mod in ((torch, topt, tx, tm), (fw, oopt, ox, om)):
+                opt.zero_grad()
+                loss = mod(inp).pow(2).mean()
+                loss.backward()
+                opt.step()
+        for (k, tv), (_, ov) in zip(tm.state_dict().items(), om.state_dict().items()):
+            assert ov.dtype is fw.bfloat16, k
+            np.testing.assert_allclose(_bits(ov), _bits(tv), rtol=0.02, atol=0.02, err_msg=f"{name} {k}")
+        assert all(p.grad.dtype is fw.bfloat16 for p in om.parameters())
+
+
+def test_checkpoints_keep_bfloat16(cpu_only, tmp_path):
+    vals = torch.tensor([[0.1, -2.5, 3e4], [1e-3, 7.0, -0.3]]).bfloat16()
+    ours = fw.tensor(vals.float().numpy()).bfloat16()
+    for fmt in ("safetensors", "torch"):
+        buf = io.BytesIO()
+        fw.save({"w": ours, "nested": [ours.t()]}, buf, format=fmt)
+        buf.seek(0)
+        back = fw.load(buf)
+        assert back["w"].dtype is fw.bfloat16 and _same(_bits(back["w"]), _bits(vals))
+        assert _same(_bits(back["nested"][0]), _bits(vals.t()))
+    path = tmp_path / "t.pt"
+    fw.save({"w": ours}, path, format="torch")
+    theirs = torch.load(path, weights_only=True)["w"]
+    assert theirs.dtype == torch.bfloat16 and torch.equal(theirs, vals)
+    torch.save({"w": vals}, path)
+    assert _same(_bits(fw.load(path)["w"]), _bits(vals))
+    from safetensors.torch import save as torch_st_save
+    plain = fw.load(io.BytesIO(torch_st_save({"w": vals})))  # a safetensors file written by torch: BF16
+    assert plain["w"].dtype is fw.bfloat16 and _same(_bits(plain["w"]), _bits(vals))
+
+
+def test_autocast_cpu_runs_matmuls_in_bfloat16(cpu_only):
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal((7, 3)).astype(np.float32)
+    with fw.autocast("cpu"):
+        o = fw.tensor(a) @ fw.tensor(b)
+    with torch.autocast("cpu"):
+        t = torch.tensor(a) @ torch.tensor(b)
+    assert o.dtype is fw.bfloat16 and _same(_bits(o), _bits(t))
+
+
+def test_gpu_refuses_bfloat16(device):
+    """CuPy has no bfloat16: moving or creating one on the GPU is a clear TypeError naming it."""
+    if device == "cpu":
+        pytest.skip("needs the GPU or the strict CuPy stand-in (FRAMEWORK_TEST_DEVICE=strict)")
+    with pytest.raises(TypeError, match="bfloat16 is not supported on cuda"):
+        fw.ones(3, dtype=fw.bfloat16)
+    with pytest.raises(TypeError, match="bfloat16 is not supported on cuda"):
+        fw.tensor([1.0, 2.0], device="cpu").bfloat16().to("cuda")
+    with pytest.raises(TypeError, match="bfloat16 is not supported on cuda"):
+        fw.ones(3).bfloat16()
+    with pytest.raises(RuntimeError, match="does not support bfloat16. Please switch dtype to float16"):
+        fw.autocast("cuda", dtype=fw.bfloat16)
