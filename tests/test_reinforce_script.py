@@ -27,7 +27,8 @@ def _agent(lib, replay=None):
     memory = {"log_probs": [], "rewards": [], "actions": []}
 
     def act(obs):
-        dist = lib.distributions.Categorical(logits=net(lib.from_numpy(obs).float().unsqueeze(0)))
+        device = next(net.parameters()).device  # the model's device (the default one)
+        dist = lib.distributions.Categorical(logits=net(lib.from_numpy(obs).float().unsqueeze(0).to(device)))
         if replay is None:
             action = dist.sample()
         else:
@@ -68,7 +69,7 @@ def _run(lib, weights, replay=None):
 
 def test_reinforce_matches_torch_for_the_same_actions():
     framework.manual_seed(0)
-    start = {k: v.detach().numpy().copy() for k, v in _agent(framework)[0].state_dict().items()}
+    start = {k: v.detach().cpu().numpy().copy() for k, v in _agent(framework)[0].state_dict().items()}
     losses, actions, state = _run(framework, start)  # actions sampled by framework's Categorical
     assert set(actions) <= {0, 1} and len(actions) == 21
     t_losses, t_actions, t_state = _run(torch, start, actions)
