@@ -1,4 +1,4 @@
-"""A character-level language model (LSTM, GRU or a tiny Transformer) trained on Shakespeare's sonnets.
+"""A character-level language model (LSTM, GRU or a tiny Transformer) trained on a short story written for this project.
 
 Written as ordinary PyTorch code with ``import framework as torch``: nn.LSTM / nn.TransformerEncoder,
 cross_entropy, AdamW, clip_grad_norm_, a tqdm progress bar, then a loss plot and a sampled text.
@@ -17,7 +17,7 @@ import framework as torch
 import framework.nn as nn
 import framework.nn.functional as F
 
-TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "sonnets.txt")
+TEXT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "harbour_log.txt")
 
 
 class CharRNN(nn.Module):
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     from train.plotting import plot_curves  # matplotlib: imported only when plotting
 
     path = plot_curves({f"char-{args.model} training loss": (list(range(len(losses))), losses)},
-                       os.path.join(args.out, f"char_{args.model}_loss.png"), title="character-level LM on the sonnets",
+                       os.path.join(args.out, f"char_{args.model}_loss.png"), title="character LM, harbour log",
                        xlabel="step")
     print("wrote", path)
     return 0

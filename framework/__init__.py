@@ -105,9 +105,12 @@ int = int32
 short = int16
 
 
-def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, out=None, dtype=None) -> Tensor:
     """torch.norm: vector norms (p a number, or 'fro' over at most two dims) by ops.norm; 'nuc' and 'fro' over
     more dims are matrix norms, from framework.linalg (a floor above the ops), as torch dispatches them."""
+    if out is not None:
+        raise NotImplementedError("torch.norm(out=...) is not supported "
+                                  "(framework has no out= arguments; use the returned tensor)")
     if isinstance(p, str) and not (p == "fro" and (dim is None or isinstance(dim, builtins.int) or len(dim) <= 2)):
         matrix_norm = importlib.import_module(".linalg", __name__).matrix_norm  # (lazy, as the submodules below)
         dims = tuple(builtins.range(input.ndim)) if dim is None else dim  # (this module's `range` is torch's)
@@ -115,7 +118,17 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     return _vector_norm(input, p, dim, keepdim, dtype)
 
 
-Tensor.norm = norm  # (the ops floor installed the vector-norm form)
+def _tensor_norm(self: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:
+    """Tensor.norm: torch.norm on self (the method has no ``out``)."""
+    return norm(self, p, dim, keepdim, dtype=dtype)
+
+
+Tensor.norm = _tensor_norm  # (the ops floor installed the vector-norm form)
+
+
+def split(tensor: Tensor, split_size_or_sections, dim: int = 0) -> tuple:
+    """torch.split: Tensor.split under torch's parameter names for the function form."""
+    return tensor.split(split_size_or_sections, dim)
 
 
 def detach(input: Tensor) -> Tensor:

@@ -105,10 +105,18 @@ def _freeze(k):
     return tuple(k) if isinstance(k, list) else k
 
 
-def save(obj: Any, f, _fsync: bool = True, format: str | None = None) -> None:
+def save(obj: Any, f, pickle_module: Any = pickle, pickle_protocol: int = 2,
+         _use_new_zipfile_serialization: bool = True, _disable_byteorder_record: bool = False, *, _fsync: bool = True,
+         format: str | None = None) -> None:
     """Write ``obj`` to ``f`` atomically: safetensors (tensors, nested dicts/lists of tensors and plain values),
     or with ``format="torch"`` torch.save's zip format (any picklable object; torch.load reads state dicts).
-    The default is safetensors, except for a whole Module (``save(model, f)``), which only torch's format holds."""
+    The default is safetensors, except for a whole Module (``save(model, f)``), which only torch's format holds.
+    torch's pickling options take only their defaults here (our writer owns its pickling)."""
+    for name, value, default in (("pickle_module", pickle_module, pickle), ("pickle_protocol", pickle_protocol, 2),
+                                 ("_use_new_zipfile_serialization", _use_new_zipfile_serialization, True),
+                                 ("_disable_byteorder_record", _disable_byteorder_record, False)):
+        if value is not default and value != default:
+            raise NotImplementedError(f"save({name}={value!r}) is not supported: only the default, {default!r}")
     if format is None:
         format = "torch" if isinstance(obj, Module) else "safetensors"
     if format == "torch":

@@ -398,7 +398,7 @@ OPS += [
     OpCase("tanhshrink", lambda m, a: m.nn.functional.tanhshrink(a), [(3, 4)]),
 ]
 
-# layers met in pytorch/examples scripts (tests/scripts/): super_resolution's PixelShuffle
+# layers that training scripts reach for (tests/scripts/pixel_shuffle_upscaler.py): PixelShuffle
 OPS += [
     OpCase("pixel_shuffle", lambda m, a: m.nn.functional.pixel_shuffle(a, 2), [(2, 8, 3, 2)]),
     OpCase("pixel_shuffle_batch_dims", lambda m, a: m.pixel_shuffle(a, 3), [(2, 1, 9, 2, 1)]),

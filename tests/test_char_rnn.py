@@ -27,8 +27,8 @@ def test_char_model_learns_and_plots(kind, tmp_path, capsys):
 
 
 def test_text_file_is_shipped_and_small():
-    path = os.path.join(ROOT, "examples", "data", "sonnets.txt")
+    path = os.path.join(ROOT, "examples", "data", "harbour_log.txt")
     size = os.path.getsize(path)
     assert 2000 < size < 20000
     with open(path, encoding="utf-8") as f:
-        assert "Shall I compare thee" in f.read()
+        assert "She went down the forty two steps to meet it" in f.read()

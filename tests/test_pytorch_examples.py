@@ -1,7 +1,7 @@
-"""PyTorch-examples-style model code run unmodified against framework and torch.
+"""Model code of our own, in the style of common PyTorch example scripts, run unmodified against framework and torch.
 
-Each model below is ordinary PyTorch code (written the way pytorch/examples' word_language_model,
-time_sequence_prediction and regression, and a small GPT, write theirs). The same source text is executed
+Each model below is ordinary PyTorch code written here (recurrent and Transformer language models trained by
+hand-written SGD, an LSTMCell forecaster, a smooth-L1 polynomial fit and a small GPT). The same source text is executed
 twice: after ``import torch`` and after ``import framework as torch``. With torch's weights copied in, the
 outputs, losses and gradients must agree (float64).
 """
@@ -20,159 +20,140 @@ TOL = dict(rtol=1e-9, atol=1e-11)
 HEADER = "import math\nimport {mod} as torch\nimport {mod}.nn as nn\nimport {mod}.nn.functional as F\n"
 
 WORD_LM = textwrap.dedent('''
-    class RNNModel(nn.Module):
-        """Embedding -> recurrent stack -> linear decoder, with dropout around the recurrence."""
+    class RecurrentLM(nn.Module):
+        """Token ids (seq, batch) -> embeddings -> a recurrent stack -> log-probabilities over the vocabulary."""
 
-        def __init__(self, rnn_type, ntoken, ninp, nhid, nlayers, dropout=0.5, tie_weights=False):
+        def __init__(self, cell, vocab, width, hidden, depth, dropout=0.5, tie=False):
             super().__init__()
-            self.ntoken = ntoken
+            self.cell, self.vocab, self.hidden, self.depth = cell, vocab, hidden, depth
+            self.embed = nn.Embedding(vocab, width)
+            self.dropout = nn.Dropout(dropout)
+            if cell in ("LSTM", "GRU"):
+                self.stack = getattr(nn, cell)(width, hidden, depth, dropout=dropout)
+            else:  # "RNN_TANH" / "RNN_RELU"
+                self.stack = nn.RNN(width, hidden, depth, nonlinearity=cell[4:].lower(), dropout=dropout)
+            self.out = nn.Linear(hidden, vocab)
+            if tie:
+                self.out.weight = self.embed.weight
+            for w in (self.embed.weight, self.out.weight):
+                nn.init.uniform_(w, -0.1, 0.1)
+            nn.init.zeros_(self.out.bias)
+
+        def forward(self, ids, state):
+            seq, state = self.stack(self.dropout(self.embed(ids)), state)
+            logits = self.out(self.dropout(seq))
+            return F.log_softmax(logits.reshape(-1, self.vocab), dim=1), state
+
+        def zero_state(self, batch):
+            h = next(self.parameters()).new_zeros(self.depth, batch, self.hidden)
+            return (h, h.clone()) if self.cell == "LSTM" else h
+
+
+    class SinusoidTable(nn.Module):
+        """Adds interleaved sin/cos codes of the position (a buffer), then dropout."""
+
+        def __init__(self, width, dropout=0.1, longest=64):
+            super().__init__()
             self.drop = nn.Dropout(dropout)
-            self.encoder = nn.Embedding(ntoken, ninp)
-            if rnn_type in ("LSTM", "GRU"):
-                self.rnn = getattr(nn, rnn_type)(ninp, nhid, nlayers, dropout=dropout)
-            else:
-                nonlinearity = {"RNN_TANH": "tanh", "RNN_RELU": "relu"}[rnn_type]
-                self.rnn = nn.RNN(ninp, nhid, nlayers, nonlinearity=nonlinearity, dropout=dropout)
-            self.decoder = nn.Linear(nhid, ntoken)
-            if tie_weights:
-                self.decoder.weight = self.encoder.weight
-            nn.init.uniform_(self.encoder.weight, -0.1, 0.1)
-            nn.init.zeros_(self.decoder.bias)
-            nn.init.uniform_(self.decoder.weight, -0.1, 0.1)
-            self.rnn_type, self.nhid, self.nlayers = rnn_type, nhid, nlayers
-
-        def forward(self, input, hidden):
-            emb = self.drop(self.encoder(input))
-            output, hidden = self.rnn(emb, hidden)
-            decoded = self.decoder(self.drop(output)).view(-1, self.ntoken)
-            return F.log_softmax(decoded, dim=1), hidden
-
-        def init_hidden(self, bsz):
-            weight = next(self.parameters())
-            if self.rnn_type == "LSTM":
-                return (weight.new_zeros(self.nlayers, bsz, self.nhid), weight.new_zeros(self.nlayers, bsz, self.nhid))
-            return weight.new_zeros(self.nlayers, bsz, self.nhid)
-
-
-    class PositionalEncoding(nn.Module):
-        def __init__(self, d_model, dropout=0.1, max_len=64):
-            super().__init__()
-            self.dropout = nn.Dropout(p=dropout)
-            pe = torch.zeros(max_len, d_model)
-            position = torch.arange(0, max_len, dtype=torch.float).unsqueeze(1)
-            div_term = torch.exp(torch.arange(0, d_model, 2).float() * (-math.log(10000.0) / d_model))
-            pe[:, 0::2] = torch.sin(position * div_term)
-            pe[:, 1::2] = torch.cos(position * div_term)
-            self.register_buffer("pe", pe.unsqueeze(0).transpose(0, 1))
+            rates = 10000.0 ** (torch.arange(0, width, 2, dtype=torch.float) / width)
+            angles = torch.arange(longest, dtype=torch.float)[:, None] / rates
+            table = torch.stack((angles.sin(), angles.cos()), dim=-1).reshape(longest, width)
+            self.register_buffer("table", table[:, None, :])
 
         def forward(self, x):
-            return self.dropout(x + self.pe[:x.size(0), :])
+            return self.drop(x + self.table[:x.size(0)])
 
 
-    class TransformerModel(nn.Transformer):
-        def __init__(self, ntoken, ninp, nhead, nhid, nlayers, dropout=0.5):
-            super().__init__(d_model=ninp, nhead=nhead, dim_feedforward=nhid, num_encoder_layers=nlayers)
-            self.src_mask = None
-            self.pos_encoder = PositionalEncoding(ninp, dropout)
-            self.input_emb = nn.Embedding(ntoken, ninp)
-            self.ninp = ninp
-            self.decoder = nn.Linear(ninp, ntoken)
-            nn.init.uniform_(self.input_emb.weight, -0.1, 0.1)
-            nn.init.zeros_(self.decoder.bias)
-            nn.init.uniform_(self.decoder.weight, -0.1, 0.1)
+    class TransformerLM(nn.Transformer):
+        """nn.Transformer's encoder stack as a causal language model."""
 
-        def _generate_square_subsequent_mask(self, sz):
-            mask = (torch.triu(torch.ones(sz, sz)) == 1).transpose(0, 1)
-            return mask.float().masked_fill(mask == 0, float("-inf")).masked_fill(mask == 1, float(0.0))
+        def __init__(self, vocab, width, heads, ff, depth, dropout=0.5):
+            super().__init__(d_model=width, nhead=heads, num_encoder_layers=depth, dim_feedforward=ff)
+            del self.decoder  # the decoder stack is not used: drop it and its parameters
+            self.width = width
+            self.embed = nn.Embedding(vocab, width)
+            self.positions = SinusoidTable(width, dropout)
+            self.readout = nn.Linear(width, vocab)
+            nn.init.uniform_(self.embed.weight, -0.1, 0.1)
+            nn.init.uniform_(self.readout.weight, -0.1, 0.1)
+            nn.init.zeros_(self.readout.bias)
 
-        def forward(self, src, has_mask=True):
-            if has_mask:
-                if self.src_mask is None or self.src_mask.size(0) != len(src):
-                    self.src_mask = self._generate_square_subsequent_mask(len(src)).to(src.device).double()
-            else:
-                self.src_mask = None
-            src = self.pos_encoder(self.input_emb(src) * math.sqrt(self.ninp))
-            output = self.decoder(self.encoder(src, mask=self.src_mask))
-            return F.log_softmax(output, dim=-1)
+        def forward(self, ids, causal=True):
+            n, dtype = len(ids), self.readout.weight.dtype
+            mask = torch.full((n, n), float("-inf"), dtype=dtype).triu(1) if causal else None  # -inf above diagonal
+            x = self.positions(self.embed(ids) * math.sqrt(self.width))
+            return F.log_softmax(self.readout(self.encoder(x, mask=mask)), dim=-1)
 
 
-    def repackage_hidden(h):
-        if isinstance(h, torch.Tensor):
-            return h.detach()
-        return tuple(repackage_hidden(v) for v in h)
+    def detach_all(state):
+        return tuple(s.detach() for s in state) if isinstance(state, tuple) else state.detach()
 
 
-    def train_steps(model, data, targets, steps, lr=0.5, clip=0.25):
-        """word_language_model's loop: manual SGD on p.data, gradient clipping, hidden state carried over."""
-        criterion = nn.NLLLoss()
+    def sgd_steps(model, ids, targets, steps, lr=0.5, clip=0.25):
+        """Plain SGD written out on p.data after clipping the gradient norm; a recurrent state is carried over."""
+        loss_fn = nn.NLLLoss()
         model.train()
-        transformer = not hasattr(model, "rnn")
-        hidden = None if transformer else model.init_hidden(data.size(1))
-        losses = []
+        recurrent = isinstance(model, RecurrentLM)
+        state = model.zero_state(ids.size(1)) if recurrent else None
+        history = []
         for _ in range(steps):
             model.zero_grad()
-            if transformer:
-                output = model(data).view(-1, model.decoder.out_features)
+            if recurrent:
+                log_probs, state = model(ids, detach_all(state))
             else:
-                hidden = repackage_hidden(hidden)
-                output, hidden = model(data, hidden)
-            loss = criterion(output, targets)
+                log_probs = model(ids).view(-1, model.readout.out_features)
+            loss = loss_fn(log_probs, targets)
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
             for p in model.parameters():
                 p.data.add_(p.grad, alpha=-lr)
-            losses.append(loss.item())
-        return losses
+            history.append(loss.item())
+        return history
 ''')
 
 TIME_SEQUENCE = textwrap.dedent('''
-    class Sequence(nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.lstm1 = nn.LSTMCell(1, 51)
-            self.lstm2 = nn.LSTMCell(51, 51)
-            self.linear = nn.Linear(51, 1)
+    class TwoCellForecaster(nn.Module):
+        """Two stacked LSTMCells stepped by hand; after the series, each prediction is fed back as the next input."""
 
-        def forward(self, input, future=0):
-            outputs = []
-            h_t = torch.zeros(input.size(0), 51, dtype=torch.double)
-            c_t = torch.zeros(input.size(0), 51, dtype=torch.double)
-            h_t2 = torch.zeros(input.size(0), 51, dtype=torch.double)
-            c_t2 = torch.zeros(input.size(0), 51, dtype=torch.double)
-            for input_t in input.split(1, dim=1):
-                h_t, c_t = self.lstm1(input_t, (h_t, c_t))
-                h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
-                output = self.linear(h_t2)
-                outputs += [output]
-            for i in range(future):
-                h_t, c_t = self.lstm1(output, (h_t, c_t))
-                h_t2, c_t2 = self.lstm2(h_t, (h_t2, c_t2))
-                output = self.linear(h_t2)
-                outputs += [output]
-            return torch.cat(outputs, dim=1)
+        def __init__(self, hidden=20):
+            super().__init__()
+            self.hidden = hidden
+            self.lower, self.upper = nn.LSTMCell(1, hidden), nn.LSTMCell(hidden, hidden)
+            self.project = nn.Linear(hidden, 1)
+
+        def forward(self, series, future=0):
+            def zeros():
+                return torch.zeros(series.size(0), self.hidden, dtype=torch.double)
+
+            low, high = (zeros(), zeros()), (zeros(), zeros())
+            steps, predictions = list(series.split(1, dim=1)), []
+            for t in range(len(steps) + future):
+                low = self.lower(steps[t] if t < len(steps) else predictions[-1], low)
+                high = self.upper(low[0], high)
+                predictions.append(self.project(high[0]))
+            return torch.cat(predictions, dim=1)
 ''')
 
 REGRESSION = textwrap.dedent('''
-    POLY_DEGREE = 4
-
-    def make_features(x):
-        x = x.unsqueeze(1)
-        return torch.cat([x ** i for i in range(1, POLY_DEGREE + 1)], 1)
+    def monomials(x, degree):
+        """Columns x, x**2, ..., x**degree."""
+        return torch.stack([x.pow(k) for k in range(1, degree + 1)], dim=1)
 
     def fit(x, w_target, b_target, steps):
-        fc = torch.nn.Linear(w_target.size(0), 1).double()
+        """A linear model on monomial features, fitted to a known polynomial by SGD on smooth-L1."""
+        features = monomials(x, w_target.size(0))
+        y = features.mm(w_target) + b_target.item()
+        model = torch.nn.Linear(features.size(1), 1).double()
         with torch.no_grad():
-            fc.weight.fill_(0.1)
-            fc.bias.fill_(0.0)
-        feats = make_features(x)
-        y = feats.mm(w_target) + b_target.item()
+            model.weight.fill_(0.1)
+            model.bias.zero_()
         for _ in range(steps):
-            fc.zero_grad()
-            output = F.smooth_l1_loss(fc(feats), y)
-            output.backward()
-            for param in fc.parameters():
-                param.data.add_(-0.1 * param.grad)
-        return output.item(), fc.weight.detach()
+            model.zero_grad()
+            loss = F.smooth_l1_loss(model(features), y)
+            loss.backward()
+            for p in model.parameters():
+                p.data.add_(-0.1 * p.grad)
+        return loss.item(), model.weight.detach()
 ''')
 
 SMALL_GPT = textwrap.dedent('''
@@ -250,35 +231,35 @@ def _compare_grads(t_model, f_model):
 
 
 @pytest.mark.parametrize("rnn_type", ["LSTM", "GRU", "RNN_TANH", "RNN_RELU"])
-def test_word_language_model_rnn(rnn_type):
+def test_word_lm_rnn(rnn_type):
     t_ns, f_ns = _load(WORD_LM, "torch"), _load(WORD_LM, "framework")
     torch.manual_seed(0)
-    t_model = t_ns["RNNModel"](rnn_type, 30, 8, 8, 2, dropout=0.0, tie_weights=True).double()
-    f_model = f_ns["RNNModel"](rnn_type, 30, 8, 8, 2, dropout=0.0, tie_weights=True).double()
+    t_model = t_ns["RecurrentLM"](rnn_type, 30, 8, 8, 2, dropout=0.0, tie=True).double()
+    f_model = f_ns["RecurrentLM"](rnn_type, 30, 8, 8, 2, dropout=0.0, tie=True).double()
     _copy(t_model, f_model)
     data = np.random.default_rng(0).integers(0, 30, size=(7, 3))
     target = np.random.default_rng(1).integers(0, 30, size=(21,))
     outs = []
     for ns, m, model in ((f_ns, framework, f_model), (t_ns, torch, t_model)):
-        hidden = model.init_hidden(3)
+        hidden = model.zero_state(3)
         out, hidden = model(m.tensor(data), hidden)
         loss = m.nn.functional.nll_loss(out, m.tensor(target))
         loss.backward()
         outs.append((out, loss))
     assert_close(outs[0][0].detach(), outs[1][0].detach().cpu().numpy(), **TOL)
     _compare_grads(t_model, f_model)
-    # three steps of the example's own training loop: the same losses
-    f_losses = f_ns["train_steps"](f_model, framework.tensor(data), framework.tensor(target), 3)
-    t_losses = t_ns["train_steps"](t_model, torch.tensor(data), torch.tensor(target), 3)
+    # three steps of the training loop: the same losses
+    f_losses = f_ns["sgd_steps"](f_model, framework.tensor(data), framework.tensor(target), 3)
+    t_losses = t_ns["sgd_steps"](t_model, torch.tensor(data), torch.tensor(target), 3)
     assert np.allclose(f_losses, t_losses, rtol=1e-9) and f_losses[-1] < f_losses[0]
 
 
 @pytest.mark.filterwarnings("ignore:enable_nested_tensor is True")  # torch's own construction warning
-def test_word_language_model_transformer():
+def test_word_lm_transformer():
     t_ns, f_ns = _load(WORD_LM, "torch"), _load(WORD_LM, "framework")
     torch.manual_seed(0)
-    t_model = t_ns["TransformerModel"](30, 8, 2, 16, 2, dropout=0.0).double()
-    f_model = f_ns["TransformerModel"](30, 8, 2, 16, 2, dropout=0.0).double()
+    t_model = t_ns["TransformerLM"](30, 8, 2, 16, 2, dropout=0.0).double()
+    f_model = f_ns["TransformerLM"](30, 8, 2, 16, 2, dropout=0.0).double()
     _copy(t_model, f_model)
     for model, m in ((t_model, torch), (f_model, framework)):  # nn.Transformer keeps its own dropout=0.1
         for sub in model.modules():
@@ -288,20 +269,20 @@ def test_word_language_model_transformer():
                 sub.dropout = 0.0
     data = np.random.default_rng(0).integers(0, 30, size=(6, 3))
     target = np.random.default_rng(1).integers(0, 30, size=(18,))
-    f_losses = f_ns["train_steps"](f_model, framework.tensor(data), framework.tensor(target), 3)
-    t_losses = t_ns["train_steps"](t_model, torch.tensor(data), torch.tensor(target), 3)
+    f_losses = f_ns["sgd_steps"](f_model, framework.tensor(data), framework.tensor(target), 3)
+    t_losses = t_ns["sgd_steps"](t_model, torch.tensor(data), torch.tensor(target), 3)
     assert np.allclose(f_losses, t_losses, rtol=1e-9) and f_losses[-1] < f_losses[0]
     f_model.eval(), t_model.eval()
     assert_close(f_model(framework.tensor(data)), t_model(torch.tensor(data)).detach().cpu().numpy(), **TOL)
     # with dropout in training the script still runs (the random streams differ, so no comparison)
-    f_drop = f_ns["TransformerModel"](30, 8, 2, 16, 2, dropout=0.5).double()
-    assert np.isfinite(f_ns["train_steps"](f_drop, framework.tensor(data), framework.tensor(target), 1)).all()
+    f_drop = f_ns["TransformerLM"](30, 8, 2, 16, 2, dropout=0.5).double()
+    assert np.isfinite(f_ns["sgd_steps"](f_drop, framework.tensor(data), framework.tensor(target), 1)).all()
 
 
-def test_time_sequence_prediction():
+def test_two_cell_forecaster():
     t_ns, f_ns = _load(TIME_SEQUENCE, "torch"), _load(TIME_SEQUENCE, "framework")
     torch.manual_seed(0)
-    t_model, f_model = t_ns["Sequence"]().double(), f_ns["Sequence"]().double()
+    t_model, f_model = t_ns["TwoCellForecaster"]().double(), f_ns["TwoCellForecaster"]().double()
     _copy(t_model, f_model)
     x = np.sin(np.arange(2 * 12).reshape(2, 12) / 3.0)
     outs = []

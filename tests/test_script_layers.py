@@ -1,4 +1,4 @@
-"""Layers, ops and optimizers that pytorch/examples' scripts (tests/scripts/) needed and framework lacked:
+"""Layers, ops and optimizers that PyTorch training scripts need (tests/scripts/ exercises them) and framework lacked:
 F.instance_norm / InstanceNorm1d/2d, Reflection/ReplicationPad, PixelShuffle (its op rows are in op_table.py),
 nn.init.orthogonal_, optim.Adadelta's checks (its trajectories are in test_optim*.py), Tensor device predicates.
 Each is compared with torch (values, gradients, grad_fn names, reprs, errors) and gradchecked in float64."""

@@ -9,6 +9,7 @@ eagerly, with one warning naming the user's line (``fullgraph=True``: an error).
 """
 from __future__ import annotations
 
+import inspect
 import sys
 import types
 from typing import Callable
@@ -20,13 +21,23 @@ from ._module import OptimizedModule
 from ._record import GraphBreak
 
 
-def compile(fn: Callable | None = None, *, fullgraph: bool = False, cache_size_limit: int = 8, **_torch_options):
-    """A callable that captures ``fn`` once per guard key and replays it (usable as ``@compile`` or
-    ``@compile(fullgraph=True)``).  torch's other options (``mode``, ``backend``, ``dynamic``) are accepted and ignored."""
-    if fn is None:
-        return lambda f: compile(f, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
-    compiled = CompiledFunction(fn, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
-    return OptimizedModule(fn, compiled) if isinstance(fn, Module) else compiled
+def compile(model: Callable | None = None, *, fullgraph: bool = False, dynamic: bool | None = None,
+            backend: str | Callable | None = None, mode: str | None = None, options: dict | None = None,
+            name: str | None = None, disable: bool = False, recompile_limit: int | None = None,
+            isolate_recompiles: bool = False, shapes_spec=None, cache_size_limit: int = 8):
+    """A callable that captures ``model`` once per guard key and replays it (usable as ``@compile`` or
+    ``@compile(fullgraph=True)``).  ``disable=True`` returns ``model`` itself; ``recompile_limit`` bounds the guard
+    keys kept (as ``cache_size_limit``).  torch's code-generation choices (``dynamic``, ``backend``, ``mode``,
+    ``options``, ``name``, ``isolate_recompiles``, ``shapes_spec``) steer its compiler, which this one does not
+    have: they are accepted and change nothing (the replay is the same numpy calls whatever they say)."""
+    if recompile_limit is not None:
+        cache_size_limit = recompile_limit
+    if model is None:
+        return lambda f: compile(f, fullgraph=fullgraph, disable=disable, cache_size_limit=cache_size_limit)
+    if disable:
+        return model
+    compiled = CompiledFunction(model, fullgraph=fullgraph, cache_size_limit=cache_size_limit)
+    return OptimizedModule(model, compiled) if isinstance(model, Module) else compiled
 
 
 def array_only(hook: Callable) -> Callable:
@@ -43,8 +54,11 @@ compile.GraphBreak = GraphBreak
 class _CallableModule(types.ModuleType):
     """``framework.compile`` is this package *and* the function (``framework.compile(fn)``, ``.explain``)."""
 
-    def __call__(self, fn: Callable | None = None, **options):
-        return compile(fn, **options)
+    def __call__(self, model: Callable | None = None, **options):
+        return compile(model, **options)
+
+
+__signature__ = inspect.signature(compile)  # what framework.compile(...) takes: compile's parameters
 
 
 sys.modules[__name__].__class__ = _CallableModule

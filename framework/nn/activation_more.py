@@ -3,6 +3,8 @@ LogSigmoid, Softmin, Softsign, Tanhshrink) and shape/padding layers (Unflatten, 
 torch's reprs."""
 from __future__ import annotations
 
+import warnings
+
 from .. import creation
 from ..ops import activation_more as A
 from ..ops import resample as _resample
@@ -102,8 +104,17 @@ class Softplus(Module):
 class Hardtanh(Module):
     """x clamped to [min_val, max_val]."""
 
-    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False) -> None:
+    def __init__(self, min_val: float = -1.0, max_val: float = 1.0, inplace: bool = False,
+                 min_value: float | None = None, max_value: float | None = None) -> None:
         super().__init__()
+        if min_value is not None:  # the old spellings, still honoured (with torch's warning)
+            warnings.warn("keyword argument `min_value` is deprecated and renamed to `min_val`", FutureWarning,
+                          stacklevel=2)
+            min_val = min_value
+        if max_value is not None:
+            warnings.warn("keyword argument `max_value` is deprecated and renamed to `max_val`", FutureWarning,
+                          stacklevel=2)
+            max_val = max_value
         if not max_val > min_val:  # torch's assert in Hardtanh.__init__
             raise AssertionError(f"max_val ({max_val}) must be greater than min_val ({min_val})")
         self.min_val, self.max_val, self.inplace = min_val, max_val, inplace

@@ -34,10 +34,10 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
-    def forward(self, x):
+    def forward(self, input):
         for m in self._modules.values():
-            x = m(x)
-        return x
+            input = m(input)
+        return input
 
 
 class ModuleList(Module):

@@ -8,12 +8,12 @@ from ..ops.dropout import dropout1d, dropout2d
 class Dropout1d(Dropout):
     """Zero whole channels of (N, C, L) / (C, L) inputs with probability p in training."""
 
-    def forward(self, x):
-        return dropout1d(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return dropout1d(input, self.p, self.training, self.inplace)
 
 
 class Dropout2d(Dropout):
     """Zero whole channels of (N, C, H, W) / (C, H, W) inputs with probability p in training."""
 
-    def forward(self, x):
-        return dropout2d(x, self.p, self.training, self.inplace)
+    def forward(self, input):
+        return dropout2d(input, self.p, self.training, self.inplace)

@@ -23,41 +23,41 @@ from ..ops.linalg import linear  # noqa: F401  (F.linear)
 from ..ops import batch_norm as _bn, loss as _loss, loss_nll as _nll, scalar_ops as _scalar
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
-from .losses_more import _reduce  # the reduction tail every loss shares
+from .losses_more import _legacy_reduction, _reduce  # the reduction tail every loss shares
 
 # ---- activations ----------------------------------------------------------------------------------
 
 
-def relu(x: Tensor, inplace: bool = False) -> Tensor:
-    return _un.ReluInplace.apply(x) if inplace else ops.relu(x)
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return _un.ReluInplace.apply(input) if inplace else ops.relu(input)
 
 
 def relu_(x: Tensor) -> Tensor:
     return _un.ReluInplace.apply(x)
 
 
-def leaky_relu(x: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
-    return _un.LeakyReluInplace.apply(x, negative_slope) if inplace else ops.leaky_relu(x, negative_slope)
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    return _un.LeakyReluInplace.apply(input, negative_slope) if inplace else ops.leaky_relu(input, negative_slope)
 
 
 def leaky_relu_(x: Tensor, negative_slope: float = 0.01) -> Tensor:
     return _un.LeakyReluInplace.apply(x, negative_slope)
 
 
-def sigmoid(x: Tensor) -> Tensor:
-    return ops.sigmoid(x)
+def sigmoid(input: Tensor) -> Tensor:
+    return ops.sigmoid(input)
 
 
-def tanh(x: Tensor) -> Tensor:
-    return ops.tanh(x)
+def tanh(input: Tensor) -> Tensor:
+    return ops.tanh(input)
 
 
-def softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
-    return ops.softmax(x, dim, dtype)
+def softmax(input: Tensor, dim: int, _stacklevel: int = 3, dtype=None) -> Tensor:
+    return ops.softmax(input, dim, dtype)
 
 
-def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
-    return ops.log_softmax(x, dim, dtype)
+def log_softmax(input: Tensor, dim: int, _stacklevel: int = 3, dtype=None) -> Tensor:
+    return ops.log_softmax(input, dim, dtype)
 
 
 def _erf_array(a):
@@ -192,30 +192,30 @@ def conv_transpose2d(x, weight, bias=None, stride=1, padding=0, output_padding=0
                                        _pair(dilation))
 
 
-def batch_norm(x, running_mean, running_var, weight=None, bias=None, training: bool = False,
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training: bool = False,
                momentum: float = 0.1, eps: float = 1e-5):
     """Normalise over every dim but the channel dim (1); in training, update running stats (unbiased var).
 
     One NativeBatchNormBackward0 node, as torch (ops/batch_norm.py)."""
     if training:
-        n = x.numel() // x.shape[1]
+        n = input.numel() // input.shape[1]
         if n <= 1:
-            raise ValueError(f"Expected more than 1 value per channel when training, got input size {x.shape}")
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {input.shape}")
         if (running_mean is None) != (running_var is None):
             raise ValueError("running_mean and running_var must either both be None or neither be None")
     elif running_mean is None or running_var is None:
         which = "running_mean" if running_mean is None else "running_var"
         raise RuntimeError(f"{which} must be defined in evaluation mode")
-    return _bn.batch_norm(x, running_mean, running_var, weight, bias, training, momentum, eps)
+    return _bn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
-    if _amp.on and autocast_applies("layer_norm", x, normalized_shape, weight, bias, eps):
-        return autocast_run("layer_norm", layer_norm, x, normalized_shape, weight, bias, eps)
-    dims = tuple(range(x.ndim - len(tuple(normalized_shape)), x.ndim))
-    mean = x.mean(dim=dims, keepdim=True)
-    var = x.var(dim=dims, unbiased=False, keepdim=True)
-    out = (x - mean) / (var + eps).sqrt()
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
+    if _amp.on and autocast_applies("layer_norm", input, normalized_shape, weight, bias, eps):
+        return autocast_run("layer_norm", layer_norm, input, normalized_shape, weight, bias, eps)
+    dims = tuple(range(input.ndim - len(tuple(normalized_shape)), input.ndim))
+    mean = input.mean(dim=dims, keepdim=True)
+    var = input.var(dim=dims, unbiased=False, keepdim=True)
+    out = (input - mean) / (var + eps).sqrt()
     if weight is not None:
         out = out * weight
     if bias is not None:
@@ -234,10 +234,28 @@ def _check_same_size(input, target, name):
                          "is deprecated. Please ensure they have the same size.")
 
 
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def _weighted(errors: Tensor, input: Tensor, weight: Tensor, reduction: str) -> Tensor:
+    """mse_loss / l1_loss with ``weight``: errors * weight, a mean divided by the sum of the weights (as torch)."""
+    if tuple(weight.shape) != tuple(input.shape):
+        raise ValueError("Weights and input must have the same size.")
+    weighted = errors * weight
+    if reduction == "none":
+        return weighted
+    if reduction == "sum":
+        return weighted.sum()
+    if reduction == "mean":
+        return weighted.sum() / weight.sum()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
+
+
+def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+             weight: Tensor | None = None) -> Tensor:
     """One MseLossBackward0 node, on the two tensors broadcast to a common shape (as torch)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted((input - target).pow(2), input, weight, reduction)
     if _amp.on and autocast_applies("mse_loss", input, target, reduction):
-        return autocast_run("mse_loss", mse_loss, input, target, reduction)
+        return autocast_run("mse_loss", mse_loss, input, target, reduction=reduction)
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
                       "This will likely lead to incorrect results due to broadcasting. Please ensure they have the "
@@ -248,16 +266,22 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     return _loss.mse_loss(input, target, reduction)
 
 
-def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
+            weight: Tensor | None = None) -> Tensor:
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _weighted((input - target).abs(), input, weight, reduction)
     if _amp.on and autocast_applies("l1_loss", input, target, reduction):
-        return autocast_run("l1_loss", l1_loss, input, target, reduction)
+        return autocast_run("l1_loss", l1_loss, input, target, reduction=reduction)
     return _reduce((input - target).abs(), reduction)
 
 
-def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, reduction: str = "mean"):
+def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                         reduce=None, reduction: str = "mean"):
     """-w (t log p + (1-t) log(1-p)), each log clamped at -100, as one BinaryCrossEntropyBackward0 node."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if _amp.on and autocast_applies("binary_cross_entropy", input, target, weight, reduction):
-        return autocast_run("binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction)
+        return autocast_run("binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction=reduction)
     _check_same_size(input, target, "bce")
     if input.dtype == target.dtype:  # else _loss.binary_cross_entropy raises torch's dtype error, which comes first
         with backend.input_check():
@@ -273,26 +297,29 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     return _loss.binary_cross_entropy(input, target, weight, reduction)
 
 
-def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
-                                     reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                                     reduce=None, reduction: str = "mean", pos_weight: Tensor | None = None) -> Tensor:
     """Stable BCE on logits as one fused op: (1-t) x + (1 + (pw-1) t) * softplus(-x)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if _amp.on and autocast_applies("binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight):
         return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
-                            reduction, pos_weight)
+                            reduction=reduction, pos_weight=pos_weight)
     _check_same_size(input, target, "bce")
     return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
 
-def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-                  reduction: str = "mean", label_smoothing: float = 0.0) -> Tensor:
+def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,
+                  ignore_index: int = -100, reduce=None, reduction: str = "mean",
+                  label_smoothing: float = 0.0) -> Tensor:
     """log_softmax over the class dim, then nll_loss (class indices) or -sum(target * logp) (probabilities).
 
     The compositions are ATen's (cross_entropy_loss and its label-smoothing and probability-target forms),
     so the graph's nodes and their order are torch's.
     """
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     if _amp.on and autocast_applies("cross_entropy", input, target, weight, ignore_index, reduction, label_smoothing):
-        return autocast_run("cross_entropy", cross_entropy, input, target, weight, ignore_index, reduction,
-                            label_smoothing)
+        return autocast_run("cross_entropy", cross_entropy, input, target, weight, ignore_index=ignore_index,
+                            reduction=reduction, label_smoothing=label_smoothing)
     if not 0.0 <= label_smoothing <= 1.0:
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if reduction not in ("mean", "sum", "none"):
@@ -332,7 +359,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
             + _scalar.MulScalar.apply(smooth, label_smoothing / n_classes))
 
 
-nll_loss = _nll.nll_loss
+def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None, ignore_index: int = -100,
+             reduce=None, reduction: str = "mean") -> Tensor:
+    """torch's F.nll_loss signature (the legacy size_average/reduce pair included) over the nll_loss op."""
+    return _nll.nll_loss(input, target, weight, ignore_index, _legacy_reduction(size_average, reduce, reduction))
 
 
 # ---- added for real PyTorch scripts (issue 16): defined in their own modules (which do not import this one),

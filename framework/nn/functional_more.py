@@ -43,8 +43,11 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return ops.matmul(weights, value)
 
 
-def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12) -> Tensor:
+def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
     """input / max(|input|_p along dim, eps), as torch's F.normalize."""
+    if out is not None:
+        raise NotImplementedError("normalize(out=...) is not supported "
+                                  "(framework has no out= arguments; use the returned tensor)")
     denom = ops.norm(input, p=p, dim=dim, keepdim=True).clamp(min=eps).expand_as(input)
     return input / denom
 

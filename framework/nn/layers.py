@@ -24,8 +24,8 @@ class Identity(Module):
     def __init__(self, *args, **kwargs) -> None:
         super().__init__()
 
-    def forward(self, x):
-        return x
+    def forward(self, input):
+        return input
 
 
 class _WeightBias(Module):
@@ -54,11 +54,11 @@ class Linear(_WeightBias):
         self.in_features, self.out_features = in_features, out_features
         self._make_parameters((out_features, in_features), out_features if bias else None, dtype, device)
 
-    def forward(self, x):
-        if x.shape[-1] != self.in_features:
-            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({x.numel() // max(x.shape[-1], 1)}x"
-                               f"{x.shape[-1]} and {self.in_features}x{self.out_features})")
-        return F.linear(x, self.weight, self.bias)
+    def forward(self, input):
+        if input.shape[-1] != self.in_features:
+            raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({input.numel() // max(input.shape[-1], 1)}x"
+                               f"{input.shape[-1]} and {self.in_features}x{self.out_features})")
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
@@ -119,11 +119,12 @@ class Conv2d(_WeightBias):
         self._make_parameters((out_channels, in_channels // groups) + self.kernel_size,
                               out_channels if bias else None, dtype, device)
 
-    def forward(self, x):
+    def forward(self, input):
         if self.padding_mode != "zeros":
-            x = F.pad(x, reversed_padding_twice(self.padding, self.kernel_size, self.dilation), mode=self.padding_mode)
-            return F.conv2d(x, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
-        return F.conv2d(x, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
+            input = F.pad(input, reversed_padding_twice(self.padding, self.kernel_size, self.dilation),
+                          mode=self.padding_mode)
+            return F.conv2d(input, self.weight, self.bias, self.stride, 0, self.dilation, self.groups)
+        return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -156,9 +157,27 @@ class ConvTranspose2d(_WeightBias):
         self._make_parameters((in_channels, out_channels // groups) + self.kernel_size,
                               out_channels if bias else None, dtype, device)
 
-    def forward(self, x):
-        return F.conv_transpose2d(x, self.weight, self.bias, self.stride, self.padding, self.output_padding,
+    def forward(self, input, output_size: list[int] | None = None):
+        output_padding = self.output_padding if output_size is None else self._output_padding_for(input, output_size)
+        return F.conv_transpose2d(input, self.weight, self.bias, self.stride, self.padding, output_padding,
                                   self.groups, self.dilation)
+
+    def _output_padding_for(self, input, output_size) -> tuple:
+        """The output_padding that makes the output ``output_size`` (its spatial sizes, or with batch/channels)."""
+        output_size = list(output_size)
+        leading = 2 if input.dim() == 4 else 1
+        if len(output_size) == leading + 2:
+            output_size = output_size[leading:]
+        if len(output_size) != 2:
+            raise ValueError(f"ConvTranspose2D: for {input.dim()}D input, output_size must have 2 or {leading + 2} "
+                             f"elements (got {len(output_size)})")
+        smallest = [(input.size(d + leading) - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(2)]
+        largest = [smallest[d] + self.stride[d] - 1 for d in range(2)]
+        if any(not smallest[d] <= output_size[d] <= largest[d] for d in range(2)):
+            raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} to "
+                             f"{largest} (for an input of {input.size()[leading:]})")
+        return tuple(output_size[d] - smallest[d] for d in range(2))
 
     def extra_repr(self) -> str:
         s = f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, stride={self.stride}"
@@ -219,9 +238,9 @@ class _NormBase(Module):
 class _BatchNorm(_NormBase):
     _expected_dims: tuple = ()
 
-    def forward(self, x):
-        if x.dim() not in self._expected_dims:
-            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {x.dim()}D "
+    def forward(self, input):
+        if input.dim() not in self._expected_dims:
+            raise ValueError(f"expected {' or '.join(f'{d}D' for d in self._expected_dims)} input (got {input.dim()}D "
                              "input)")
         use_batch = self.training or not self.track_running_stats
         momentum = 0.0 if self.momentum is None else self.momentum
@@ -230,7 +249,7 @@ class _BatchNorm(_NormBase):
                 self.num_batches_tracked.add_(1)
             if self.momentum is None:  # a cumulative moving average, as torch
                 momentum = 1.0 / float(self.num_batches_tracked.item())
-        return F.batch_norm(x, self.running_mean if self.track_running_stats else None,
+        return F.batch_norm(input, self.running_mean if self.track_running_stats else None,
                             self.running_var if self.track_running_stats else None, self.weight, self.bias,
                             use_batch, momentum, self.eps)
 
@@ -268,8 +287,8 @@ class LayerNorm(Module):
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
 
-    def forward(self, x):
-        return F.layer_norm(x, self.normalized_shape, self.weight, self.bias, self.eps)
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
@@ -278,17 +297,43 @@ class LayerNorm(Module):
 class Embedding(Module):
     """A lookup table: row i of ``weight`` for index i (gradients accumulate for repeated indices)."""
 
-    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, device=None,
-                 dtype=None) -> None:
+    def __init__(self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None,
+                 max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                 sparse: bool = False, _weight=None, _freeze: bool = False, device=None, dtype=None) -> None:
         super().__init__()
+        for name, value in (("max_norm", max_norm is not None), ("scale_grad_by_freq", scale_grad_by_freq),
+                            ("sparse", sparse)):
+            if value:
+                raise NotImplementedError(f"nn.Embedding({name}=...) is not supported")
+        if padding_idx is not None:  # a negative index counts from the end, and is stored as the positive one
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = padding_idx % num_embeddings
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
-        self.weight = Parameter(creation.randn(num_embeddings, embedding_dim, dtype=dtype, device=device))
+        self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, False, False
+        if _weight is not None:  # the given table as it is (from_pretrained's path): no init, no zeroed padding row
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+            return
+        self.weight = Parameter(creation.randn(num_embeddings, embedding_dim, dtype=dtype, device=device),
+                                requires_grad=not _freeze)
         if padding_idx is not None:
             with no_grad():
                 self.weight[padding_idx].fill_(0)
 
-    def forward(self, idx):
-        return F.embedding(idx, self.weight, self.padding_idx)
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx)
+
+    @classmethod
+    def from_pretrained(cls, embeddings, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
+        """An Embedding whose table is ``embeddings`` itself (frozen unless freeze=False)."""
+        if embeddings.dim() != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, embeddings, freeze)
 
     def extra_repr(self) -> str:
         return f"{self.num_embeddings}, {self.embedding_dim}"

@@ -56,8 +56,8 @@ class Conv1d(_WeightBias):
 class GroupNorm(Module):
     """Normalise each sample's channels in ``num_groups`` groups, then a per-channel affine transform."""
 
-    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, bias: bool = True,
-                 device=None, dtype=None) -> None:
+    def __init__(self, num_groups: int, num_channels: int, eps: float = 1e-5, affine: bool = True, device=None,
+                 dtype=None, *, bias: bool = True) -> None:
         super().__init__()
         if num_channels % num_groups:
             raise ValueError(f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})")

@@ -30,11 +30,15 @@ def _reduce(loss: Tensor, reduction: str) -> Tensor:
 
 
 def _legacy_reduction(size_average, reduce, reduction: str) -> str:
+    """The reduction the deprecated size_average/reduce pair asks for (with torch's warning), else ``reduction``."""
     if size_average is None and reduce is None:
         return reduction
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
-    return ("mean" if size_average else "sum") if reduce else "none"
+    reduction = ("mean" if size_average else "sum") if reduce else "none"
+    warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
+                  stacklevel=3)
+    return reduction
 
 
 def _broadcast_pair(input: Tensor, target: Tensor, name: str):

@@ -73,5 +73,5 @@ def numel(a) -> int:
     return a.numel()
 
 
-def is_tensor(x) -> bool:
-    return isinstance(x, Tensor)
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)

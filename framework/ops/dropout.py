@@ -14,15 +14,15 @@ from ..random import _gen
 from ..tensor import Tensor
 
 
-def dropout(x: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     if not 0 <= p <= 1:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0:
-        return x
-    keep = (_gen(None).random(tuple(x.shape)) >= p).astype(x._array.dtype) / (1 - p) if p < 1 else \
-        np.zeros(tuple(x.shape), x._array.dtype)
-    mask = Tensor._make(backend.to_device(keep, x.device))
-    return x.mul_(mask) if inplace else x * mask
+        return input
+    keep = (_gen(None).random(tuple(input.shape)) >= p).astype(input._array.dtype) / (1 - p) if p < 1 else \
+        np.zeros(tuple(input.shape), input._array.dtype)
+    mask = Tensor._make(backend.to_device(keep, input.device))
+    return input.mul_(mask) if inplace else input * mask
 
 
 def _channel_dropout(x: Tensor, p: float, training: bool, inplace: bool, spatial: int, name: str) -> Tensor:

@@ -112,8 +112,11 @@ def matrix_exp(input: Tensor) -> Tensor:
     return LinalgMatrixExp.apply(input)
 
 
-def chain_matmul(*matrices: Tensor) -> Tensor:
+def chain_matmul(*matrices: Tensor, out=None) -> Tensor:
     """The product of 2-D matrices (deprecated in torch for linalg.multi_dot; one matrix: a copy)."""
+    if out is not None:
+        raise NotImplementedError("torch.chain_matmul(out=...) is not supported "
+                                  "(framework has no out= arguments; use the returned tensor)")
     if _amp.on and autocast_applies("chain_matmul", *matrices):
         return autocast_run("chain_matmul", chain_matmul, *matrices)
     warnings.warn("torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "

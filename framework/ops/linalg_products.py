@@ -23,8 +23,11 @@ from .shape_more import DiagEmbed
 from .views import ReshapeCopy
 
 
-def tensordot(a: Tensor, b: Tensor, dims=2) -> Tensor:
+def tensordot(a: Tensor, b: Tensor, dims=2, out=None) -> Tensor:
     """Sum over a's ``dims`` last (or listed) dims and b's first (or listed) ones: permute, reshape, one mm."""
+    if out is not None:
+        raise NotImplementedError("torch.tensordot(out=...) is not supported "
+                                  "(framework has no out= arguments; use the returned tensor)")
     if _amp.on and autocast_applies("tensordot", a, b, dims):
         return autocast_run("tensordot", tensordot, a, b, dims)
     if a.dtype != b.dtype:
