@@ -20,6 +20,7 @@ from ..ops.views import Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, Squ
 from ..tensor import Tensor
 from ._graph import GraphBuilder, UnsupportedOp
 from ._modules import MODULE_SYMBOLIC, mapping_for
+from . import _symbolic_shapes  # noqa: F401  (registers the shape, indexing and comparison mappings)
 from ._symbolic import mapping_of
 from ._tracer import tracing
 
