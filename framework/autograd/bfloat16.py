@@ -8,6 +8,19 @@ from .. import dtypes
 from ..tensor import Tensor
 
 
+def _widen(arrays) -> tuple:
+    """float32 copies of the bfloat16 arrays (others as they are), and a map from each copy back to its original."""
+    bf16 = dtypes.BFLOAT16_NP
+    back, wide = {}, []
+    for a in arrays:
+        if getattr(a, "dtype", None) == bf16:
+            w = a.astype(np.float32)
+            back[id(w)] = a
+            a = w
+        wide.append(a)
+    return wide, back
+
+
 def _forward_bfloat16(cls, ctx, arrays):
     """cls.forward, with bfloat16 operands computed in float32 and each float result rounded once to bfloat16,
     as torch's CPU kernels do (a formula of several NumPy calls on bfloat16 arrays would round after each call).
@@ -23,14 +36,7 @@ def _forward_bfloat16(cls, ctx, arrays):
     dimensioned = [a for a in floats if a.ndim] or floats
     if not floats or any(a.dtype != bf16 for a in dimensioned):
         return cls.forward(ctx, *arrays)
-    back = {}
-    wide = []
-    for a in arrays:
-        if getattr(a, "dtype", None) == bf16:
-            w = a.astype(np.float32)
-            back[id(w)] = a
-            a = w
-        wide.append(a)
+    wide, back = _widen(arrays)
     out = cls.forward(ctx, *wide)
     if not any(isinstance(a, (np.dtype, dtypes.dtype)) for a in arrays):
         outs = out if type(out) is tuple else (out,)
@@ -59,14 +65,7 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
     each NumPy call of its formula)."""
     bf16 = dtypes.BFLOAT16_NP
     target = arrays[0]
-    back = {}
-    wide = []
-    for a in arrays:
-        if getattr(a, "dtype", None) == bf16:
-            w = a.astype(np.float32)
-            back[id(w)] = a
-            a = w
-        wide.append(a)
+    wide, back = _widen(arrays)
     out = cls.forward(ctx, *wide)
     target[...] = wide[0].astype(bf16)
     outs = out if type(out) is tuple else (out,)
