@@ -2,7 +2,9 @@
 
 Parameters carry torch's names and shapes (``weight_ih_l0``, ``bias_hh_l1_reverse``...; gates stacked in
 torch's order: LSTM i, f, g, o; GRU r, z, n) and torch's init U(-1/sqrt(hidden), 1/sqrt(hidden)), so a
-torch state_dict loads as is. Each step is written with ordinary ops, so autograd needs nothing special.
+torch state_dict loads as is. A float32 (or 16-bit) LSTM layer runs as one node, as torch's CPU oneDNN path
+(framework/ops/rnn_layer.py); float64, packed input, GRU and RNN are written step by step with ordinary ops, as
+torch's graphs there.
 """
 from __future__ import annotations
 
@@ -10,7 +12,8 @@ import math
 
 import numpy as np
 
-from .. import creation, ops
+from .. import creation, dtypes, ops
+from ..ops.rnn_layer import lstm_layer
 from ..tensor import Tensor
 from . import functional as F, init
 from .module import Module
@@ -43,6 +46,8 @@ def _gru_cell(x_proj, h, w_hh, b_hh):
     return (1 - z) * n + z * h
 
 
+# the dtypes whose LSTM layers torch's CPU runs through oneDNN as one node (float64 goes step by step there too)
+_FUSED_DTYPES = (dtypes.float32, dtypes.float16)
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 _CELLS = {"RNN_TANH": _rnn_tanh_cell, "RNN_RELU": _rnn_relu_cell, "LSTM": _lstm_cell, "GRU": _gru_cell}
 
@@ -122,6 +127,10 @@ class RNNBase(Module):
         sequences still running at step t; the others keep their state (so a finished sequence's last state is
         its final one, and the reverse direction starts at each sequence's own last step)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(layer, "_reverse" if reverse else "")
+        if self.mode == "LSTM" and running is None and x.dtype in _FUSED_DTYPES:
+            # torch's CPU LSTM (oneDNN) runs a float32/16 layer as one node: MkldnnRnnLayerBackward0
+            out, h_n, c_n = lstm_layer(x, w_ih, w_hh, b_ih, b_hh, state[0], state[1], reverse)
+            return out, (h_n, c_n)
         cell = _CELLS[self.mode]
         x_proj = F.linear(x, w_ih, b_ih)  # all time steps at once: (T, N, gates)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
