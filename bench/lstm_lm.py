@@ -45,7 +45,7 @@ def make_step(torch, compiled: bool = False, seq: int = SEQ, batch: int = BATCH,
     load_seeded(model, torch, seed)
     opt = torch.optim.SGD(model.parameters(), lr=1.0)
     rng = np.random.default_rng(seed + 1)
-    tokens = torch.from_numpy(rng.integers(0, vocab, (seq + 1, batch)))
+    tokens = torch.from_numpy(rng.integers(0, vocab, (seq + 1, batch))).to(next(model.parameters()).device)
     x, y = tokens[:-1], tokens[1:].reshape(-1)
     F = torch.nn.functional
 

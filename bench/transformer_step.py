@@ -50,7 +50,7 @@ def make_step(torch, compiled: bool = False, batch: int = BATCH, seq: int = SEQ,
     load_seeded(model, torch, seed)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-3)
     rng = np.random.default_rng(seed + 1)
-    tokens = torch.from_numpy(rng.integers(0, vocab, (batch, seq + 1)))
+    tokens = torch.from_numpy(rng.integers(0, vocab, (batch, seq + 1))).to(next(model.parameters()).device)
     x, y = tokens[:, :-1], tokens[:, 1:].reshape(-1)
     F = torch.nn.functional
 
