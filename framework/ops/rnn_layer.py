@@ -26,35 +26,36 @@ def _gate_affine(xp, hidden: int, dtype):
 
 
 def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
-    """(y, work) for x (T, N, I); work = (gates, c, tanh(c)) of every step, feature-major: (T, 4H or H, N).
+    """(y, work) for x (T, N, I); work = (gates, c, tanh(c)) of every step, feature-major: (4H or H, T, N).
 
     The steps run feature-major (the state as (H, N)): the recurrent product is then W (4H, H) @ h (H, N), a
-    product with many rows, which BLAS runs about twice as fast as the few-row h (N, H) @ W.T (N is a batch)."""
+    product with many rows, which BLAS runs about twice as fast as the few-row h (N, H) @ W.T (N is a batch).
+    The (4H, T, N) layout makes the input projection one plain GEMM and, in backward, the gate gradients of all
+    steps a (4H, T*N) matrix for the weight gradients, with no transposing copy of the big arrays."""
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     scale, shift = _gate_affine(xp, hidden, x.dtype)
     w_hh_s = w_hh * scale
-    proj = backend.matmul(x.reshape(steps * batch, -1), (w_ih * scale).T)  # all steps' input projections: one GEMM
+    gates = backend.matmul(w_ih * scale, x.reshape(steps * batch, -1).T).reshape(4 * hidden, steps, batch)
     if b_ih is not None:
-        proj += (b_ih + b_hh) * scale[:, 0]
-    gates = xp.ascontiguousarray(proj.reshape(steps, batch, 4 * hidden).transpose(0, 2, 1))  # (T, 4H, N)
-    y_t = xp.empty((steps, hidden, batch), dtype=x.dtype)
-    c_all = xp.empty_like(y_t)
-    tanh_c = xp.empty_like(y_t)
+        gates += ((b_ih + b_hh)[:, None] * scale)[:, :, None]
+    y = xp.empty((steps, batch, hidden), dtype=x.dtype)
+    c_all = xp.empty((hidden, steps, batch), dtype=x.dtype)
+    tanh_c = xp.empty_like(c_all)
     h, c = xp.ascontiguousarray(h0.T), xp.ascontiguousarray(c0.T)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        g = gates[t]
+        g = gates[:, t]
         g += backend.matmul(w_hh_s, h)  # the four gates from one product
         xp.tanh(g, out=g)
         g *= scale
         g += shift
         i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
-        c_t = c_all[t]
+        c_t, tc = c_all[:, t], tanh_c[:, t]
         xp.multiply(f, c, out=c_t)
         c_t += i * gg
-        xp.tanh(c_t, out=tanh_c[t])
-        xp.multiply(o, tanh_c[t], out=y_t[t])
-        h, c = y_t[t], c_t
-    return xp.ascontiguousarray(y_t.transpose(0, 2, 1)), (gates, c_all, tanh_c)
+        xp.tanh(c_t, out=tc)
+        h, c = o * tc, c_t  # h C-contiguous: the next product runs faster on it than on a strided view
+        y[t] = h.T
+    return y, (gates, c_all, tanh_c)
 
 
 def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tanh_c, reverse: bool, needs):
@@ -65,39 +66,39 @@ def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tan
     dgates_t = [dc_t * (g (1-i) i, c_{t-1} (1-f) f, i (1-g^2)), dh_t * tanh(c_t) o (1-o)]."""
     steps, batch, hidden = y.shape
     h2, h3 = 2 * hidden, 3 * hidden
-    c0_t = c0.T[None]
-    c_prev = xp.concatenate([c_all[1:], c0_t]) if reverse else xp.concatenate([c0_t, c_all[:-1]])
+    c0_t = c0.T[:, None]
+    c_prev = xp.concatenate([c_all[:, 1:], c0_t], axis=1) if reverse else \
+        xp.concatenate([c0_t, c_all[:, :-1]], axis=1)
     factor = gates * (1 - gates)  # sigmoid' = s (1 - s) for i, f, o; tanh' (the g rows) just below
-    xp.multiply(gates[:, h2:h3], gates[:, h2:h3], out=factor[:, h2:h3])
-    xp.subtract(1, factor[:, h2:h3], out=factor[:, h2:h3])
-    factor[:, :hidden] *= gates[:, h2:h3]  # now the factors of dc (i, f, g rows) and of dh (o rows)
-    factor[:, hidden:h2] *= c_prev
-    factor[:, h2:h3] *= gates[:, :hidden]
-    factor[:, h3:] *= tanh_c
-    dc_from_dh = gates[:, h3:] * (1 - tanh_c * tanh_c)  # d c_t / d h_t through tanh(c_t)
-    forget = gates[:, hidden:h2]
+    xp.multiply(gates[h2:h3], gates[h2:h3], out=factor[h2:h3])
+    xp.subtract(1, factor[h2:h3], out=factor[h2:h3])
+    factor[:hidden] *= gates[h2:h3]  # now the factors of dc (i, f, g rows) and of dh (o rows)
+    factor[hidden:h2] *= c_prev
+    factor[h2:h3] *= gates[:hidden]
+    factor[h3:] *= tanh_c
+    dc_from_dh = gates[h3:] * (1 - tanh_c * tanh_c)  # d c_t / d h_t through tanh(c_t)
+    forget = gates[hidden:h2]
     w_hh_t = xp.ascontiguousarray(w_hh.T)
     dgates = xp.empty_like(gates)
     dh = xp.zeros((hidden, batch), dtype=y.dtype) if ghn is None else xp.ascontiguousarray(ghn.T)
     dc = xp.zeros((hidden, batch), dtype=y.dtype) if gcn is None else xp.ascontiguousarray(gcn.T)
-    gy_t = None if gy is None else gy.transpose(0, 2, 1)
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):  # the steps the other way round
-        if gy_t is not None:
-            dh += gy_t[t]
-        d = dgates[t]
-        xp.multiply(dh, factor[t, h3:], out=d[h3:])
-        dc += dh * dc_from_dh[t]
-        xp.multiply(factor[t, :h3].reshape(3, hidden, batch), dc[None], out=d[:h3].reshape(3, hidden, batch))
-        dc *= forget[t]
+        if gy is not None:
+            dh += gy[t].T
+        d = dgates[:, t]
+        xp.multiply(dh, factor[h3:, t], out=d[h3:])
+        dc += dh * dc_from_dh[:, t]
+        xp.multiply(factor[:h3, t].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
+        dc *= forget[:, t]
         dh = backend.matmul(w_hh_t, d)
-    flat = xp.ascontiguousarray(dgates.transpose(0, 2, 1)).reshape(steps * batch, 4 * hidden)
-    gx = backend.matmul(flat, w_ih).reshape(x.shape) if needs[0] else None
-    gw_ih = backend.matmul(flat.T, x.reshape(steps * batch, -1)) if needs[1] else None
+    flat = dgates.reshape(4 * hidden, steps * batch)  # columns in (t, n) order, as the rows of x and y
+    gx = backend.matmul(flat.T, w_ih).reshape(x.shape) if needs[0] else None
+    gw_ih = backend.matmul(flat, x.reshape(steps * batch, -1)) if needs[1] else None
     gw_hh = None
     if needs[2]:  # every step's previous h against its gate gradient: one product summed over time
         h_prev = xp.concatenate([y[1:], h0[None]]) if reverse else xp.concatenate([h0[None], y[:-1]])
-        gw_hh = backend.matmul(flat.T, h_prev.reshape(steps * batch, hidden))
-    gb = flat.sum(axis=0) if needs[3] or needs[4] else None
+        gw_hh = backend.matmul(flat, h_prev.reshape(steps * batch, hidden))
+    gb = flat.sum(axis=1) if needs[3] or needs[4] else None
     return (gx, gw_ih, gw_hh, gb if needs[3] else None, gb.copy() if needs[4] else None,
             xp.ascontiguousarray(dh.T) if needs[5] else None, xp.ascontiguousarray(dc.T) if needs[6] else None)
 
@@ -134,7 +135,7 @@ class LstmLayer(Function):
         ctx.work, ctx.reverse = work, reverse
         ctx.set_materialize_grads(False)
         last = 0 if reverse else -1
-        return y, y[last].copy(), xp.ascontiguousarray(work[1][last].T)
+        return y, y[last].copy(), xp.ascontiguousarray(work[1][:, last].T)
 
     @staticmethod
     def backward(ctx, gy, ghn, gcn):
