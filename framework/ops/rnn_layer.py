@@ -43,17 +43,20 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
     tanh_c = xp.empty_like(c_all)
     h, c = xp.ascontiguousarray(h0.T), xp.ascontiguousarray(c0.T)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        g = gates[:, t]
-        g += backend.matmul(w_hh_s, h)  # the four gates from one product
+        # each step works in fresh contiguous (4H, N) / (H, N) arrays and stores them into the strided (.., T, N)
+        # records once: faster than running every pass on the strided slices
+        g = backend.matmul(w_hh_s, h)  # the four gates from one product
+        g += gates[:, t]
         xp.tanh(g, out=g)
         g *= scale
         g += shift
+        gates[:, t] = g
         i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
-        c_t, tc = c_all[:, t], tanh_c[:, t]
-        xp.multiply(f, c, out=c_t)
-        c_t += i * gg
-        xp.tanh(c_t, out=tc)
-        h, c = o * tc, c_t  # h C-contiguous: the next product runs faster on it than on a strided view
+        c = f * c
+        c += i * gg
+        tc = xp.tanh(c)
+        c_all[:, t], tanh_c[:, t] = c, tc
+        h = o * tc  # C-contiguous: the next product runs faster on it than on a strided view
         y[t] = h.T
     return y, (gates, c_all, tanh_c)
 
@@ -80,16 +83,17 @@ def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tan
     forget = gates[hidden:h2]
     w_hh_t = xp.ascontiguousarray(w_hh.T)
     dgates = xp.empty_like(gates)
+    d = xp.empty((4 * hidden, batch), dtype=y.dtype)  # one step's gate gradients, contiguous (as in forward)
     dh = xp.zeros((hidden, batch), dtype=y.dtype) if ghn is None else xp.ascontiguousarray(ghn.T)
     dc = xp.zeros((hidden, batch), dtype=y.dtype) if gcn is None else xp.ascontiguousarray(gcn.T)
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):  # the steps the other way round
         if gy is not None:
             dh += gy[t].T
-        d = dgates[:, t]
         xp.multiply(dh, factor[h3:, t], out=d[h3:])
         dc += dh * dc_from_dh[:, t]
         xp.multiply(factor[:h3, t].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
         dc *= forget[:, t]
+        dgates[:, t] = d
         dh = backend.matmul(w_hh_t, d)
     flat = dgates.reshape(4 * hidden, steps * batch)  # columns in (t, n) order, as the rows of x and y
     gx = backend.matmul(flat.T, w_ih).reshape(x.shape) if needs[0] else None
