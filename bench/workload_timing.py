@@ -40,14 +40,14 @@ def main(make_step, title: str) -> None:
                   "framework.compile": make_step(framework, compiled=True)}
     for step in contenders.values():
         for _ in range(args.warmup):
-            float(step())
+            float(step().detach())
     times: dict[str, list[float]] = {k: [] for k in contenders}
     for _ in range(args.rounds):
         for name, step in contenders.items():
             per = []
             for _ in range(args.steps):
                 t = time.perf_counter()
-                float(step())
+                float(step().detach())
                 per.append(time.perf_counter() - t)
             times[name].append(statistics.median(per))
     base = statistics.median(times["torch"])

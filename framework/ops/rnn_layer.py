@@ -9,10 +9,12 @@ layer with ordinary ops and differentiates that, so higher derivatives work, as 
 from __future__ import annotations
 
 from .. import backend
+from ..autograd import grad as autograd_grad
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad, is_grad_enabled
 from ..backend import get_array_module
 from ..tensor import Tensor
+from . import combine, unary
 
 
 def _gate_affine(xp, hidden: int, dtype):
@@ -109,8 +111,6 @@ def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tan
 
 def lstm_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool = False):
     """The same layer written step by step with ordinary differentiable ops: (y, h_n, c_n)."""
-    from . import combine, unary  # (the differentiable ops; imported here: this module sits beside them)
-
     proj = x @ w_ih.T
     if b_ih is not None:
         proj = proj + b_ih + b_hh
@@ -157,8 +157,6 @@ class LstmLayer(Function):
 
 def _differentiable_backward(ctx, grads, inputs, needs):
     """The gradients as differentiable tensors: recompute the layer with ordinary ops, then autograd.grad."""
-    from ..autograd import grad as autograd_grad
-
     wanted = [t for t, n in zip(inputs, needs) if n]
     with enable_grad():
         outs = lstm_layer_reference(*inputs, ctx.reverse)
