@@ -134,3 +134,29 @@ def test_lstm_float64_stays_step_by_step():
     f = framework.nn.LSTM(I, H).double()
     y, _ = f(framework.tensor(np.ones((T, N, I)), requires_grad=True))
     assert y.grad_fn.name() == "StackBackward0"
+
+
+def _node_names(fn, seen=None, out=None):
+    """The graph's node class names, depth first (each node once)."""
+    out = [] if out is None else out
+    seen = set() if seen is None else seen
+    if fn is None or id(fn) in seen:
+        return out
+    seen.add(id(fn))
+    out.append(type(fn).__name__)
+    for n, _ in fn.next_functions:
+        _node_names(n, seen, out)
+    return out
+
+
+@pytest.mark.parametrize("cls", ["GRU", "RNN", "LSTM"])
+def test_step_by_step_graph_is_torchs(cls):
+    """GRU, RNN and a float64 LSTM record torch's CPU cell graph node for node (unbind, unsafe_chunk, its
+    operand order), on two layers and three steps."""
+    torch = pytest.importorskip("torch")
+    names = []
+    for m in (torch, framework):
+        net = getattr(m.nn, cls)(3, 4, num_layers=2).double()
+        y, _ = net(m.ones(3, 2, 3, dtype=m.float64, requires_grad=True))
+        names.append(_node_names(y.grad_fn))
+    assert names[1] == names[0]

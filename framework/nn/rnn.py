@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from .. import creation, dtypes, ops
+from ..ops.indexing import unsafe_chunk
 from ..ops.rnn_layer import lstm_layer
 from ..tensor import Tensor
 from . import functional as F, init
@@ -21,29 +22,31 @@ from .parameter import Parameter
 from .utils.rnn import PackedSequence, pad_packed_sequence
 
 
+# The cells as torch's CPU cells (aten/native/RNN.cpp), op for op, so the recorded graph has torch's nodes:
+# the recurrent product first, the input projection added to it, the gates split with unsafe_chunk.
+
 def _rnn_tanh_cell(x_proj, h, w_hh, b_hh):
-    return ops.tanh(x_proj + F.linear(h, w_hh, b_hh))
+    return ops.tanh(F.linear(h, w_hh, b_hh) + x_proj)
 
 
 def _rnn_relu_cell(x_proj, h, w_hh, b_hh):
-    return ops.relu(x_proj + F.linear(h, w_hh, b_hh))
+    return ops.relu(F.linear(h, w_hh, b_hh) + x_proj)
 
 
 def _lstm_cell(x_proj, state, w_hh, b_hh):
     h, c = state
-    gates = x_proj + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, dim=-1)
+    i, f, g, o = unsafe_chunk(F.linear(h, w_hh, b_hh) + x_proj, 4, -1)
     c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
     return ops.sigmoid(o) * ops.tanh(c), c
 
 
 def _gru_cell(x_proj, h, w_hh, b_hh):
-    xr, xz, xn = x_proj.chunk(3, dim=-1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, dim=-1)
-    r = ops.sigmoid(xr + hr)
-    z = ops.sigmoid(xz + hz)
-    n = ops.tanh(xn + r * hn)
-    return (1 - z) * n + z * h
+    xr, xz, xn = unsafe_chunk(x_proj, 3, -1)
+    hr, hz, hn = unsafe_chunk(F.linear(h, w_hh, b_hh), 3, -1)
+    r = ops.sigmoid(hr + xr)
+    z = ops.sigmoid(hz + xz)
+    n = ops.tanh(xn + hn * r)
+    return (h - n) * z + n  # torch's h' = (1 - z) n + z h, in its three ops
 
 
 # the dtypes whose LSTM layers torch's CPU runs through oneDNN as one node (float64 goes step by step there too)
@@ -135,8 +138,9 @@ class RNNBase(Module):
         x_proj = F.linear(x, w_ih, b_ih)  # all time steps at once: (T, N, gates)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outputs = [None] * x.shape[0]
+        x_steps = x_proj.unbind(0)  # one UnbindBackward0 node, as torch (T selects would each fill a T-step zero)
         for t in steps:
-            new = cell(x_proj[t], state, w_hh, b_hh)
+            new = cell(x_steps[t], state, w_hh, b_hh)
             if running is not None:
                 keep = running[t]
                 new = tuple(ops.where(keep, n, o) for n, o in zip(new, state)) if self.mode == "LSTM" else \

@@ -160,6 +160,12 @@ class Split(Function):
         return cat(grads, ctx.dim), None, None
 
 
+class UnsafeSplit(Split):
+    """Split under torch's name for unsafe_split / unsafe_chunk (its RNN cells chunk their gates with it)."""
+
+    node_name = "UnsafeSplitBackward0"
+
+
 class SplitWithSizes(Split):
     """Split with an explicit list of sizes (torch names its node SplitWithSizesBackward0). Saves nothing."""
 
@@ -480,6 +486,14 @@ def split(a, split_size, dim: int = 0):
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                            f"dimension {dim}), but got split_sizes={list(sizes)}")
     return SplitWithSizes.apply(a, dim, sizes)
+
+
+def unsafe_chunk(a, chunks: int, dim: int = 0) -> tuple:
+    """chunk into ``chunks`` equal pieces, recorded as torch's unsafe_chunk (one UnsafeSplitBackward0 node)."""
+    dim = wrap_dim(dim, a.ndim)
+    size = -(-a.shape[dim] // chunks)
+    sizes = [min(size, a.shape[dim] - start) for start in range(0, a.shape[dim], size)]
+    return UnsafeSplit.apply(a, dim, sizes)
 
 
 def chunk(a, chunks: int, dim: int = 0):
