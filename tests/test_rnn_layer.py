@@ -160,3 +160,20 @@ def test_step_by_step_graph_is_torchs(cls):
         y, _ = net(m.ones(3, 2, 3, dtype=m.float64, requires_grad=True))
         names.append(_node_names(y.grad_fn))
     assert names[1] == names[0]
+
+
+@pytest.mark.parametrize("rows", [1, 5, 32, 33])
+def test_few_row_linear_equals_plain_product(rows):
+    """F.linear on a few rows runs the transposed product (weight @ x.T): same values, C-contiguous, same grads."""
+    rng = np.random.default_rng(7)
+    x = framework.tensor(rng.standard_normal((rows, 16)), requires_grad=True)
+    w = framework.tensor(rng.standard_normal((200, 16)), requires_grad=True)
+    b = framework.tensor(rng.standard_normal(200), requires_grad=True)
+    out = framework.nn.functional.linear(x, w, b)
+    assert out.is_contiguous() and out.grad_fn.name() == "AddmmBackward0"
+    xa, wa = _host(x), _host(w)
+    assert_close(out, xa @ wa.T + _host(b), rtol=1e-12, atol=1e-12)
+    g = rng.standard_normal((rows, 200))
+    out.backward(framework.tensor(g))
+    assert_close(x.grad, g @ wa, rtol=1e-12, atol=1e-12)
+    assert_close(w.grad, g.T @ xa, rtol=1e-12, atol=1e-12)
