@@ -177,3 +177,10 @@ def test_few_row_linear_equals_plain_product(rows):
     out.backward(framework.tensor(g))
     assert_close(x.grad, g @ wa, rtol=1e-12, atol=1e-12)
     assert_close(w.grad, g.T @ xa, rtol=1e-12, atol=1e-12)
+
+
+def test_lstm_float16_stays_step_by_step():
+    """torch's CPU runs a float16 LSTM step by step too (oneDNN's layer is for float32 here)."""
+    f = framework.nn.LSTM(I, H).half()
+    y, _ = f(framework.tensor(np.ones((T, N, I), np.float16), requires_grad=True))
+    assert y.grad_fn.name() == "StackBackward0"

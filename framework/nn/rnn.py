@@ -2,7 +2,7 @@
 
 Parameters carry torch's names and shapes (``weight_ih_l0``, ``bias_hh_l1_reverse``...; gates stacked in
 torch's order: LSTM i, f, g, o; GRU r, z, n) and torch's init U(-1/sqrt(hidden), 1/sqrt(hidden)), so a
-torch state_dict loads as is. A float32 (or 16-bit) LSTM layer runs as one node, as torch's CPU oneDNN path
+torch state_dict loads as is. A float32 LSTM layer runs as one node, as torch's CPU oneDNN path
 (framework/ops/rnn_layer.py); float64, packed input, GRU and RNN are written step by step with ordinary ops, as
 torch's graphs there.
 """
@@ -49,8 +49,9 @@ def _gru_cell(x_proj, h, w_hh, b_hh):
     return (h - n) * z + n  # torch's h' = (1 - z) n + z h, in its three ops
 
 
-# the dtypes whose LSTM layers torch's CPU runs through oneDNN as one node (float64 goes step by step there too)
-_FUSED_DTYPES = (dtypes.float32, dtypes.float16)
+# the dtypes whose LSTM layers torch's CPU runs through oneDNN as one node (float64 and float16 go step by step
+# there, and so here: the recorded graphs are torch's)
+_FUSED_DTYPES = (dtypes.float32,)
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 _CELLS = {"RNN_TANH": _rnn_tanh_cell, "RNN_RELU": _rnn_relu_cell, "LSTM": _lstm_cell, "GRU": _gru_cell}
 
@@ -131,7 +132,7 @@ class RNNBase(Module):
         its final one, and the reverse direction starts at each sequence's own last step)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(layer, "_reverse" if reverse else "")
         if self.mode == "LSTM" and running is None and x.dtype in _FUSED_DTYPES:
-            # torch's CPU LSTM (oneDNN) runs a float32/16 layer as one node: MkldnnRnnLayerBackward0
+            # torch's CPU LSTM (oneDNN) runs a float32 layer as one node: MkldnnRnnLayerBackward0
             out, h_n, c_n = lstm_layer(x, w_ih, w_hh, b_ih, b_hh, state[0], state[1], reverse)
             return out, (h_n, c_n)
         cell = _CELLS[self.mode]
