@@ -46,10 +46,10 @@ class _MultiDeviceReplicator:
 
 def _non_finite_check_and_unscale_(grads, found_inf, inv_scale) -> None:
     """grad *= inv_scale for each grad (in place); found_inf becomes 1.0 if any grad holds an inf or NaN."""
-    for g in grads:
-        if not bool(g.isfinite().all()):
-            found_inf.fill_(1.0)
-        g.mul_(inv_scale)
+    with no_grad():  # tensors throughout, as ATen's kernel: no value is read on the host
+        for g in grads:
+            found_inf.copy_(found_inf.maximum(g.isfinite().all().logical_not().to(found_inf.dtype)))
+            g.mul_(inv_scale)
 
 
 class GradScaler:
@@ -196,25 +196,25 @@ class GradScaler:
                           for found_inf in state["found_inf_per_device"].values()]
             if len(found_infs) == 0:
                 raise AssertionError("No inf checks were recorded prior to update.")
-            found_inf_combined = sum(f.item() for f in found_infs)
+            found_inf_combined = found_infs[0]
+            for f in found_infs[1:]:
+                found_inf_combined = found_inf_combined + f
             self._update_scale_(found_inf_combined)
         self._per_optimizer_states = defaultdict(_refresh_per_optimizer_state)
 
-    def _update_scale_(self, found_inf: float) -> None:
-        """ATen's _amp_update_scale_: back off on an inf, else count the clean step and grow after the interval."""
-        scale = self._scale._array.dtype.type(self._scale.item())  # (float32 arithmetic, as the kernel)
-        if found_inf:
-            self._scale.fill_(float(scale * scale.dtype.type(self._backoff_factor)))
-            self._growth_tracker.fill_(0)
-            return
-        successful = int(self._growth_tracker.item()) + 1
-        if successful == self._growth_interval:
-            new_scale = scale * scale.dtype.type(self._growth_factor)
-            if abs(float(new_scale)) != float("inf"):  # (a scale that overflows float32 stays where it is)
-                self._scale.fill_(float(new_scale))
-            self._growth_tracker.fill_(0)
-        else:
-            self._growth_tracker.fill_(successful)
+    def _update_scale_(self, found_inf) -> None:
+        """ATen's _amp_update_scale_: back off on an inf, else count the clean step and grow after the interval.
+        Written with tensor ops (float32 arithmetic, as the kernel), so no value is read on the host."""
+        with no_grad():
+            scale, tracker = self._scale, self._growth_tracker
+            found = found_inf > 0
+            successful = tracker + 1
+            at_interval = successful == self._growth_interval
+            grown = scale * self._growth_factor
+            grow = found.logical_not() & at_interval & grown.isfinite()  # a scale overflowing float32 stays put
+            new_scale = scale.where(grow.logical_not(), grown).where(found.logical_not(), scale * self._backoff_factor)
+            scale.copy_(new_scale)
+            tracker.copy_(successful.where((found | at_interval).logical_not(), successful.new_zeros(())))
 
     def _get_scale_async(self):
         return self._scale

@@ -29,18 +29,38 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     L, S = query.shape[-2], key.shape[-2]
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
     logits = ops.matmul(query, key.transpose(-2, -1)) * scale
-    if is_causal:
-        allowed = np.tril(np.ones((L, S), dtype=bool))
-        attn_mask = Tensor._make(backend.to_device(allowed, query.device))
+    if is_causal:  # the cached "not allowed" mask: no new mask array per call
+        return _attend(logits.masked_fill(_causal_disallowed(L, S, query.device), float("-inf")), value, dropout_p)
     if attn_mask is not None:
         if attn_mask._array.dtype.kind == "b":
             logits = logits.masked_fill(attn_mask.logical_not(), float("-inf"))
         else:
             logits = logits + attn_mask
+    return _attend(logits, value, dropout_p)
+
+
+def _attend(logits: Tensor, value: Tensor, dropout_p: float) -> Tensor:
+    """softmax(logits) @ value, with dropout on the weights."""
     weights = ops.softmax(logits, dim=-1)
     if dropout_p > 0:
         weights = dropout(weights, dropout_p, training=True)
     return ops.matmul(weights, value)
+
+
+_CAUSAL_MASKS: dict = {}
+
+
+def _causal_disallowed(L: int, S: int, device) -> Tensor:
+    """The (L, S) bool mask, True above the diagonal (the keys a causal query may not see), made once per shape
+    and device and kept (a few at most: a model uses one or two sequence lengths)."""
+    key = (L, S, str(device))
+    mask = _CAUSAL_MASKS.get(key)
+    if mask is None:
+        if len(_CAUSAL_MASKS) >= 16:
+            _CAUSAL_MASKS.clear()
+        mask = _CAUSAL_MASKS[key] = Tensor._make(backend.to_device(np.triu(np.ones((L, S), dtype=bool), 1),
+                                                                    device))
+    return mask
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:

@@ -2,7 +2,9 @@
 
 Parameters carry torch's names and shapes (``weight_ih_l0``, ``bias_hh_l1_reverse``...; gates stacked in
 torch's order: LSTM i, f, g, o; GRU r, z, n) and torch's init U(-1/sqrt(hidden), 1/sqrt(hidden)), so a
-torch state_dict loads as is. Each step is written with ordinary ops, so autograd needs nothing special.
+torch state_dict loads as is. A float32 LSTM layer runs as one node, as torch's CPU oneDNN path
+(framework/ops/rnn_layer.py); float64, packed input, GRU and RNN are written step by step with ordinary ops, as
+torch's graphs there.
 """
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ import math
 
 import numpy as np
 
-from .. import creation, ops
+from .. import creation, dtypes, ops
+from ..ops.indexing import unsafe_chunk
+from ..ops.rnn_layer import lstm_layer
 from ..tensor import Tensor
 from . import functional as F, init
 from .module import Module
@@ -18,31 +22,36 @@ from .parameter import Parameter
 from .utils.rnn import PackedSequence, pad_packed_sequence
 
 
+# The cells as torch's CPU cells (aten/native/RNN.cpp), op for op, so the recorded graph has torch's nodes:
+# the recurrent product first, the input projection added to it, the gates split with unsafe_chunk.
+
 def _rnn_tanh_cell(x_proj, h, w_hh, b_hh):
-    return ops.tanh(x_proj + F.linear(h, w_hh, b_hh))
+    return ops.tanh(F.linear(h, w_hh, b_hh) + x_proj)
 
 
 def _rnn_relu_cell(x_proj, h, w_hh, b_hh):
-    return ops.relu(x_proj + F.linear(h, w_hh, b_hh))
+    return ops.relu(F.linear(h, w_hh, b_hh) + x_proj)
 
 
 def _lstm_cell(x_proj, state, w_hh, b_hh):
     h, c = state
-    gates = x_proj + F.linear(h, w_hh, b_hh)
-    i, f, g, o = gates.chunk(4, dim=-1)
+    i, f, g, o = unsafe_chunk(F.linear(h, w_hh, b_hh) + x_proj, 4, -1)
     c = ops.sigmoid(f) * c + ops.sigmoid(i) * ops.tanh(g)
     return ops.sigmoid(o) * ops.tanh(c), c
 
 
 def _gru_cell(x_proj, h, w_hh, b_hh):
-    xr, xz, xn = x_proj.chunk(3, dim=-1)
-    hr, hz, hn = F.linear(h, w_hh, b_hh).chunk(3, dim=-1)
-    r = ops.sigmoid(xr + hr)
-    z = ops.sigmoid(xz + hz)
-    n = ops.tanh(xn + r * hn)
-    return (1 - z) * n + z * h
+    xr, xz, xn = unsafe_chunk(x_proj, 3, -1)
+    hr, hz, hn = unsafe_chunk(F.linear(h, w_hh, b_hh), 3, -1)
+    r = ops.sigmoid(hr + xr)
+    z = ops.sigmoid(hz + xz)
+    n = ops.tanh(xn + hn * r)
+    return (h - n) * z + n  # torch's h' = (1 - z) n + z h, in its three ops
 
 
+# the dtypes whose LSTM layers torch's CPU runs through oneDNN as one node (float64 and float16 go step by step
+# there, and so here: the recorded graphs are torch's)
+_FUSED_DTYPES = (dtypes.float32,)
 _GATES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
 _CELLS = {"RNN_TANH": _rnn_tanh_cell, "RNN_RELU": _rnn_relu_cell, "LSTM": _lstm_cell, "GRU": _gru_cell}
 
@@ -122,12 +131,17 @@ class RNNBase(Module):
         sequences still running at step t; the others keep their state (so a finished sequence's last state is
         its final one, and the reverse direction starts at each sequence's own last step)."""
         w_ih, w_hh, b_ih, b_hh = self._weights(layer, "_reverse" if reverse else "")
+        if self.mode == "LSTM" and running is None and x.dtype in _FUSED_DTYPES:
+            # torch's CPU LSTM (oneDNN) runs a float32 layer as one node: MkldnnRnnLayerBackward0
+            out, h_n, c_n = lstm_layer(x, w_ih, w_hh, b_ih, b_hh, state[0], state[1], reverse)
+            return out, (h_n, c_n)
         cell = _CELLS[self.mode]
         x_proj = F.linear(x, w_ih, b_ih)  # all time steps at once: (T, N, gates)
         steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
         outputs = [None] * x.shape[0]
+        x_steps = x_proj.unbind(0)  # one UnbindBackward0 node, as torch (T selects would each fill a T-step zero)
         for t in steps:
-            new = cell(x_proj[t], state, w_hh, b_hh)
+            new = cell(x_steps[t], state, w_hh, b_hh)
             if running is not None:
                 keep = running[t]
                 new = tuple(ops.where(keep, n, o) for n, o in zip(new, state)) if self.mode == "LSTM" else \

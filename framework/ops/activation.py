@@ -22,8 +22,9 @@ class Softmax(Function):
             return a.copy()
         if not a.flags.c_contiguous:  # torch's kernel reads input.contiguous(): its result is C-contiguous
             a = xp.ascontiguousarray(a)
-        e = xp.exp(a - a.max(axis=dim, keepdims=True))
-        out = e / e.sum(axis=dim, keepdims=True)
+        out = a - a.max(axis=dim, keepdims=True)
+        xp.exp(out, out=out)  # in place in the one fresh buffer
+        out /= out.sum(axis=dim, keepdims=True)
         ctx.save_for_backward(out)
         return out
 
@@ -47,8 +48,8 @@ class LogSoftmax(Function):
             return a.copy()
         if not a.flags.c_contiguous:  # as softmax: a C-contiguous result, as torch's
             a = xp.ascontiguousarray(a)
-        shifted = a - a.max(axis=dim, keepdims=True)
-        out = shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True))
+        out = a - a.max(axis=dim, keepdims=True)
+        out -= xp.log(xp.exp(out).sum(axis=dim, keepdims=True))  # in place in the one fresh buffer
         ctx.save_for_backward(out)
         return out
 

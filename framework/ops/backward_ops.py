@@ -108,7 +108,9 @@ class SoftmaxBackwardData(Function):
     def forward(ctx, g, y, dim):
         ctx.save_for_backward(g, y)
         ctx.dim = dim
-        return y * (g - (g * y).sum(axis=dim, keepdims=True))
+        out = g - (g * y).sum(axis=dim, keepdims=True)
+        out *= y  # in place in the fresh buffer
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -130,7 +132,10 @@ class LogSoftmaxBackwardData(Function):
     def forward(ctx, g, y, dim):
         ctx.save_for_backward(g, y)
         ctx.dim = dim
-        return g - get_array_module(y).exp(y) * g.sum(axis=dim, keepdims=True)
+        xp = get_array_module(y)
+        out = xp.exp(y)
+        out *= g.sum(axis=dim, keepdims=True)
+        return xp.subtract(g, out, out=out)  # the one fresh buffer, written in place
 
     @staticmethod
     def backward(ctx, grad):

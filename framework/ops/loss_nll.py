@@ -70,6 +70,14 @@ class _NllLoss(Function):
         if x is None:
             x, _, _ = ctx.saved_arrays
         xp = get_array_module(x)
+        if x.ndim == 2:  # (N, C): zeros with one value written per row, no (N, C) mask
+            coef = -ctx.w_t
+            if ctx.reduction == 1:
+                with backend.errstate(xp, invalid="ignore", divide="ignore"):  # all ignored: masked out below
+                    coef = coef / ctx.total_weight
+            out = xp.zeros(x.shape, dtype=x.dtype)
+            out[xp.arange(x.shape[0]), ctx.safe_t] = xp.where(ctx.valid, coef * g, 0)
+            return out, None, None, None, None
         mask, coef = cls._coefficients(ctx, xp, x)
         if ctx.reduction == 0 and x.ndim > 1:
             g = xp.expand_dims(g, 1)

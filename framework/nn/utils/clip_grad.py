@@ -16,28 +16,26 @@ def _grads(parameters) -> list[Tensor]:
     return [p.grad for p in parameters if p.grad is not None]
 
 
-def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False) -> Tensor:
-    """Scale all gradients in place so their joint norm is at most max_norm; returns the norm before."""
-    grads = _grads(parameters)
+def clip_grad_norm_(parameters, max_norm: float, norm_type: float = 2.0, error_if_nonfinite: bool = False,
+                    foreach=None) -> Tensor:
+    """Scale all gradients in place so their joint norm is at most max_norm; returns the norm before.
+
+    As torch's: the norm and the scale stay tensors (norm of the per-gradient norms, ``clamp(max=1)``, multiply),
+    so a training step reads nothing on the host here (a compiled step has no graph break); only
+    ``error_if_nonfinite=True`` reads the norm to decide whether to raise."""
+    if isinstance(parameters, Tensor):
+        parameters = [parameters]
+    parameters = list(parameters)
+    grads = [p.grad for p in parameters if p.grad is not None]
     if not grads:
         return tensor(0.0)
-    with no_grad():
-        if norm_type == math.inf:
-            total = max(g.abs().max().item() for g in grads)
-        else:
-            total = sum(float((g.abs() ** norm_type).sum().item()) for g in grads) ** (1.0 / norm_type)
-        if error_if_nonfinite and not math.isfinite(total):
-            raise RuntimeError(f"The total norm of order {float(norm_type)} for gradients from `parameters` is "
-                               "non-finite, so it cannot be clipped. To disable this error and scale the gradients "
-                               "by the non-finite norm anyway, set `error_if_nonfinite=False`")
-        coef = max_norm / (total + 1e-6)
-        if coef < 1:
-            for g in grads:
-                g.mul_(coef)
-    return tensor(total, dtype=grads[0].dtype)
+    total = get_total_norm(grads, norm_type, error_if_nonfinite)
+    clip_grads_with_norm_(parameters, max_norm, total)
+    return total
 
 
-def clip_grad_value_(parameters, clip_value: float) -> None:
+def clip_grad_value_(parameters, clip_value: float, foreach=None) -> None:
+    """Clamp every gradient in place to [-clip_value, clip_value] (no host read)."""
     with no_grad():
         for g in _grads(parameters):
             g.clamp_(-clip_value, clip_value)
