@@ -118,15 +118,20 @@ class Conv2d(Function):
         if cols.shape[2] <= 0 or cols.shape[3] <= 0:
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
-        out = backend.tensordot(xp, cols, w, axes=((1, 4, 5), (1, 2, 3)))  # (N, OH, OW, O)
-        out = out.transpose(0, 3, 1, 2)
+        n, oh, ow = x.shape[0], cols.shape[2], cols.shape[3]
+        cols = _im2col(cols)
+        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched: the result is NCHW as it comes
+        out = backend.matmul(w.reshape(w.shape[0], -1), cols).reshape(n, w.shape[0], oh, ow)
         if b is not None:
-            out = out + b.reshape(1, -1, 1, 1)
-            if out.dtype != x.dtype:  # a bias of another dtype, which torch's string padding lets through
-                out = out.astype(x.dtype)
+            if b.dtype == out.dtype:
+                out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
+            else:  # a bias of another dtype, which torch's string padding lets through
+                out = (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
-        return xp.ascontiguousarray(out)
+        if ctx.needs_input_grad[1]:
+            ctx.cols = cols  # kept for the weight gradient: saves building the columns again in backward
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -135,24 +140,43 @@ class Conv2d(Function):
         if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
             gx, gw, gb = _ConvBackward.apply(grad, x, w, ctx.conf)
             return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
-        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
+        cols, ctx.cols = getattr(ctx, "cols", None), None  # (freed with the step, not with the graph)
+        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3], cols)
         return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
                 None if gb is None else Tensor._make(gb), None, None, None)
 
 
-def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
-    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output."""
+def _im2col(windows):
+    """(N, C·kh·kw, OH·OW) columns of an (N, C, OH, OW, kh, kw) window view: one copy whose inner loop runs along
+    an output row (OW long), not along a kernel row (kw long), which is what makes this copy cheap."""
+    n, c, oh, ow, kh, kw = windows.shape
+    xp = get_array_module(windows)
+    return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
+
+
+def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
+    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
+    ``cols``: the forward's (N, C·kh·kw, OH·OW) columns of x, when it kept them."""
     stride, padding, dilation = conf
     xp = get_array_module(g)
-    kh, kw = w.shape[2], w.shape[3]
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
     gx = gw = gb = None
     if needs[0]:
-        cols_grad = backend.tensordot(xp, g, w, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
-        cols_grad = cols_grad.transpose(0, 3, 1, 2, 4, 5)
-        gx = xp.ascontiguousarray(_col2im(cols_grad, x.shape, kh, kw, stride, dilation, padding))
+        # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
+        # kh·kw contiguous (OH, OW) planes
+        cols_grad = backend.matmul(w.reshape(o, -1).T, g3).reshape(n, c, kh, kw, oh, ow)
+        gx = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), x.shape, kh, kw, stride, dilation, padding)
+        gx = xp.ascontiguousarray(gx)
     if needs[1]:
-        cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
-        gw = backend.tensordot(xp, g, cols, axes=((0, 2, 3), (0, 2, 3)))  # (O, C, kh, kw)
+        if cols is None:
+            cols = _im2col(_windows(_pad(x, padding), kh, kw, stride, dilation))
+        if o <= oh * ow:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
+            gw = backend.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0)
+        else:  # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
+            gw = backend.tensordot(xp, g3, cols, axes=((0, 2), (0, 2)))
+        gw = gw.reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
@@ -308,6 +332,32 @@ class _ConvTransposeBackward(Function):
         return d_g, d_x, d_w, None
 
 
+_SMALL_WINDOW = 16  # up to this many window positions, pools run over (N, C, OH, OW) planes, one per position
+
+
+def _plane(x, i: int, j: int, stride: tuple, outs: tuple):
+    """The (N, C, OH, OW) view of each window's element (i, j): a strided slice, no copy."""
+    (sh, sw), (oh, ow) = stride, outs
+    return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
+def _max_over_planes(x, kernel: tuple, stride: tuple, outs: tuple) -> tuple:
+    """(max, its first position in the window) of each window of the padded x, as argmax over the window's
+    elements would give, NaN first: a running maximum over kh·kw output-sized slices, which saves copying
+    every window out (the reshape of the overlapping view) and the take_along_axis gather."""
+    xp = get_array_module(x)
+    kh, kw = kernel
+    out = _plane(x, 0, 0, stride, outs)
+    idx = xp.zeros(out.shape, dtype=np.intp)
+    for p in range(1, kh * kw):
+        v = _plane(x, p // kw, p % kw, stride, outs)
+        # a larger value, or the first NaN (NaN != NaN); a NaN maximum is never replaced (out == out is False)
+        take = ((v > out) | (v != v)) & (out == out)
+        out = xp.where(take, v, out)
+        idx = xp.where(take, p, idx)
+    return (out.copy() if kh * kw == 1 else out), idx  # (a 1×1 window's maximum would be a view of x)
+
+
 class MaxPool2d(Function):
     """out = max over each window. Saves x and the argmax positions."""
 
@@ -321,11 +371,14 @@ class MaxPool2d(Function):
         xpad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf) if ph or pw else x
         cols = _windows(xpad, kh, kw, stride, (1, 1))
         n, c, oh, ow = cols.shape[:4]
-        flat = cols.reshape(n, c, oh, ow, kh * kw)
         # (argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the last: a declared
         # deviation, tests/test_special_values.py; picking the last costs a host read or a second argmax)
-        idx = flat.argmax(axis=-1)
-        out = xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+        if kh * kw <= _SMALL_WINDOW:
+            out, idx = _max_over_planes(xpad, kernel, stride, (oh, ow))
+        else:
+            flat = cols.reshape(n, c, oh, ow, kh * kw)
+            idx = flat.argmax(axis=-1)
+            out = xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
         ctx.idx, ctx.conf = idx, (x.shape, kernel, stride, padding, (oh, ow))
         ctx.save_for_backward(x)  # torch's max_pool2d backward keeps its input (and the indices)
         return out
@@ -349,6 +402,14 @@ class _MaxPoolBackward(Function):
         x_shape, (kh, kw), stride, padding, (oh, ow) = conf
         xp = get_array_module(g)
         n, c = x_shape[:2]
+        if kh * kw <= _SMALL_WINDOW:  # each window position's share added to its plane: no scatter, no col2im
+            (ph, pw), (h, w) = padding, x_shape[2:]
+            out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
+            zero = xp.zeros((), dtype=g.dtype)
+            for p in range(kh * kw):
+                plane = _plane(out, p // kw, p % kw, stride, (oh, ow))
+                plane += xp.where(idx == p, g, zero)
+            return out[:, :, ph:ph + h, pw:pw + w]
         cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
         xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
         cols = cols.reshape(n, c, oh, ow, kh, kw)
