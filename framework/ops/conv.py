@@ -342,17 +342,16 @@ def _plane(x, i: int, j: int, stride: tuple, outs: tuple):
 
 
 def _max_over_planes(x, kernel: tuple, stride: tuple, outs: tuple) -> tuple:
-    """(max, its first position in the window) of each window of the padded x, as argmax over the window's
-    elements would give, NaN first: a running maximum over kh·kw output-sized slices, which saves copying
-    every window out (the reshape of the overlapping view) and the take_along_axis gather."""
+    """(max, its position in the window) of each window of the padded x, as torch's kernel picks it (the first
+    maximum; a NaN, the last NaN): a running maximum over kh·kw output-sized slices, which saves copying every
+    window out (the reshape of the overlapping view) and the take_along_axis gather."""
     xp = get_array_module(x)
     kh, kw = kernel
     out = _plane(x, 0, 0, stride, outs)
     idx = xp.zeros(out.shape, dtype=np.intp)
     for p in range(1, kh * kw):
         v = _plane(x, p // kw, p % kw, stride, outs)
-        # a larger value, or the first NaN (NaN != NaN); a NaN maximum is never replaced (out == out is False)
-        take = ((v > out) | (v != v)) & (out == out)
+        take = (v > out) | (v != v)  # torch's val > max || isnan(val)
         out = xp.where(take, v, out)
         idx = xp.where(take, p, idx)
     return (out.copy() if kh * kw == 1 else out), idx  # (a 1×1 window's maximum would be a view of x)
@@ -371,8 +370,8 @@ class MaxPool2d(Function):
         xpad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf) if ph or pw else x
         cols = _windows(xpad, kh, kw, stride, (1, 1))
         n, c, oh, ow = cols.shape[:4]
-        # (argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the last: a declared
-        # deviation, tests/test_special_values.py; picking the last costs a host read or a second argmax)
+        # (over a large window, argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the
+        # last: a declared deviation, tests/test_special_values.py; picking the last costs a second argmax)
         if kh * kw <= _SMALL_WINDOW:
             out, idx = _max_over_planes(xpad, kernel, stride, (oh, ow))
         else:
