@@ -332,7 +332,7 @@ class _ConvTransposeBackward(Function):
         return d_g, d_x, d_w, None
 
 
-_SMALL_WINDOW = 16  # up to this many window positions, pools run over (N, C, OH, OW) planes, one per position
+_SMALL_WINDOW = 16  # up to this many window positions, max pools run over (N, C, OH, OW) planes, one per position
 
 
 def _plane(x, i: int, j: int, stride: tuple, outs: tuple):
@@ -341,20 +341,22 @@ def _plane(x, i: int, j: int, stride: tuple, outs: tuple):
     return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
 
 
-def _max_over_planes(x, kernel: tuple, stride: tuple, outs: tuple) -> tuple:
-    """(max, its position in the window) of each window of the padded x, as torch's kernel picks it (the first
-    maximum; a NaN, the last NaN): a running maximum over kh·kw output-sized slices, which saves copying every
-    window out (the reshape of the overlapping view) and the take_along_axis gather."""
-    xp = get_array_module(x)
-    kh, kw = kernel
-    out = _plane(x, 0, 0, stride, outs)
-    idx = xp.zeros(out.shape, dtype=np.intp)
+def _max_over_planes(windows) -> tuple:
+    """(max, its position in the window) of each window of an (N, C, OH, OW, kh, kw) view, as torch's kernel
+    picks it (the first maximum; a NaN, the last NaN): the windows copied once as kh·kw contiguous (N, C, OH, OW)
+    planes, then a running maximum over them, which saves reshaping every window out element by element and the
+    take_along_axis gather."""
+    xp = get_array_module(windows)
+    kh, kw = windows.shape[4:]
+    planes = xp.ascontiguousarray(windows.transpose(4, 5, 0, 1, 2, 3)).reshape((kh * kw,) + windows.shape[:4])
+    out = planes[0].copy()
+    idx = xp.zeros(out.shape, dtype=np.int8)  # (at most _SMALL_WINDOW positions: a quarter of intp's traffic)
     for p in range(1, kh * kw):
-        v = _plane(x, p // kw, p % kw, stride, outs)
+        v = planes[p]
         take = (v > out) | (v != v)  # torch's val > max || isnan(val)
-        out = xp.where(take, v, out)
-        idx = xp.where(take, p, idx)
-    return (out.copy() if kh * kw == 1 else out), idx  # (a 1×1 window's maximum would be a view of x)
+        xp.maximum(out, v, out=out)  # = where(take, v, out): NaN propagates, a tie keeps out (the first)
+        idx[take] = p
+    return out, idx
 
 
 class MaxPool2d(Function):
@@ -373,7 +375,7 @@ class MaxPool2d(Function):
         # (over a large window, argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the
         # last: a declared deviation, tests/test_special_values.py; picking the last costs a second argmax)
         if kh * kw <= _SMALL_WINDOW:
-            out, idx = _max_over_planes(xpad, kernel, stride, (oh, ow))
+            out, idx = _max_over_planes(cols)
         else:
             flat = cols.reshape(n, c, oh, ow, kh * kw)
             idx = flat.argmax(axis=-1)
