@@ -154,6 +154,27 @@ def _im2col(windows):
     return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
 
 
+def _input_grad_stride1(g, w, x_shape, padding, dilation):
+    """conv2d's input gradient at stride 1: the columns' gradient computed on rows as wide as the padded input
+    (g padded with zero columns), so each kernel offset (i, j) adds one contiguous run of the flattened input
+    plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead of kh·kw·OH short ones."""
+    xp = get_array_module(g)
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = x_shape[2] + 2 * ph, x_shape[3] + 2 * pw
+    g_wide = xp.zeros((n, o, oh, wp), dtype=g.dtype)
+    g_wide[..., :ow] = g  # the wp - ow extra columns reach only positions past a row's end, where they add zero
+    cols_grad = backend.matmul(w.reshape(o, -1).T, g_wide.reshape(n, o, oh * wp)).reshape(n, c, kh * kw, oh * wp)
+    flat = xp.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            start = i * dh * wp + j * dw
+            flat[:, :, start:start + oh * wp] += cols_grad[:, :, i * kw + j]
+    gx = flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
+    return xp.ascontiguousarray(gx)
+
+
 def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
     """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
     ``cols``: the forward's (N, C·kh·kw, OH·OW) columns of x, when it kept them."""
@@ -163,7 +184,9 @@ def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
     g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
     gx = gw = gb = None
-    if needs[0]:
+    if needs[0] and tuple(stride) == (1, 1):
+        gx = _input_grad_stride1(g, w, x.shape, padding, dilation)
+    elif needs[0]:
         # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
         # kh·kw contiguous (OH, OW) planes
         cols_grad = backend.matmul(w.reshape(o, -1).T, g3).reshape(n, c, kh, kw, oh, ow)
