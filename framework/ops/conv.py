@@ -430,9 +430,13 @@ class _MaxPoolBackward(Function):
             (ph, pw), (h, w) = padding, x_shape[2:]
             out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
             zero = xp.zeros((), dtype=g.dtype)
+            disjoint = stride[0] >= kh and stride[1] >= kw  # windows share no element: assign, not add
             for p in range(kh * kw):
                 plane = _plane(out, p // kw, p % kw, stride, (oh, ow))
-                plane += xp.where(idx == p, g, zero)
+                if disjoint:
+                    plane[...] = xp.where(idx == p, g, zero)
+                else:
+                    plane += xp.where(idx == p, g, zero)
             return out[:, :, ph:ph + h, pw:pw + w]
         cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
         xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
