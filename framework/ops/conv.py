@@ -56,7 +56,8 @@ def _col2im(cols, x_shape, kh, kw, stride, dilation, padding):
     for i in range(kh):
         for j in range(kw):
             hs, ws = i * dh, j * dw
-            out[:, :, hs:hs + sh * oh:sh, ws:ws + sw * ow:sw] += cols[:, :, :, :, i, j]
+            view = out[:, :, hs:hs + sh * oh:sh, ws:ws + sw * ow:sw]
+            view += cols[:, :, :, :, i, j]  # (on a named view: no setitem, which a compiled replay would copy)
     return out[:, :, ph:ph + h, pw:pw + w]
 
 
@@ -170,7 +171,8 @@ def _input_grad_stride1(g, w, x_shape, padding, dilation):
     for i in range(kh):
         for j in range(kw):
             start = i * dh * wp + j * dw
-            flat[:, :, start:start + oh * wp] += cols_grad[:, :, i * kw + j]
+            run = flat[:, :, start:start + oh * wp]
+            run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a compiled replay would copy)
     gx = flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
     return xp.ascontiguousarray(gx)
 

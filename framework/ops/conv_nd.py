@@ -45,7 +45,8 @@ def _col2im(cols, x_shape, kernel, stride, dilation, padding):
     full = xp.zeros(tuple(x_shape[:2]) + tuple(n + 2 * p for n, p in zip(x_shape[2:], padding)), dtype=cols.dtype)
     for offs in itertools.product(*(range(kk) for kk in kernel)):
         sl = tuple(slice(o * d, o * d + s * n, s) for o, d, s, n in zip(offs, dilation, stride, outs))
-        full[(slice(None), slice(None)) + sl] += cols[(Ellipsis,) + offs]
+        view = full[(slice(None), slice(None)) + sl]
+        view += cols[(Ellipsis,) + offs]  # (on a named view: no setitem, which a compiled replay would copy)
     return full[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(padding, x_shape[2:]))]
 
 
