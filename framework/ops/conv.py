@@ -279,9 +279,11 @@ class ConvTranspose2d(Function):
         (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
         oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
         ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
-        cols = backend.tensordot(xp, x, w, axes=((1,), (0,)))  # (N, H, W, O, kh, kw)
-        cols = cols.transpose(0, 3, 1, 2, 4, 5)
-        full = _col2im(cols, (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride, dilation, (0, 0))
+        # (O·kh·kw, C) @ (C, H·W) per sample, batched: columns laid out (N, O, kh, kw, H, W), so col2im adds
+        # kh·kw contiguous (H, W) planes (as conv2d's input gradient)
+        cols = backend.matmul(w.reshape(c, -1).T, x.reshape(n, c, h * wd)).reshape(n, w.shape[1], kh, kw, h, wd)
+        full = _col2im(cols.transpose(0, 1, 4, 5, 2, 3), (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride,
+                       dilation, (0, 0))
         out = full[:, :, ph:ph + oh, pw:pw + ow]
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
@@ -310,12 +312,17 @@ def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
     stride, padding, dilation = conf
     xp = get_array_module(g)
     kh, kw = w.shape[2], w.shape[3]
-    cols = _windows(_pad(g, padding), kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
+    n, c, h, wd = x.shape
+    cols = _im2col(_windows(_pad(g, padding), kh, kw, stride, dilation))  # (N, O·kh·kw, H·W)
     gx = gw = gb = None
-    if needs[0]:
-        gx = xp.ascontiguousarray(backend.tensordot(xp, cols, w, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2))
-    if needs[1]:
-        gw = backend.tensordot(xp, x, cols, axes=((0, 2, 3), (0, 2, 3)))  # (C, O, kh, kw)
+    if needs[0]:  # conv2d of g with w: (C, O·kh·kw) @ columns per sample, NCHW as it comes
+        gx = backend.matmul(w.reshape(c, -1), cols).reshape(n, c, h, wd)
+    if needs[1]:  # conv2d's weight gradient for input g and output gradient x
+        x3 = x.reshape(n, c, h * wd)
+        if c <= h * wd:  # per-sample products then a sum: the partials are no bigger than the columns
+            gw = backend.matmul(x3, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
+        else:
+            gw = backend.tensordot(xp, x3, cols, axes=((0, 2), (0, 2))).reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
