@@ -1,7 +1,9 @@
 """2-D convolution, transposed convolution and pooling on the backend's arrays (im2col).
 
-conv2d lays every receptive field out as a column (a strided view, no copy), then one tensordot does
-the work.  Backward scatters the columns' gradients back (col2im).  Under create_graph each backward is a node of
+conv2d lays every receptive field out as a column (a strided view, copied once as (N, C·kh·kw, OH·OW)), then one
+batched product per sample gives NCHW directly; the columns are kept for the weight gradient.  Backward adds the
+columns' gradients back (col2im) as whole planes, or at stride 1 as contiguous runs of the flattened input.  Max
+pooling over small windows is a running maximum over each window position's plane.  Under create_graph each backward is a node of
 its own, as torch's (ConvolutionBackwardBackward0 for conv2d and conv_transpose2d, whose derivatives are
 conv2d/conv_transpose2d again; MaxPool2DWithIndicesBackwardBackward0, AvgPool2DBackwardBackward0), so second
 derivatives are torch's; without a graph they run on arrays.
