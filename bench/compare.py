@@ -3,6 +3,11 @@ with the same thread count, and print medians and the ratios framework/numpy and
 
     python -m bench.compare [--quick] [--threads 1 2] [--repeats 3] [--only gan mlp] [--markdown]
     python -m bench.compare --device cuda    # framework on CuPy against torch on CUDA, plus gpu_mlp, matmul 8192²
+    python -m bench.compare --profile --only cnn   # where an eager step's time goes (bench/step_profile.py)
+
+The real-model rows (cnn, lstm_lm, transformer: bench/models.py) run the same model code with torch and framework;
+they have no NumPy contender.  Their "step MB" is the process's peak RSS during the timed steps above its RSS
+before them, for framework and torch alike (the OS's count: allocator caches kept from warm-up are not in it).
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE are unset for every contender alike (they slow a current numpy).
 """
@@ -16,11 +21,13 @@ import statistics
 import subprocess
 import sys
 
-WORKLOADS = ["small_ops", "mlp", "gan", "deep_chain", "matmul"]
+WORKLOADS = ["small_ops", "mlp", "gan", "deep_chain", "matmul", "cnn", "lstm_lm", "transformer"]
+MODELS = ["cnn", "lstm_lm", "transformer"]  # bench/models.py: the same model code for torch and framework
 GPU_WORKLOADS = ["gpu_mlp", "matmul"]  # --device cuda: the GPU-sized MLP step and an 8192² matmul
 IMPLS = ["framework", "framework-compiled", "numpy", "torch"]
 METRIC = {"small_ops": ("us_per_op", "us/op"), "mlp": ("median_s", "ms/step"), "gan": ("median_s", "ms/step"),
-          "deep_chain": ("median_s", "ms/step"), "matmul": ("median_s", "ms"), "gpu_mlp": ("median_s", "ms/step")}
+          "deep_chain": ("median_s", "ms/step"), "matmul": ("median_s", "ms"), "gpu_mlp": ("median_s", "ms/step"),
+          **{w: ("median_s", "ms/step") for w in MODELS}}
 
 
 def run_one(workload: str, impl: str, threads: int, quick: bool, device: str = "cpu") -> dict:
@@ -85,6 +92,22 @@ def gpu_check() -> str | None:
     return None
 
 
+def profile_rows(workloads: list[str], threads: list[int], quick: bool) -> int:
+    """bench.step_profile for each model row, in a fresh process pinned to each thread count."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    for t in threads:
+        env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+        env.update(OMP_NUM_THREADS=str(t), OPENBLAS_NUM_THREADS=str(t), MKL_NUM_THREADS=str(t),
+                   PYTHONPATH=root + os.pathsep + env.get("PYTHONPATH", ""))
+        for w in workloads:
+            cmd = [sys.executable, "-m", "bench.step_profile", "--workload", w] + (["--steps", "2", "--quick"] if quick else [])
+            out = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=root)
+            if out.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmd)} failed:\n{out.stderr}")
+            print(f"threads={t} " + out.stdout, flush=True)
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
@@ -94,7 +117,11 @@ def main(argv=None) -> int:
     p.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
                    help="cuda: framework (CuPy) against torch (CUDA) on gpu_mlp and matmul 8192²")
     p.add_argument("--markdown", action="store_true", help="print a Markdown table (for docs/guides/performance.md)")
+    p.add_argument("--profile", action="store_true",
+                   help="instead of timing: where an eager framework step of each model row goes (cProfile)")
     args = p.parse_args(argv)
+    if args.profile:
+        return profile_rows([w for w in (args.only or MODELS) if w in MODELS], args.threads, args.quick)
     if args.device == "cuda" and (why := gpu_check()):
         print(why)
         return 0
@@ -130,6 +157,8 @@ def main(argv=None) -> int:
                 n = last["numpy"]
                 extra = (f" peak MB fw/np {f['peak_rss_mb']}/{n['peak_rss_mb']}, after-drop fw "
                          f"{f['rss_before_mb']}->{f['rss_after_mb']}->{f['rss_after_repeats_mb']}")
+            if workload in MODELS:
+                extra += " step MB " + " ".join(f"{impl} {r['step_peak_mb']}" for impl, r in last.items())
             opt_med = {impl: statistics.median(v) for impl, v in opt_samples.items() if v}
             if opt_med:
                 extra += " optimizer us/param " + " ".join(f"{impl} {v:.2f}" for impl, v in opt_med.items())

@@ -1,4 +1,4 @@
-"""Where a compiled step's array time goes: each call of the GAN (or MLP) step's recording timed on its own.
+"""Where a compiled step's array time goes: each call of the GAN's (MLP's, cnn's...) recorded step timed on its own.
 
 The replay issues the same array calls as the eager step, so its total is the array-work floor of that step: what
 is left of the eager time above it is Python bookkeeping.  Prints the total, the time per array function, and the
@@ -14,6 +14,7 @@ import time
 import numpy as np
 
 from . import gan, mlp
+from .models import MAKERS
 
 
 def _layout(a) -> str:
@@ -24,11 +25,14 @@ def _layout(a) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__)
-    p.add_argument("--model", choices=["gan", "mlp"], default="gan")
+    p.add_argument("--model", choices=["gan", "mlp", "cnn", "lstm_lm", "transformer"], default="gan")
     p.add_argument("--repeats", type=int, default=400)
     p.add_argument("--top", type=int, default=15)
     args = p.parse_args()
-    step = gan.make_step("framework-compiled") if args.model == "gan" else mlp.make_step("framework-compiled", False)
+    if args.model in MAKERS:  # the real-model rows (bench/models.py)
+        step = MAKERS[args.model]("framework-compiled", False)
+    else:
+        step = gan.make_step("framework-compiled") if args.model == "gan" else mlp.make_step("framework-compiled", False)
     for _ in range(5):  # capture, then a few replays
         step()
     from framework.compile._compiled import CompiledFunction

@@ -1,6 +1,6 @@
 """Interleaved timing of one workload's step on torch, framework eager and framework.compile (ms/step, ratios).
 
-Used by the standalone workload scripts (bench.lstm_lm, bench.transformer_step): each round times every contender
+Used by the standalone workload scripts (bench.lstm_lm_step, bench.transformer_step): each round times every contender
 for a few steps in turn, so a loaded machine slows all of them alike; the figures are medians over rounds.
 """
 from __future__ import annotations

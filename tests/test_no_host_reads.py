@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import framework
-from bench import lstm_lm, transformer_step
+from bench import lstm_lm_step as lstm_lm, transformer_step
 
 
 def _cnn_step(torch, compiled=False):

@@ -152,11 +152,6 @@ XFAIL_GROUPS = {
     "remainder by a subnormal divisor: torch's a - b * floor(a / b) overflows to NaN, ours (fmod based) is exact": [
         "remainder_neg forward big float32", "remainder_neg forward big float64",
     ],
-    "max_pool over a window holding two NaNs: torch's (val > max || isnan(val)) sends the gradient to the last NaN, "
-    "our argmax to the first; picking the last needs a host read (a graph break under framework.compile, a sync "
-    "on a GPU) or a second argmax (twice the forward time), for a gradient that is NaN downstream anyway": [
-        f"{c} {w} big {d}" for c in ("max_pool1d", "max_pool1d_pad") for w in ("grad", "grad_special")
-        for d in ("float32", "float64")],
     "linear maps (bilinear/linear interpolation, adaptive_avg_pool2d) and the backward of every map (pad, "
     "nearest included) are matrix products: an inf or NaN anywhere along a row of the input or of the incoming "
     "gradient spreads as 0 * inf = NaN, where torch's kernels sum only their own terms. A term-by-term sum is ~4x "
@@ -209,7 +204,8 @@ XFAIL_GROUPS = {
         "mode_last forward big float32", "mode_last forward big float64",
     ],
     "max pooling (3-D, with indices, ceil_mode, adaptive) over a window holding two NaNs, and max_unpool2d of "
-    "its result: as max_pool1d's entry above, torch keeps the last NaN's index, our argmax the first": [
+    "its result: torch's (val > max || isnan(val)) keeps the last NaN's index, our argmax the first (the plain "
+    "max_pool1d/2d over small windows keep the last, as torch); picking the last there needs a second argmax": [
         "adaptive_max_pool3d grad big float32", "adaptive_max_pool3d grad big float64",
         "adaptive_max_pool3d grad_special big float32", "adaptive_max_pool3d grad_special big float64",
         "adaptive_max_pool2d grad big float32", "adaptive_max_pool2d grad big float64",

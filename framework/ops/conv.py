@@ -1,7 +1,9 @@
 """2-D convolution, transposed convolution and pooling on the backend's arrays (im2col).
 
-conv2d lays every receptive field out as a column (a strided view, no copy), then one tensordot does
-the work.  Backward scatters the columns' gradients back (col2im).  Under create_graph each backward is a node of
+conv2d lays every receptive field out as a column (a strided view, copied once as (N, C·kh·kw, OH·OW)), then one
+batched product per sample gives NCHW directly; the columns are kept for the weight gradient.  Backward adds the
+columns' gradients back (col2im) as whole planes, or at stride 1 as contiguous runs of the flattened input.  Max
+pooling over small windows is a running maximum over each window position's plane.  Under create_graph each backward is a node of
 its own, as torch's (ConvolutionBackwardBackward0 for conv2d and conv_transpose2d, whose derivatives are
 conv2d/conv_transpose2d again; MaxPool2DWithIndicesBackwardBackward0, AvgPool2DBackwardBackward0), so second
 derivatives are torch's; without a graph they run on arrays.
@@ -56,7 +58,8 @@ def _col2im(cols, x_shape, kh, kw, stride, dilation, padding):
     for i in range(kh):
         for j in range(kw):
             hs, ws = i * dh, j * dw
-            out[:, :, hs:hs + sh * oh:sh, ws:ws + sw * ow:sw] += cols[:, :, :, :, i, j]
+            view = out[:, :, hs:hs + sh * oh:sh, ws:ws + sw * ow:sw]
+            view += cols[:, :, :, :, i, j]  # (on a named view: no setitem, which a compiled replay would copy)
     return out[:, :, ph:ph + h, pw:pw + w]
 
 
@@ -118,15 +121,20 @@ class Conv2d(Function):
         if cols.shape[2] <= 0 or cols.shape[3] <= 0:
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
-        out = backend.tensordot(xp, cols, w, axes=((1, 4, 5), (1, 2, 3)))  # (N, OH, OW, O)
-        out = out.transpose(0, 3, 1, 2)
+        n, oh, ow = x.shape[0], cols.shape[2], cols.shape[3]
+        cols = _im2col(cols)
+        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched: the result is NCHW as it comes
+        out = backend.matmul(w.reshape(w.shape[0], -1), cols).reshape(n, w.shape[0], oh, ow)
         if b is not None:
-            out = out + b.reshape(1, -1, 1, 1)
-            if out.dtype != x.dtype:  # a bias of another dtype, which torch's string padding lets through
-                out = out.astype(x.dtype)
+            if b.dtype == out.dtype:
+                out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
+            else:  # a bias of another dtype, which torch's string padding lets through
+                out = (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
-        return xp.ascontiguousarray(out)
+        if ctx.needs_input_grad[1]:
+            ctx.cols = cols  # kept for the weight gradient: saves building the columns again in backward
+        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -135,24 +143,67 @@ class Conv2d(Function):
         if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
             gx, gw, gb = _ConvBackward.apply(grad, x, w, ctx.conf)
             return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
-        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
+        cols, ctx.cols = getattr(ctx, "cols", None), None  # (freed with the step, not with the graph)
+        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3], cols)
         return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
                 None if gb is None else Tensor._make(gb), None, None, None)
 
 
-def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
-    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output."""
+def _im2col(windows):
+    """(N, C·kh·kw, OH·OW) columns of an (N, C, OH, OW, kh, kw) window view: one copy whose inner loop runs along
+    an output row (OW long), not along a kernel row (kw long), which is what makes this copy cheap."""
+    n, c, oh, ow, kh, kw = windows.shape
+    xp = get_array_module(windows)
+    return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
+
+
+def _input_grad_stride1(g, w, x_shape, padding, dilation):
+    """conv2d's input gradient at stride 1: the columns' gradient computed on rows as wide as the padded input
+    (g padded with zero columns), so each kernel offset (i, j) adds one contiguous run of the flattened input
+    plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead of kh·kw·OH short ones."""
+    xp = get_array_module(g)
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = x_shape[2] + 2 * ph, x_shape[3] + 2 * pw
+    g_wide = xp.zeros((n, o, oh, wp), dtype=g.dtype)
+    g_wide[..., :ow] = g  # the wp - ow extra columns reach only positions past a row's end, where they add zero
+    cols_grad = backend.matmul(w.reshape(o, -1).T, g_wide.reshape(n, o, oh * wp)).reshape(n, c, kh * kw, oh * wp)
+    flat = xp.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            start = i * dh * wp + j * dw
+            run = flat[:, :, start:start + oh * wp]
+            run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a compiled replay would copy)
+    gx = flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
+    return xp.ascontiguousarray(gx)
+
+
+def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
+    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
+    ``cols``: the forward's (N, C·kh·kw, OH·OW) columns of x, when it kept them."""
     stride, padding, dilation = conf
     xp = get_array_module(g)
-    kh, kw = w.shape[2], w.shape[3]
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
     gx = gw = gb = None
-    if needs[0]:
-        cols_grad = backend.tensordot(xp, g, w, axes=((1,), (0,)))  # (N, OH, OW, C, kh, kw)
-        cols_grad = cols_grad.transpose(0, 3, 1, 2, 4, 5)
-        gx = xp.ascontiguousarray(_col2im(cols_grad, x.shape, kh, kw, stride, dilation, padding))
+    if needs[0] and tuple(stride) == (1, 1):
+        gx = _input_grad_stride1(g, w, x.shape, padding, dilation)
+    elif needs[0]:
+        # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
+        # kh·kw contiguous (OH, OW) planes
+        cols_grad = backend.matmul(w.reshape(o, -1).T, g3).reshape(n, c, kh, kw, oh, ow)
+        gx = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), x.shape, kh, kw, stride, dilation, padding)
+        gx = xp.ascontiguousarray(gx)
     if needs[1]:
-        cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
-        gw = backend.tensordot(xp, g, cols, axes=((0, 2, 3), (0, 2, 3)))  # (O, C, kh, kw)
+        if cols is None:
+            cols = _im2col(_windows(_pad(x, padding), kh, kw, stride, dilation))
+        if o <= oh * ow:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
+            gw = backend.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0)
+        else:  # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
+            gw = backend.tensordot(xp, g3, cols, axes=((0, 2), (0, 2)))
+        gw = gw.reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
@@ -230,9 +281,11 @@ class ConvTranspose2d(Function):
         (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
         oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
         ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
-        cols = backend.tensordot(xp, x, w, axes=((1,), (0,)))  # (N, H, W, O, kh, kw)
-        cols = cols.transpose(0, 3, 1, 2, 4, 5)
-        full = _col2im(cols, (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride, dilation, (0, 0))
+        # (O·kh·kw, C) @ (C, H·W) per sample, batched: columns laid out (N, O, kh, kw, H, W), so col2im adds
+        # kh·kw contiguous (H, W) planes (as conv2d's input gradient)
+        cols = backend.matmul(w.reshape(c, -1).T, x.reshape(n, c, h * wd)).reshape(n, w.shape[1], kh, kw, h, wd)
+        full = _col2im(cols.transpose(0, 1, 4, 5, 2, 3), (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride,
+                       dilation, (0, 0))
         out = full[:, :, ph:ph + oh, pw:pw + ow]
         if b is not None:
             out = out + b.reshape(1, -1, 1, 1)
@@ -261,12 +314,17 @@ def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
     stride, padding, dilation = conf
     xp = get_array_module(g)
     kh, kw = w.shape[2], w.shape[3]
-    cols = _windows(_pad(g, padding), kh, kw, stride, dilation)  # (N, O, H, W, kh, kw)
+    n, c, h, wd = x.shape
+    cols = _im2col(_windows(_pad(g, padding), kh, kw, stride, dilation))  # (N, O·kh·kw, H·W)
     gx = gw = gb = None
-    if needs[0]:
-        gx = xp.ascontiguousarray(backend.tensordot(xp, cols, w, axes=((1, 4, 5), (1, 2, 3))).transpose(0, 3, 1, 2))
-    if needs[1]:
-        gw = backend.tensordot(xp, x, cols, axes=((0, 2, 3), (0, 2, 3)))  # (C, O, kh, kw)
+    if needs[0]:  # conv2d of g with w: (C, O·kh·kw) @ columns per sample, NCHW as it comes
+        gx = backend.matmul(w.reshape(c, -1), cols).reshape(n, c, h, wd)
+    if needs[1]:  # conv2d's weight gradient for input g and output gradient x
+        x3 = x.reshape(n, c, h * wd)
+        if c <= h * wd:  # per-sample products then a sum: the partials are no bigger than the columns
+            gw = backend.matmul(x3, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
+        else:
+            gw = backend.tensordot(xp, x3, cols, axes=((0, 2), (0, 2))).reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
@@ -308,6 +366,33 @@ class _ConvTransposeBackward(Function):
         return d_g, d_x, d_w, None
 
 
+_SMALL_WINDOW = 16  # up to this many window positions, max pools run over (N, C, OH, OW) planes, one per position
+
+
+def _plane(x, i: int, j: int, stride: tuple, outs: tuple):
+    """The (N, C, OH, OW) view of each window's element (i, j): a strided slice, no copy."""
+    (sh, sw), (oh, ow) = stride, outs
+    return x[:, :, i:i + sh * (oh - 1) + 1:sh, j:j + sw * (ow - 1) + 1:sw]
+
+
+def _max_over_planes(windows) -> tuple:
+    """(max, its position in the window) of each window of an (N, C, OH, OW, kh, kw) view, as torch's kernel
+    picks it (the first maximum; a NaN, the last NaN): the windows copied once as kh·kw contiguous (N, C, OH, OW)
+    planes, then a running maximum over them, which saves reshaping every window out element by element and the
+    take_along_axis gather."""
+    xp = get_array_module(windows)
+    kh, kw = windows.shape[4:]
+    planes = xp.ascontiguousarray(windows.transpose(4, 5, 0, 1, 2, 3)).reshape((kh * kw,) + windows.shape[:4])
+    out = planes[0].copy()
+    idx = xp.zeros(out.shape, dtype=np.int8)  # (at most _SMALL_WINDOW positions: a quarter of intp's traffic)
+    for p in range(1, kh * kw):
+        v = planes[p]
+        take = (v > out) | (v != v)  # torch's val > max || isnan(val)
+        xp.maximum(out, v, out=out)  # = where(take, v, out): NaN propagates, a tie keeps out (the first)
+        idx[take] = p
+    return out, idx
+
+
 class MaxPool2d(Function):
     """out = max over each window. Saves x and the argmax positions."""
 
@@ -321,11 +406,14 @@ class MaxPool2d(Function):
         xpad = xp.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=-xp.inf) if ph or pw else x
         cols = _windows(xpad, kh, kw, stride, (1, 1))
         n, c, oh, ow = cols.shape[:4]
-        flat = cols.reshape(n, c, oh, ow, kh * kw)
-        # (argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the last: a declared
-        # deviation, tests/test_special_values.py; picking the last costs a host read or a second argmax)
-        idx = flat.argmax(axis=-1)
-        out = xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
+        # (over a large window, argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the
+        # last: a declared deviation, tests/test_special_values.py; picking the last costs a second argmax)
+        if kh * kw <= _SMALL_WINDOW:
+            out, idx = _max_over_planes(cols)
+        else:
+            flat = cols.reshape(n, c, oh, ow, kh * kw)
+            idx = flat.argmax(axis=-1)
+            out = xp.take_along_axis(flat, idx[..., None], axis=-1)[..., 0]
         ctx.idx, ctx.conf = idx, (x.shape, kernel, stride, padding, (oh, ow))
         ctx.save_for_backward(x)  # torch's max_pool2d backward keeps its input (and the indices)
         return out
@@ -349,6 +437,18 @@ class _MaxPoolBackward(Function):
         x_shape, (kh, kw), stride, padding, (oh, ow) = conf
         xp = get_array_module(g)
         n, c = x_shape[:2]
+        if kh * kw <= _SMALL_WINDOW:  # each window position's share added to its plane: no scatter, no col2im
+            (ph, pw), (h, w) = padding, x_shape[2:]
+            out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
+            zero = xp.zeros((), dtype=g.dtype)
+            disjoint = stride[0] >= kh and stride[1] >= kw  # windows share no element: assign, not add
+            for p in range(kh * kw):
+                plane = _plane(out, p // kw, p % kw, stride, (oh, ow))
+                if disjoint:
+                    plane[...] = xp.where(idx == p, g, zero)
+                else:
+                    plane += xp.where(idx == p, g, zero)
+            return out[:, :, ph:ph + h, pw:pw + w]
         cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
         xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
         cols = cols.reshape(n, c, oh, ow, kh, kw)

@@ -45,7 +45,8 @@ def _col2im(cols, x_shape, kernel, stride, dilation, padding):
     full = xp.zeros(tuple(x_shape[:2]) + tuple(n + 2 * p for n, p in zip(x_shape[2:], padding)), dtype=cols.dtype)
     for offs in itertools.product(*(range(kk) for kk in kernel)):
         sl = tuple(slice(o * d, o * d + s * n, s) for o, d, s, n in zip(offs, dilation, stride, outs))
-        full[(slice(None), slice(None)) + sl] += cols[(Ellipsis,) + offs]
+        view = full[(slice(None), slice(None)) + sl]
+        view += cols[(Ellipsis,) + offs]  # (on a named view: no setitem, which a compiled replay would copy)
     return full[(slice(None), slice(None)) + tuple(slice(p, p + n) for p, n in zip(padding, x_shape[2:]))]
 
 
@@ -104,8 +105,20 @@ def conv_arrays(x, w, stride, padding, dilation, groups: int = 1):
                                                                             dilation))
     if groups > 1:
         return _grouped_conv(cols, w, groups)
-    out = backend.tensordot(xp, cols, w, axes=((1,) + tuple(range(2 + k, 2 + 2 * k)), tuple(range(1, 2 + k))))
-    return xp.moveaxis(out, -1, 1)  # (N, *out, O) -> (N, O, *out)
+    # one (O, C·kernel) @ (C·kernel, out positions) product per sample, batched: the result is (N, O, *out) as it
+    # comes, no transposed copy of it (as conv.py's conv2d)
+    out = backend.matmul(w.reshape(w.shape[0], -1), _im2col(cols))
+    return out.reshape((x.shape[0], w.shape[0]) + cols.shape[2:2 + k])
+
+
+def _im2col(windows):
+    """(N, C·prod(kernel), prod(out)) columns of an (N, C, *out, *kernel) window view: one copy whose inner loop
+    runs along the output's last dim, not the kernel's (conv.py's _im2col, k-d)."""
+    xp = get_array_module(windows)
+    k = (windows.ndim - 2) // 2
+    n, c = windows.shape[:2]
+    cols = xp.ascontiguousarray(windows.transpose((0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k))))
+    return cols.reshape(n, c * math.prod(windows.shape[2 + k:]), math.prod(windows.shape[2:2 + k]))
 
 
 def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
@@ -118,14 +131,24 @@ def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
     if needs[0]:
         if groups > 1:
             cols_grad = _grouped_cols_grad(g, w, groups)
-        else:
-            cols_grad = backend.tensordot(xp, g, w, axes=((1,), (0,)))  # (N, *out, C, *kernel)
-            cols_grad = xp.moveaxis(cols_grad, 1 + k, 1)
+        else:  # (C·kernel, O) @ (O, out positions) per sample: laid out (N, C, *kernel, *out), so col2im adds
+            # contiguous output-shaped blocks
+            n, o, outs = g.shape[0], g.shape[1], g.shape[2:]
+            cols_grad = backend.matmul(w.reshape(o, -1).T, g.reshape(n, o, -1))
+            cols_grad = cols_grad.reshape((n, x.shape[1]) + tuple(kernel) + tuple(outs))
+            cols_grad = cols_grad.transpose((0, 1) + tuple(range(2 + k, 2 + 2 * k)) + tuple(range(2, 2 + k)))
         gx = xp.ascontiguousarray(_col2im(cols_grad, x.shape, kernel, stride, dilation, padding))
     if needs[1]:
         cols = windows(_pad(x, padding), kernel, stride, dilation, g.shape[2:])
-        gw = _grouped_weight_grad(g, cols, groups) if groups > 1 else \
-            backend.tensordot(xp, g, cols, axes=((0,) + tuple(range(2, 2 + k)), (0,) + tuple(range(2, 2 + k))))
+        if groups > 1:
+            gw = _grouped_weight_grad(g, cols, groups)
+        else:
+            n, o = g.shape[:2]
+            g3, cols = g.reshape(n, o, -1), _im2col(cols)
+            if o <= g3.shape[2]:  # per-sample products then a sum: the partials are no bigger than cols
+                gw = backend.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
+            else:
+                gw = backend.tensordot(xp, g3, cols, axes=((0, 2), (0, 2))).reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0,) + tuple(range(2, 2 + k)))
     return gx, gw, gb

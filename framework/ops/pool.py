@@ -400,7 +400,8 @@ def _spread(g, conf):
     full = xp.zeros(tuple(x_shape[:2]) + tuple(n + lo + hi for n, (lo, hi) in zip(x_shape[2:], pads)), dtype=g.dtype)
     for offs in itertools.product(*(range(kk) for kk in kernel)):
         sl = tuple(slice(o, o + s * n, s) for o, s, n in zip(offs, stride, outs))
-        full[(slice(None), slice(None)) + sl] += g
+        view = full[(slice(None), slice(None)) + sl]
+        view += g  # (on a named view: no setitem, which a compiled replay would copy)
     crop = tuple(slice(lo, lo + n) for n, (lo, _) in zip(x_shape[2:], pads))
     return full[(slice(None), slice(None)) + crop]
 
