@@ -59,7 +59,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, x):
-        return F.softmax(x, self.dim if self.dim is not None else (0 if x.dim() in (0, 1, 3) else 1))
+        return F.softmax(x, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -67,7 +67,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, x):
-        return F.log_softmax(x, self.dim if self.dim is not None else (0 if x.dim() in (0, 1, 3) else 1))
+        return F.log_softmax(x, self.dim, _stacklevel=5)
 
 
 class Dropout(Module):

@@ -17,6 +17,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..ops import conv as _conv, conv_nd as _conv_nd, unary_inplace as _un
+from ..ops.activation import implicit_softmax_dim
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
 from ..ops.scalar_ops import MulScalar
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
@@ -24,6 +25,8 @@ from ..ops import batch_norm as _bn, loss as _loss, loss_nll as _nll, scalar_ops
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
 from .losses_more import _reduce  # the reduction tail every loss shares
+from .losses_more import promote_integer_target
+from ..ops._util import scalar_type_name
 
 # ---- activations ----------------------------------------------------------------------------------
 
@@ -52,12 +55,18 @@ def tanh(x: Tensor) -> Tensor:
     return ops.tanh(x)
 
 
-def softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
-    return ops.softmax(x, dim, dtype)
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim``; without one, torch's legacy choice with its deprecation warning."""
+    if dim is None:
+        dim = implicit_softmax_dim("softmax", input.dim(), _stacklevel)
+    return ops.softmax(input, dim, dtype)
 
 
-def log_softmax(x: Tensor, dim: int, dtype=None) -> Tensor:
-    return ops.log_softmax(x, dim, dtype)
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """log(softmax(x)) along ``dim``; without one, torch's legacy choice with its deprecation warning."""
+    if dim is None:
+        dim = implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return ops.log_softmax(input, dim, dtype)
 
 
 def _erf_array(a):
@@ -245,7 +254,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
         input = input if tuple(input.shape) == shape else input.expand(*shape)
         target = target if tuple(target.shape) == shape else target.expand(*shape)
-    return _loss.mse_loss(input, target, reduction)
+    return _loss.mse_loss(input, promote_integer_target(input, target), reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
@@ -280,6 +289,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
                             reduction, pos_weight)
     _check_same_size(input, target, "bce")
+    if target._array.dtype.kind == "b":  # torch's kernel computes 1 - target first
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if target._array.dtype.kind in "iu" and input._array.dtype.kind == "f":  # it writes into the target's dtype
+        raise RuntimeError(f"result type {scalar_type_name(input._array.dtype)} can't be cast to the desired output "
+                           f"type {scalar_type_name(target._array.dtype)}")
     return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
 

@@ -37,6 +37,14 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
     return ("mean" if size_average else "sum") if reduce else "none"
 
 
+def promote_integer_target(input: Tensor, target: Tensor) -> Tensor:
+    """An integer target cast to a floating input's dtype: torch's loss kernels compute in the promoted type, and
+    float32 with int64 promotes to float32 (NumPy's float64 would change the loss's dtype)."""
+    if target._array.dtype.kind in "iu" and input._array.dtype.kind == "f":
+        return target.to(input.dtype)
+    return target
+
+
 def _broadcast_pair(input: Tensor, target: Tensor, name: str):
     if tuple(input.shape) != tuple(target.shape):
         warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
@@ -196,7 +204,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    input, target = _broadcast_pair(input, target, "smooth_l1_loss")
+    input, target = _broadcast_pair(input, promote_integer_target(input, target), "smooth_l1_loss")
     return _SmoothL1.apply(input, target, reduction, float(beta))
 
 
@@ -223,6 +231,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    if input._array.dtype.kind in "iub" or target._array.dtype.kind in "iub":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:
