@@ -312,16 +312,22 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, i
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    class_dim = 1 if input.ndim > 1 else 0
+    class_dim = 0 if input.ndim == 1 else 1  # torch's: 1 also for a 0-d input (which then fails on it)
+    probabilities = tuple(target.shape) == tuple(input.shape)  # torch tells them from indices by the shape
+    if probabilities:  # checked before anything is computed, as torch's cross_entropy_loss
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               + target.dtype.legacy[:-len("Tensor")])
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     logp = log_softmax(input, dim=class_dim)
     n_classes = input.shape[class_dim]
     w = None
     if weight is not None:  # weight viewed to broadcast along the class dim
         w = weight.view((1, -1) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight
-    if tuple(target.shape) == tuple(input.shape):  # probabilities (torch tells them from indices by the shape)
-        if not target.is_floating_point():
-            raise RuntimeError("Expected floating point type for target with class probabilities, got "
-                               + target.dtype.legacy[:-len("Tensor")])
+    if probabilities:
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         prod = logp * target if w is None else logp * target * w

@@ -8,7 +8,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
-from ._util import normalize_dims, wrap_dim
+from ._util import normalize_dims, not_a_tensor, wrap_dim
 from .combine import maximum, minimum
 from .gather import Scatter
 from .reduction import _keep_shape
@@ -185,6 +185,9 @@ def _nonempty_dims(a, dims, name: str) -> None:
 
 
 def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
+    if not isinstance(a, Tensor):
+        given = (a,) + tuple(v for v in (dim, other) if v is not None) + ((keepdim,) if keepdim else ())
+        raise not_a_tensor(fn_name, given)
     if isinstance(dim, Tensor):
         other, dim = dim, None
     if other is not None:

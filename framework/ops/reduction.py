@@ -13,7 +13,7 @@ from ..backend import errstate as _errstate
 from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
-from ._util import normalize_dims
+from ._util import normalize_dims, not_a_tensor
 from .combine import cat
 from .scalar_ops import DivScalar, MulScalar
 
@@ -273,6 +273,8 @@ class Prod(Function):
 # ---- functional API ---------------------------------------------------------------------------------
 
 def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("sum", (a,) + tuple(v for v in (dim,) if v is not None) + ((keepdim,) if keepdim else ()))
     if _amp.on and autocast_applies("sum", a, dim, keepdim):
         return autocast_run("sum", sum, a, dim, keepdim, dtype=dtype)
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
@@ -283,6 +285,8 @@ def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
 
 def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or over one ``dim``."""
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("prod", (a,) + tuple(v for v in (dim,) if v is not None) + ((keepdim,) if keepdim else ()))
     if _amp.on and autocast_applies("prod", a, dim, keepdim):
         return autocast_run("prod", prod, a, dim, keepdim, dtype=dtype)
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
@@ -294,6 +298,8 @@ def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
 
 
 def mean(a, dim=None, keepdim: bool = False, *, dtype=None):
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("mean", (a,) + tuple(v for v in (dim,) if v is not None) + ((keepdim,) if keepdim else ()))
     if dtype is not None:
         a = a.to(dtype)
     if dim is None:
