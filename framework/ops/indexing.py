@@ -224,9 +224,11 @@ def getitem(a, idx):
                 raise IndexError("slice() cannot be applied to a 0-dim tensor.")
             return Slice.apply(a, 0, idx)
         idx = (idx,)
+    # torch's indexing reads a 0-d integer tensor as an int (a Select), not as an advanced index
+    idx = tuple(int(i) if _is_int_scalar(i) else i for i in idx)
     if any(_is_advanced(i) for i in idx):
         return Index.apply(a, *[_index_part(i) for i in idx])
-    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis and not _is_bool(i))
     if n_real and a.ndim == 0:
         if any(isinstance(i, slice) for i in idx):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
@@ -234,15 +236,19 @@ def getitem(a, idx):
                          "C++ to convert a 0-dim tensor to a number")
     if n_real > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    out, dim = a, 0
-    for pos, i in enumerate(idx):
+    out, dim, masks = a, 0, {}
+    for pos, i in enumerate(idx):  # in order, as torch's applySlicing: each part a view of the previous result
         if i is Ellipsis:
             dim += a.ndim - n_real
         elif i is None:
             out = Unsqueeze.apply(out, dim)
             dim += 1
+        elif _is_bool(i):  # torch: a new dim of size 1, then indexed by the mask [True] or [False]
+            out = Unsqueeze.apply(out, dim)
+            masks[dim] = np.array([bool(i)])
+            dim += 1
         elif isinstance(i, slice):
-            if i != slice(None):
+            if not _selects_all(i, out.shape[dim]):
                 out = Slice.apply(out, dim, i)
             dim += 1
         elif isinstance(i, (int, np.integer)) or _is_int_scalar(i):
@@ -253,11 +259,24 @@ def getitem(a, idx):
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices")
-    return Alias.apply(out) if out is a else out
+    if masks:
+        return Index.apply(out, *[masks.get(d, slice(None)) for d in range(max(masks) + 1)])
+    return Alias.apply(out) if out is a else out  # nothing applied: torch's x[...] is an alias, not x itself
 
 
 def _is_int_scalar(i) -> bool:
     return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind in "iu"
+
+
+def _is_bool(i) -> bool:
+    return isinstance(i, (bool, np.bool_))
+
+
+def _selects_all(s: slice, length: int) -> bool:
+    """torch's applySlice shortcut: a slice from 0 (as written, not -length), step 1, to at least the dim's end is
+    skipped inside a tuple index (a bare ``a[0:n]`` is still a Slice)."""
+    return (s.start is None or s.start == 0) and (s.step is None or s.step == 1) and \
+        (s.stop is None or s.stop >= length)
 
 
 class IndexPut(Function):
@@ -367,12 +386,17 @@ def _covers_all(key: tuple, shape: tuple) -> bool:
         if len(key) > len(shape):
             return False
         pairs = list(zip(key, shape))
-    return all(s.indices(n) == (0, n, 1) for s, n in pairs)
+    return all(_selects_all(s, n) for s, n in pairs)
 
 
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
     key = idx if isinstance(idx, tuple) else (idx,)
+    if any(_is_bool(i) for i in key) and not any(_is_advanced(i) for i in key):
+        # torch: a bool is a new dim of size 1 indexed by the mask [True] or [False]: index_put_ into that view
+        view = getitem(a, tuple(None if _is_bool(i) else i for i in key))
+        a, key = view, tuple(np.array([bool(i)]) if _is_bool(i) else i if i is Ellipsis else slice(None)
+                             for i in key if i is None or i is Ellipsis or _is_bool(i) or isinstance(i, slice))
     if any(_is_advanced(i) for i in key):
         parts = [_index_part(i) for i in key]
         if isinstance(value, Tensor):
