@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
-from .. import backend
+from .. import backend, diagnostics
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import grad_for, scalar_type_name, wrap_dim
@@ -286,10 +286,12 @@ class IndexPut(Function):
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
     checks_internal_overlap = False  # torch only warns for an expand()ed target
+    checks_overlap = False  # index_put_ has its own rule (_check_put_overlap)
     index_args = range(3, sys.maxsize)  # every part of the index
 
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):
+        _check_put_overlap(a, values, parts, accumulate)
         ctx.save_for_backward(*_saved_parts(parts))
         index = _on_device(parts, a)
         ctx.index, ctx.accumulate = index, accumulate
@@ -320,6 +322,20 @@ class IndexPut(Function):
         if ctx.needs_input_grad[1]:
             gv = grad_for(Index.apply(grad, *ctx.index), ctx.v_meta[0], ctx.v_meta[1])
         return (ga, gv, None) + (None,) * len(ctx.index)
+
+
+def _check_put_overlap(a, values, parts: tuple, accumulate: bool) -> None:
+    """torch's index_put_: neither the values nor an index may share any memory with the written-to tensor, except
+    when it becomes a masked_fill_ (one bool mask, one value, no accumulate), which reads the value first."""
+    indices = [p for p in parts if isinstance(p, (bool, np.bool_)) or getattr(p, "ndim", 0) > 0]
+    if not accumulate and values.size == 1 and len(indices) == 1 and getattr(indices[0], "dtype", bool) in (
+            np.bool_, np.uint8):
+        return
+    owner = backend.memory_owner(a)
+    for other in (values, *indices):
+        if hasattr(other, "shape") and backend.memory_owner(other) is owner and \
+                backend.memory_overlap(a, other) in ("full", "partial"):
+            raise diagnostics.partial_overlap()
 
 
 def _check_put_shape(a, index, values) -> None:
@@ -391,6 +407,10 @@ def _covers_all(key: tuple, shape: tuple) -> bool:
 
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
+    if _is_bool(idx):  # torch's set_item: a bare True writes into a.unsqueeze(0) as None does; False writes nothing
+        if not idx:
+            return
+        idx = None
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_bool(i) for i in key) and not any(_is_advanced(i) for i in key):
         # torch: a bool is a new dim of size 1 indexed by the mask [True] or [False]: index_put_ into that view
