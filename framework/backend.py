@@ -215,6 +215,14 @@ def is_non_overlapping_and_dense(array: Array) -> bool:
     return _dense(array)
 
 
+def obeys_layout_contract(grad: Array, variable: Array) -> bool:
+    """torch's obeys_layout_contract: a dense variable's gradient has its strides (a size-1 dim any but 0), any
+    other variable's is C-contiguous."""
+    if not _dense(variable):
+        return bool(grad.flags.c_contiguous)
+    return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, grad.strides, variable.strides))
+
+
 def memory_overlap(a: Array, b: Array) -> str:
     """torch's get_overlap_status for two arrays of one storage: "full", "partial", "no" or "too_hard".
 

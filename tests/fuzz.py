@@ -53,9 +53,6 @@ _DTYPE_CHECKS = r"Expected self.dtype|expected scalar type|Input dtypes must be 
 
 DECLARED_DEVIATIONS: list[Deviation] = [
     # remaining after issue 15's fixes (README "Design notes and deviations"), each a documented deviation
-    Deviation(r"version:(autograd\.grad.*|detach\.grad)", r"version: torch \d, framework \d",
-              "Gradient tensors' _version: torch's are 1 or 2 from its internal accumulation writes; ours 0 (the "
-              ".grad attribute's _version is not compared at all for this reason).", pending=False),
     # torch-side limits and bugs the op-table rows added in session 8 let the generator reach
     Deviation(r"noerror:op\.kron", r"view size is not compatible with input tensor's size and stride",
               "torch.kron views its broadcast product, which fails for some transposed inputs (a torch limitation); "
@@ -211,8 +208,6 @@ def _compare_tensor(name: str, ours, theirs, prefix: str = "") -> tuple[str, str
             ("grad_fn", _grad_fn),
             ("version", lambda x: int(x._version)),
         ]
-        if prefix:  # a .grad's _version counts torch's internal accumulation writes: not a user-visible contract
-            checks = checks[:-1]
         for kind, get in checks:
             o, t = _observe(get, ours), _observe(get, theirs)
             if o != t:

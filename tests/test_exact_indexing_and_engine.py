@@ -147,3 +147,109 @@ def test_one_element_mask_put_of_itself_is_allowed():
         with framework.no_grad():
             u = framework.arange(4.0)
             u[[0, 3, 0, 2]] = u
+
+
+def _engine_program(m, seed: int):
+    """A random graph over three leaves (some with post-accumulate hooks, tensor hooks that may raise, retained
+    grads, outputs changed in place after exp saved them), then one backward: plain, of two roots, or with
+    inputs=. Returns the error, the leaves' gradients and the hooks' firing order."""
+    r = random.Random(seed)
+    leaves = [m.tensor(np.linspace(0.1, 0.9, 3) + i, requires_grad=True) for i in range(3)]
+    values, fired = list(leaves), []
+    for i, leaf in enumerate(leaves):
+        if r.random() < 0.5:
+            leaf.register_post_accumulate_grad_hook(lambda t, i=i: fired.append(("post", i)))
+    for k in range(r.randint(3, 8)):
+        op = r.choice(["exp", "mul", "add", "sin", "sum_mul", "inplace", "hook", "retain", "backward_once"])
+        a, b = r.choice(values), r.choice(values)
+        if op in ("exp", "mul", "add", "sin", "sum_mul"):
+            values.append({"exp": lambda: a.exp(), "mul": lambda: a * b, "add": lambda: a + b,
+                           "sin": lambda: (a / 10).sin(), "sum_mul": lambda: a.sum() * b}[op]())
+        elif op == "hook":
+            def hook(g, k=k):
+                fired.append(("hook", k))
+                if k % 2:
+                    raise RuntimeError("hook fails")
+            a.register_hook(hook)
+        elif op == "retain" and a.grad_fn is not None:
+            a.retain_grad()
+        elif op == "backward_once":  # frees a's graph: a later backward through it fails midway
+            try:
+                (a * 1.0).sum().backward()
+            except RuntimeError:
+                pass
+        elif op == "inplace":
+            saved = [v for v in values if v.grad_fn is not None and type(v.grad_fn).__name__ == "ExpBackward0"]
+            if saved:
+                r.choice(saved).add_(1)
+    kind = r.choice(["sum", "two", "inputs"])
+    try:
+        if kind == "sum" or len(values) < 5:
+            sum(v.sum() for v in values[3:] or values[:1]).backward()
+        elif kind == "two":
+            m.autograd.backward([values[-1].sum(), values[-2].sum()])
+        else:
+            values[-1].sum().backward(inputs=[leaves[0], leaves[2]])
+        error = None
+    except RuntimeError as e:
+        error = str(e).split("\n")[0][:40]
+    grads = [None if leaf.grad is None else (leaf.grad.detach().cpu().numpy(), leaf.grad._version) for leaf in leaves]
+    return error, grads, fired
+
+
+def test_backward_that_stops_midway_matches_torch():
+    errors = 0
+    for seed in range(300):
+        ref, ours = _engine_program(torch, seed), _engine_program(framework, seed)
+        assert ours[0] == ref[0] and ours[2] == ref[2], seed
+        for o, t in zip(ours[1], ref[1]):
+            assert (o is None) == (t is None), seed
+            if o is not None:
+                np.testing.assert_allclose(o[0], t[0], rtol=1e-6)
+                assert o[1] == t[1], seed  # the gradient's _version
+        errors += ref[0] is not None
+    assert errors > 30  # the programs do stop midway
+
+
+def test_ready_leaf_accumulates_before_backward_fails_with_inputs():
+    for m in (torch, framework):
+        fired = []
+        x = m.tensor([0.1, 0.5], requires_grad=True)
+        z = m.tensor([1.0, 2.0], requires_grad=True)
+        z.register_post_accumulate_grad_hook(lambda t: fired.append("z"))
+        y = (x * 2).exp()
+        y.add_(1)  # exp's saved result changed: its backward fails after z's AccumulateGrad ran
+        with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+            (z.sum() + y.sum()).backward(inputs=[x, z])
+        assert fired == ["z"] and z.grad.tolist() == [1.0, 1.0] and x.grad is None
+
+
+VERSION_PROGRAMS = {
+    "mul_scalar_thrice": lambda m, x: [((x * 2).sum().backward(), x.grad._version)[1] for _ in range(3)],
+    "expanded_grad": lambda m, x: [(x.sum().backward(), x.grad._version)[1] for _ in range(2)],
+    "create_graph": lambda m, x: [((x * x).sum().backward(create_graph=True), x.grad._version)[1] for _ in range(2)],
+    "same_grad_twice": lambda m, x: ((x + x).sum().backward(), x.grad._version)[1],
+    "three_paths": lambda m, x: ((x * 2 + x * 5 + x * 7).sum().backward(), x.grad._version)[1],
+    "three_paths_grad": lambda m, x: m.autograd.grad((x * 2 + x * 5 + x * 7).sum(), x)[0]._version,
+    "two_paths_create_graph": lambda m, x: m.autograd.grad((x * x).sum(), x, create_graph=True)[0]._version,
+    "user_gradient": lambda m, x: [(x.backward(m.ones(3)), x.grad._version)[1] for _ in range(2)],
+    "hook_result": lambda m, x: (x.register_hook(lambda g: g * 2), (x * 3).sum().backward(), x.grad._version)[2],
+    "inputs": lambda m, x: ((x * 2 + x * 5).sum().backward(inputs=[x]), x.grad._version)[1],
+    "two_roots": lambda m, x: (m.autograd.backward([(x * 2).sum(), (x * 3).sum()]), x.grad._version)[1],
+    "exp_times_self_twice": lambda m, x: [((x.exp() * x).sum().backward(), x.grad._version)[1] for _ in range(2)],
+    "transposed": lambda m, x: ((x.view(3, 1).t() * 2).sum().backward(), x.grad._version)[1],
+    "linear": lambda m, x: ((x @ m.ones(3, 2)).sum().backward(), x.grad._version)[1],
+    "retained": lambda m, x: (lambda y: (y.retain_grad(), (y * 2).sum().backward(), y.grad._version)[2])(x * 3),
+    "view_regenerated": lambda m, x: (lambda b: (lambda v: (b.neg_(), m.autograd.grad(
+        m.where(v > 0, v, v).sum(), [b])[0]._version)[1])(b.reshape(3)))(x * 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(VERSION_PROGRAMS))
+def test_gradient_version_matches_torch(name):
+    versions = []
+    for m in (torch, framework):
+        with __import__("warnings").catch_warnings():
+            __import__("warnings").simplefilter("ignore")  # backward(create_graph=True)'s reference-cycle warning
+            versions.append(VERSION_PROGRAMS[name](m, m.tensor([1.0, -2.0, 3.0], requires_grad=True)))
+    assert versions[1] == versions[0]
