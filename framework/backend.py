@@ -257,7 +257,8 @@ def broadcast_view(a: Array, shape: tuple) -> Array:
     """``a`` broadcast to ``shape`` as a view, writeable as torch's expand() is: in-place ops refuse to write where
     its elements repeat (``repeats_memory``), but a view of it that repeats none (``e[0]``) can be written."""
     shape = tuple(shape)
-    if a.size == math.prod(shape) and [d for d in a.shape if d != 1] == [d for d in shape if d != 1]:
+    # the same elements in a new shape: a reshape, as torch's expand strides (a 0-d array's new dims: stride 0)
+    if a.ndim and a.size == math.prod(shape) and [d for d in a.shape if d != 1] == [d for d in shape if d != 1]:
         return a.reshape(shape)
     out = get_array_module(a).broadcast_to(a, shape)
     flags = getattr(out, "flags", None)

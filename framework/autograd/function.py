@@ -133,6 +133,8 @@ class BackwardNode(Node, FunctionCtx):
                     t._array, t._rg = a, False
                     t._version_counter = None if inference else VersionCounter()
                     result.append(t)
+            if fwd.grad_writes:
+                _count_writes(result[0], fwd.grad_writes)
             return result
         out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
@@ -157,6 +159,8 @@ class BackwardNode(Node, FunctionCtx):
                 else:
                     raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {k} - got "
                                        f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+        if fwd.grad_writes:
+            _count_writes(result[0], fwd.grad_writes)
         return result
 
     def release(self) -> None:
@@ -227,6 +231,9 @@ class Function(metaclass=_FunctionMeta):
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
     # what create_graph=True differentiates).
     backward_arrays = None
+    # torch's backward formula of some ops makes the input's gradient as zeros and writes into it in place
+    # (zeros: empty().zero_(); then scatter_/index_put_): that many writes are its _version
+    grad_writes = 0
 
     def __init__(self, *args, **kwargs) -> None:
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
@@ -340,6 +347,12 @@ class OriginalSelf:
 
     def __init__(self, array) -> None:
         self.array = array
+
+
+def _count_writes(grad, writes: int) -> None:
+    """The input's gradient carries the _version of torch's in-place writes into it (grad_writes)."""
+    if grad is not None and grad._version_counter is not None:
+        grad._version_counter.value += writes
 
 
 def check_no_partial_overlap(out: Tensor, *inputs) -> None:

@@ -65,6 +65,8 @@ class MinAll(MaxAll):
 class MaxDim(Function):
     """(values, indices) = max along ``dim``. Saves the indices."""
 
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
+
     node_name, array_forward = "MaxBackward0", True
     _arg = "argmax"
 
@@ -122,6 +124,8 @@ def _scatter_to_indices(ctx, grad, indices) -> tuple:
 
 class MinDim(MaxDim):
     """(values, indices) = min along ``dim``. Saves the indices."""
+
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
 
     node_name, _arg = "MinBackward0", "argmin"
 
@@ -223,8 +227,9 @@ def argmax(a, dim=None, keepdim: bool = False):
         _nonempty_dims(a, dim % a.ndim if a.ndim else dim, "argmax")  # torch names the wrapped dim here
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmax(): does not support bool input")
-    if dim is None:
-        return Tensor._make(get_array_module(a._array).asarray(a._array.argmax()))
+    if dim is None:  # the flat index (keepdim: in a tensor of a's rank, all dims 1)
+        flat = get_array_module(a._array).asarray(a._array.argmax())
+        return Tensor._make(flat.reshape((1,) * a.ndim) if keepdim else flat)
     return max(a.detach(), dim, keepdim).indices
 
 
@@ -233,6 +238,7 @@ def argmin(a, dim=None, keepdim: bool = False):
         _nonempty_dims(a, dim % a.ndim if a.ndim else dim, "argmin")  # torch names the wrapped dim here
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmin(): does not support bool input")
-    if dim is None:
-        return Tensor._make(get_array_module(a._array).asarray(a._array.argmin()))
+    if dim is None:  # the flat index (keepdim: in a tensor of a's rank, all dims 1)
+        flat = get_array_module(a._array).asarray(a._array.argmin())
+        return Tensor._make(flat.reshape((1,) * a.ndim) if keepdim else flat)
     return min(a.detach(), dim, keepdim).indices

@@ -170,6 +170,8 @@ class Index(Function):
     """out = a[index] for an advanced index, given as its parts: ``Index.apply(a, *index)``. Saves the index
     arrays (an index Tensor itself: changed in place before backward, it is refused, as torch's)."""
 
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
+
     node_name, array_forward = "IndexBackward0", True
     index_args = range(1, sys.maxsize)  # every part of the index
 
