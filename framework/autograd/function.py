@@ -134,7 +134,7 @@ class BackwardNode(Node, FunctionCtx):
                     t._version_counter = None if inference else VersionCounter()
                     result.append(t)
             if fwd.grad_writes:
-                _count_writes(result[0], fwd.grad_writes)
+                _count_writes(result, fwd.grad_writes)
             return result
         out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
@@ -160,7 +160,7 @@ class BackwardNode(Node, FunctionCtx):
                     raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {k} - got "
                                        f"{list(g.shape)} but expected shape compatible with {list(shape)}")
         if fwd.grad_writes:
-            _count_writes(result[0], fwd.grad_writes)
+            _count_writes(result, fwd.grad_writes)
         return result
 
     def release(self) -> None:
@@ -232,8 +232,9 @@ class Function(metaclass=_FunctionMeta):
     # what create_graph=True differentiates).
     backward_arrays = None
     # torch's backward formula of some ops makes the input's gradient as zeros and writes into it in place
-    # (zeros: empty().zero_(); then scatter_/index_put_): that many writes are its _version
-    grad_writes = 0
+    # (zeros: empty().zero_(); then scatter_/index_put_): that many writes are its _version (a count for the first
+    # input, or a tuple, one per input)
+    grad_writes: int | tuple = 0
 
     def __init__(self, *args, **kwargs) -> None:
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
@@ -349,10 +350,12 @@ class OriginalSelf:
         self.array = array
 
 
-def _count_writes(grad, writes: int) -> None:
-    """The input's gradient carries the _version of torch's in-place writes into it (grad_writes)."""
-    if grad is not None and grad._version_counter is not None:
-        grad._version_counter.value += writes
+def _count_writes(grads: list, writes) -> None:
+    """The inputs' gradients carry the _version of torch's in-place writes into them (grad_writes: a count for
+    the first input, or one per input)."""
+    for grad, n in zip(grads, writes if isinstance(writes, tuple) else (writes,)):
+        if n and grad is not None and grad._version_counter is not None:
+            grad._version_counter.value += n
 
 
 def check_no_partial_overlap(out: Tensor, *inputs) -> None:

@@ -227,7 +227,7 @@ def getitem(a, idx):
             return Slice.apply(a, 0, idx)
         idx = (idx,)
     # torch's indexing reads a 0-d integer tensor as an int (a Select), not as an advanced index
-    idx = tuple(int(i) if _is_int_scalar(i) else i for i in idx)
+    idx = tuple(int(i) if _is_int_scalar(i) else bool(i) if _is_bool_scalar(i) else i for i in idx)
     if any(_is_advanced(i) for i in idx):
         return Index.apply(a, *[_index_part(i) for i in idx])
     n_real = sum(1 for i in idx if i is not None and i is not Ellipsis and not _is_bool(i))
@@ -245,9 +245,9 @@ def getitem(a, idx):
         elif i is None:
             out = Unsqueeze.apply(out, dim)
             dim += 1
-        elif _is_bool(i):  # torch: a new dim of size 1, then indexed by the mask [True] or [False]
+        elif _is_bool(i):  # torch: a new dim of size 1, then indexed by [0] (True) or by nothing (False)
             out = Unsqueeze.apply(out, dim)
-            masks[dim] = np.array([bool(i)])
+            masks[dim] = _bool_index(i)
             dim += 1
         elif isinstance(i, slice):
             if not _selects_all(i, out.shape[dim]):
@@ -268,6 +268,16 @@ def getitem(a, idx):
 
 def _is_int_scalar(i) -> bool:
     return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind in "iu"
+
+
+def _is_bool_scalar(i) -> bool:
+    """A 0-d bool tensor, which torch's indexing takes as the bool it holds."""
+    return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind == "b"
+
+
+def _bool_index(flag) -> np.ndarray:
+    """torch's boolToIndexingTensor: the new size-1 dim indexed by [0] (True) or by nothing (False), as int64."""
+    return np.zeros(1 if flag else 0, dtype=np.int64)
 
 
 def _is_bool(i) -> bool:
@@ -409,15 +419,17 @@ def _covers_all(key: tuple, shape: tuple) -> bool:
 
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
+    if isinstance(idx, tuple) and any(_is_bool_scalar(i) for i in idx) or _is_bool_scalar(idx):
+        idx = tuple(bool(i) if _is_bool_scalar(i) else i for i in idx) if isinstance(idx, tuple) else (bool(idx),)
     if _is_bool(idx):  # torch's set_item: a bare True writes into a.unsqueeze(0) as None does; False writes nothing
         if not idx:
             return
         idx = None
     key = idx if isinstance(idx, tuple) else (idx,)
     if any(_is_bool(i) for i in key) and not any(_is_advanced(i) for i in key):
-        # torch: a bool is a new dim of size 1 indexed by the mask [True] or [False]: index_put_ into that view
+        # torch: a bool is a new dim of size 1 indexed by [0] or by nothing: index_put_ into that view
         view = getitem(a, tuple(None if _is_bool(i) else i for i in key))
-        a, key = view, tuple(np.array([bool(i)]) if _is_bool(i) else i if i is Ellipsis else slice(None)
+        a, key = view, tuple(_bool_index(i) if _is_bool(i) else i if i is Ellipsis else slice(None)
                              for i in key if i is None or i is Ellipsis or _is_bool(i) or isinstance(i, slice))
     if any(_is_advanced(i) for i in key):
         parts = [_index_part(i) for i in key]
@@ -441,7 +453,7 @@ def setitem(a, idx, value) -> None:
             try:
                 np.broadcast_shapes(tuple(v.shape), tuple(target.shape))
             except ValueError:
-                v = value  # copy_ raises torch's error for shapes that do not broadcast
+                v.expand(*target.shape)  # torch's copy_to expands first: its error comes before copy_'s checks
             else:
                 if tuple(v.shape) != tuple(target.shape):
                     v = v.expand(*target.shape)
