@@ -134,7 +134,7 @@ class BackwardNode(Node, FunctionCtx):
                     t._version_counter = None if inference else VersionCounter()
                     result.append(t)
             if fwd.grad_writes:
-                _count_writes(result, fwd.grad_writes)
+                _count_writes(result, fwd.grad_writes, grads)
             return result
         out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
@@ -160,7 +160,7 @@ class BackwardNode(Node, FunctionCtx):
                     raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {k} - got "
                                        f"{list(g.shape)} but expected shape compatible with {list(shape)}")
         if fwd.grad_writes:
-            _count_writes(result, fwd.grad_writes)
+            _count_writes(result, fwd.grad_writes, grads)
         return result
 
     def release(self) -> None:
@@ -350,11 +350,11 @@ class OriginalSelf:
         self.array = array
 
 
-def _count_writes(grads: list, writes) -> None:
+def _count_writes(results: list, writes, incoming: list) -> None:
     """The inputs' gradients carry the _version of torch's in-place writes into them (grad_writes: a count for
-    the first input, or one per input)."""
-    for grad, n in zip(grads, writes if isinstance(writes, tuple) else (writes,)):
-        if n and grad is not None and grad._version_counter is not None:
+    the first input, or one per input); a gradient passed through as it came is not one of them."""
+    for grad, n in zip(results, writes if isinstance(writes, tuple) else (writes,)):
+        if n and grad is not None and grad._version_counter is not None and not any(grad is g for g in incoming):
             grad._version_counter.value += n
 
 

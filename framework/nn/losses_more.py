@@ -217,7 +217,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
         raise NotImplementedError("huber_loss(weight=...) is not supported")
-    input, target = _broadcast_pair(input, target, "huber_loss")
+    input, target = _broadcast_pair(input, promote_integer_target(input, target), "huber_loss")
     return _Huber.apply(input, target, reduction, float(delta))
 
 

@@ -92,8 +92,8 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx, grad, grad_indices):
         (indices,) = ctx.saved_arrays
-        if ctx.dim is None:
-            return grad, None, None
+        if ctx.dim is None:  # a 0-d input: torch's zeros().scatter_() is a new tensor (_version 2) all the same
+            return grad.clone(), None, None
         return _scatter_to_indices(ctx, grad, indices)
 
 
@@ -183,6 +183,8 @@ def _nonempty_dims(a, dims, name: str) -> None:
     """torch's check before a max/min-like reduction along ``dims`` (as the user gave them): none may be empty."""
     if not a.ndim or a.numel() > 0:
         return
+    if dims is None or dims == () or dims == []:  # every dim of an empty tensor (amax/amin's default)
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
     for d in (dims if isinstance(dims, (tuple, list)) else (dims,)):
         if -a.ndim <= d < a.ndim and a.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
