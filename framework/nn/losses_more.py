@@ -11,6 +11,7 @@ import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import ops
+from ..autograd.engine import output_needed
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..ops._util import sum_to
@@ -78,7 +79,9 @@ class _ThresholdLoss(Function):
     @classmethod
     def backward(cls, ctx, grad):
         x, t = ctx.saved_tensors
-        if cls.keeps_input_dtype and x.dtype != t.dtype:  # torch's backward kernel wants one dtype
+        # torch's backward kernel wants one dtype; it runs only for a gradient the running backward needs
+        if cls.keeps_input_dtype and x.dtype != t.dtype and \
+                any(output_needed(nxt) for nxt, _ in ctx.next_functions if nxt is not None):
             this, other = (x, t) if ctx.needs_input_grad[0] else (t, x)
             raise RuntimeError(f"Found dtype {other.dtype.legacy[:-len('Tensor')]} but expected "
                                f"{this.dtype.legacy[:-len('Tensor')]}")
@@ -217,7 +220,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
         raise NotImplementedError("huber_loss(weight=...) is not supported")
-    input, target = _broadcast_pair(input, promote_integer_target(input, target), "huber_loss")
+    input, target = _broadcast_pair(input, target, "huber_loss")
     return _Huber.apply(input, target, reduction, float(delta))
 
 
