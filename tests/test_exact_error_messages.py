@@ -38,6 +38,10 @@ CASES = {
     "masked_fill__mismatch": lambda m: m.ones(3).masked_fill_(m.ones(4, dtype=m.bool), 2.0),
     "masked_fill__float_mask": lambda m: m.ones(3).masked_fill_(m.ones(2, 3), 2.0),
     "masked_fill_long_mask": lambda m: m.ones(3).masked_fill(m.ones(3, dtype=m.long), 2.0),
+    "argmin_none_empty": lambda m: m.ones(0, 3).argmin(None),
+    "argmax_none_empty": lambda m: m.ones(2, 0).argmax(dim=None, keepdim=True),
+    "amax_none_empty": lambda m: m.ones(0, 3).amax(dim=None),
+    "index_put_mask_shape": lambda m: m.ones(2, 3).__setitem__(m.ones(2, 3, dtype=m.bool), m.ones(2, 3)),
     "masked_fill__leaf_first": lambda m: m.ones(3, requires_grad=True).masked_fill_(m.ones(2, 3, dtype=m.bool), 2.0),
 }
 

@@ -184,7 +184,8 @@ def _nonempty_dims(a, dims, name: str) -> None:
     if not a.ndim or a.numel() > 0:
         return
     if dims is None or dims == () or dims == []:  # every dim of an empty tensor (amax/amin's default)
-        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
     for d in (dims if isinstance(dims, (tuple, list)) else (dims,)):
         if -a.ndim <= d < a.ndim and a.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
@@ -230,6 +231,8 @@ def argmax(a, dim=None, keepdim: bool = False):
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmax(): does not support bool input")
     if dim is None:  # the flat index (keepdim: in a tensor of a's rank, all dims 1)
+        if a.numel() == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
         flat = get_array_module(a._array).asarray(a._array.argmax())
         return Tensor._make(flat.reshape((1,) * a.ndim) if keepdim else flat)
     return max(a.detach(), dim, keepdim).indices
@@ -241,6 +244,8 @@ def argmin(a, dim=None, keepdim: bool = False):
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmin(): does not support bool input")
     if dim is None:  # the flat index (keepdim: in a tensor of a's rank, all dims 1)
+        if a.numel() == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
         flat = get_array_module(a._array).asarray(a._array.argmin())
         return Tensor._make(flat.reshape((1,) * a.ndim) if keepdim else flat)
     return min(a.detach(), dim, keepdim).indices

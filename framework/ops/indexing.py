@@ -316,7 +316,7 @@ class IndexPut(Function):
                                f"for the source.")
         try:
             _put(a, index, values, accumulate)
-        except ValueError:  # NumPy's broadcast failure: torch's text
+        except (ValueError, TypeError):  # NumPy's broadcast failure (TypeError for a boolean mask): torch's text
             _check_put_shape(a, index, values)
             raise
         return a
