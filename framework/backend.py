@@ -223,6 +223,14 @@ def is_non_overlapping_and_dense(array: Array) -> bool:
     return _dense(array)
 
 
+def obeys_layout_contract(grad: Array, variable: Array) -> bool:
+    """torch's obeys_layout_contract: a dense variable's gradient has its strides (a size-1 dim any but 0), any
+    other variable's is C-contiguous."""
+    if not _dense(variable):
+        return bool(grad.flags.c_contiguous)
+    return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, grad.strides, variable.strides))
+
+
 def memory_overlap(a: Array, b: Array) -> str:
     """torch's get_overlap_status for two arrays of one storage: "full", "partial", "no" or "too_hard".
 
@@ -257,7 +265,8 @@ def broadcast_view(a: Array, shape: tuple) -> Array:
     """``a`` broadcast to ``shape`` as a view, writeable as torch's expand() is: in-place ops refuse to write where
     its elements repeat (``repeats_memory``), but a view of it that repeats none (``e[0]``) can be written."""
     shape = tuple(shape)
-    if a.size == math.prod(shape) and [d for d in a.shape if d != 1] == [d for d in shape if d != 1]:
+    # the same elements in a new shape: a reshape, as torch's expand strides (a 0-d array's new dims: stride 0)
+    if a.ndim and a.size == math.prod(shape) and [d for d in a.shape if d != 1] == [d for d in shape if d != 1]:
         return a.reshape(shape)
     out = get_array_module(a).broadcast_to(a, shape)
     flags = getattr(out, "flags", None)

@@ -99,8 +99,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
     """Like tensor(), but shares memory with a numpy array or tensor when no conversion is needed."""
-    if isinstance(data, Tensor) and dtype is None and device is None:
-        return data
+    if isinstance(data, Tensor) and device is None:  # torch's as_tensor of a tensor: the tensor, or data.to(dtype)
+        return data if dtype is None or dtypes.to_numpy_dtype(dtype) == data._array.dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy_dtype(dtype) == data.dtype) and \
             str(device if device is not None else backend.get_default_device()) == "cpu":
         return Tensor._make(data)

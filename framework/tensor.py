@@ -7,6 +7,7 @@ The op methods (``x.exp()``, ``a @ b``, ``x.to(...)``, ``x.backward()``) are bou
 """
 from __future__ import annotations
 
+import sys
 import warnings
 import weakref
 
@@ -334,7 +335,18 @@ class Tensor:
                 bucket = home[0]() if home is not None and self._grad_fn is None else None
                 if bucket is not None:  # one copy, into the optimizer's flat gradient
                     slot = bucket.grad_slot(home[1], g._array)
+                # _version as torch's: it steals a gradient only the engine holds (refs here: the engine's list,
+                # this argument, getrefcount's) that has the leaf's layout, keeping its version; else it copies
+                # it into a new tensor of the leaf's strides (version 1) or clones it (0)
+                if retained:  # torch's retain_grad hook clones
+                    version = 0
+                elif sys.getrefcount(g) <= 3 and backend.obeys_layout_contract(g._array, self._array):
+                    version = g._version
+                else:
+                    version = int(backend.is_non_overlapping_and_dense(self._array))
                 self._grad = Tensor._make(g._array.copy() if slot is None else slot)
+                if version and self._grad._version_counter is not None:
+                    self._grad._version_counter.value = version
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
                 self._grad = g.clone(memory_format=dtypes.contiguous_format)  # torch's retain_grad hook
             elif not backend.is_non_overlapping_and_dense(self._array):  # torch's clone_obey_contract: a leaf

@@ -117,41 +117,33 @@ def backward(tensors, grad_tensors=None, retain_graph: bool | None = None, creat
     for t in inputs:  # torch: a non-leaf input retains its grad (for good), and its grad_fn runs and is freed
         if isinstance(t, Tensor) and t.requires_grad and t.grad_fn is not None:
             t.retain_grad()
-    captured = _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets=True)
-    done = set()  # a tensor passed twice (or an alias torch returns as the same object) accumulates once
-    for t, g in zip(inputs, captured):
-        if isinstance(t, GradientEdge):  # an edge into a leaf's AccumulateGrad accumulates into that leaf
-            if g is not None and isinstance(t.node, AccumulateGrad):
-                t = t.node.variable
-            else:
-                continue
-        if g is not None and t.grad_fn is None and id(t) not in done:
-            done.add(id(t))
-            t._accumulate_grad(g, keep_graph=create_graph)
+    # the inputs' nodes run in the engine, a leaf's AccumulateGrad among them: it accumulates (and its hooks fire)
+    # as soon as it is ready, as torch's, so a backward that fails midway has already filled the ready leaves
+    targets = {node for node, _ in _input_slots(inputs)}
+    run_backward(edges, grads, retain_graph, create_graph, targets=targets, run_targets=True)
 
 
-def _run_captured(edges, grads, inputs, retain_graph, create_graph, run_targets: bool = False) -> list:
-    """Run backward only as far as ``inputs`` and return the gradient that reached each one.
-
-    run_targets: the inputs' own grad_fn nodes run too (backward(inputs=...) does, autograd.grad does not).
-    """
-    capture: dict = {"out": [None] * len(inputs)}
+def _input_slots(inputs) -> dict:
+    """(node, input_nr) of each input's gradient edge -> the positions of the inputs it is (a tensor may repeat)."""
     slots: dict = {}
-    targets = set()
     for i, t in enumerate(inputs):
         if isinstance(t, GradientEdge):
-            node, nr = t.node, t.output_nr
-            slots.setdefault((node, nr), []).append(i)
-            targets.add(node)
+            slots.setdefault((t.node, t.output_nr), []).append(i)
             continue
         if not t.requires_grad:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-        node, nr = t._edge()
-        slots.setdefault((node, nr), []).append(i)
-        targets.add(node)
+        slots.setdefault(t._edge(), []).append(i)
+    return slots
+
+
+def _run_captured(edges, grads, inputs, retain_graph, create_graph) -> list:
+    """Run backward only as far as ``inputs`` (without running their nodes) and return the gradient that reached
+    each one (autograd.grad)."""
+    slots = _input_slots(inputs)
+    capture: dict = {"out": [None] * len(inputs)}
     capture.update({k: v[0] for k, v in slots.items()})
     run_backward(edges, grads, retain_graph, create_graph, capture=capture, accumulate=False,
-                 targets=targets, run_targets=run_targets)
+                 targets={node for node, _ in slots})
     out = capture["out"]
     for k, idxs in slots.items():  # the same tensor passed twice gets the same gradient
         for j in idxs[1:]:

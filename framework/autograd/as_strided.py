@@ -29,4 +29,6 @@ class AsStridedBackward0(Node):
         if grad is None or self.next_functions[0][0] is None:
             return [None]
         # an op (bound as a Tensor method by the ops floor), so that create_graph=True differentiates it
-        return [grad._as_strided_backward(self._index, self._base_shape, self._repeats)]
+        out = grad._as_strided_backward(self._index, self._base_shape, self._repeats)
+        out._version_counter.bump("copy_")  # torch's as_strided_backward writes grad into zeros in place: _version 1
+        return [out]

@@ -34,6 +34,7 @@ class CopySlices(Node):
         if self._fn is None:  # torch's CopySlices drops its wrapped node on release: a second backward is refused
             raise diagnostics.saved_tensor_freed(self)
         result = grad.clone(memory_format=contiguous_format)
+        result._version_counter.bump("copy_")  # torch's result is new_empty_strided(...).copy_(grad): _version 1
         grad_slice = self._view_fn(result)
         res = self._fn.apply([grad_slice.clone(memory_format=contiguous_format)])
         base_next = self.next_functions[0][0]

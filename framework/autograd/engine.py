@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
 from typing import Sequence
 
 from .. import backend, diagnostics, dtypes
@@ -215,6 +216,9 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                     new = hook(tuple(outs), tuple(grads))
                     if new is not None:
                         outs = list(new)
+            if needed is not None:
+                outs = _needed_outputs(node, outs, needed, capture)
+            grads = None  # torch has freed the node's inputs before it passes the outputs on (see _accumulate)
             for (nxt, nr), g in zip(node.next_functions, outs):
                 if nxt is None:
                     continue
@@ -225,20 +229,52 @@ def _propagate(root_edges: Sequence, root_grads: Sequence, retain_graph: bool, c
                     want = nxt._grad_dtypes
                     if want is not None and want[nr] is not None and g._array.dtype != want[nr]:
                         g = _as_input_dtype(g, nxt, nr, create_graph)
-                    prev = buf[nr]
-                    if prev is None:
+                    if buf[nr] is None:
                         buf[nr] = g
                     elif create_graph:
-                        buf[nr] = prev + g  # a differentiable sum, for higher-order gradients
+                        buf[nr] = buf[nr] + g  # a differentiable sum, for higher-order gradients
                     else:
-                        total = prev._array + g._array
-                        # numpy's 0-d arithmetic returns a scalar: keep an array (writeable, as torch's gradients)
-                        buf[nr] = Tensor._make(total if total.ndim else backend.as_array(total))
+                        buf[nr] = _accumulate(buf[nr], g, outs)
                 left = deps[nxt] - 1  # one dict read and one write per edge
                 deps[nxt] = left
                 if left == 0:
                     heappush(ready, (-nxt._seq, tie, nxt))
                     tie += 1
+            # the engine holds a gradient only in its buffers, as torch's moves them there: what decides whether
+            # it may be summed into in place (_accumulate) or kept by AccumulateGrad as it is (its _version)
+            outs = g = None
+
+
+def _needed_outputs(node, outs: list, needed: set, capture: dict | None) -> list:
+    """torch's task_should_compute_output: a limited backward (inputs=, autograd.grad) has no gradient for an edge
+    into a node it neither runs nor captures from (so a gradient also sent there is held only once)."""
+    return [g if nxt is not None and (nxt in needed or capture is not None and (nxt, nr) in capture) else None
+            for (nxt, nr), g in zip(node.next_functions, outs)]
+
+
+def _accumulate(prev, g, outs: list):
+    """prev + g, as torch's InputBuffer::accumulate without grad mode: in place into prev when only the engine
+    holds it (which bumps its _version, as torch's add_), else into a new tensor."""
+    # sys.getrefcount when only the engine holds prev: its buffer, this argument, getrefcount's own, and the output
+    # list of the node running now if prev came from it (torch has moved it out of there)
+    if sys.getrefcount(prev) <= 3 + sum(o is prev for o in outs) and _writable_alone(prev):
+        prev._array += g._array
+        prev._version_counter.bump("AccumulateGrad")
+        return prev
+    total = prev._array + g._array
+    # numpy's 0-d arithmetic returns a scalar: keep an array (writeable, as torch's gradients)
+    return Tensor._make(total if total.ndim else backend.as_array(total))
+
+
+def _writable_alone(t) -> bool:
+    """The rest of torch's can_accumulate_inplace: t's memory is its own (a view's base held by nothing else:
+    the view, this local and getrefcount's references), dense and writeable."""
+    a = t._array
+    base = a.base
+    if t._version_counter is None or base is not None and sys.getrefcount(base) > 3:
+        return False
+    flags = getattr(a, "flags", None)
+    return backend.is_non_overlapping_and_dense(a) and getattr(flags, "writeable", True)
 
 
 def _as_input_dtype(g, node, nr: int, create_graph: bool):

@@ -134,6 +134,8 @@ class BackwardNode(Node, FunctionCtx):
                     t._array, t._rg = a, False
                     t._version_counter = None if inference else VersionCounter()
                     result.append(t)
+            if fwd.grad_writes:
+                _count_writes(result, fwd.grad_writes, grads)
             return result
         out = fwd.backward(self, *grads)
         if not isinstance(out, tuple):
@@ -158,6 +160,8 @@ class BackwardNode(Node, FunctionCtx):
                 else:
                     raise RuntimeError(f"Function {self.name()} returned an invalid gradient at index {k} - got "
                                        f"{list(g.shape)} but expected shape compatible with {list(shape)}")
+        if fwd.grad_writes:
+            _count_writes(result, fwd.grad_writes, grads)
         return result
 
     def release(self) -> None:
@@ -231,6 +235,10 @@ class Function(metaclass=_FunctionMeta):
     # on raw arrays. The engine uses it when create_graph=False; backward() stays the reference (and is
     # what create_graph=True differentiates).
     backward_arrays = None
+    # torch's backward formula of some ops makes the input's gradient as zeros and writes into it in place
+    # (zeros: empty().zero_(); then scatter_/index_put_): that many writes are its _version (a count for the first
+    # input, or a tuple, one per input)
+    grad_writes: int | tuple = 0
 
     def __init__(self, *args, **kwargs) -> None:
         warnings.warn(f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, so "
@@ -349,6 +357,14 @@ class OriginalSelf:
 
     def __init__(self, array) -> None:
         self.array = array
+
+
+def _count_writes(results: list, writes, incoming: list) -> None:
+    """The inputs' gradients carry the _version of torch's in-place writes into them (grad_writes: a count for
+    the first input, or one per input); a gradient passed through as it came is not one of them."""
+    for grad, n in zip(results, writes if isinstance(writes, tuple) else (writes,)):
+        if n and grad is not None and grad._version_counter is not None and not any(grad is g for g in incoming):
+            grad._version_counter.value += n
 
 
 def check_no_partial_overlap(out: Tensor, *inputs) -> None:

@@ -59,7 +59,7 @@ class Softmax(Module):
         self.dim = dim
 
     def forward(self, input):
-        return F.softmax(input, self.dim if self.dim is not None else (0 if input.dim() in (0, 1, 3) else 1))
+        return F.softmax(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
@@ -67,7 +67,7 @@ class Softmax(Module):
 
 class LogSoftmax(Softmax):
     def forward(self, input):
-        return F.log_softmax(input, self.dim if self.dim is not None else (0 if input.dim() in (0, 1, 3) else 1))
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 class Dropout(Module):

@@ -152,7 +152,7 @@ class Softmin(Module):
         self.dim = dim
 
     def forward(self, input):
-        return A.softmin(input, self.dim)
+        return A.softmin(input, self.dim, _stacklevel=5)
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"

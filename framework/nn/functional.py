@@ -17,6 +17,7 @@ from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module
 from ..ops import conv as _conv, conv_nd as _conv_nd, unary_inplace as _un
+from ..ops.activation import implicit_softmax_dim
 from ..ops.dropout import dropout, dropout1d, dropout2d  # noqa: F401  (F.dropout...)
 from ..ops.scalar_ops import MulScalar
 from ..ops.linalg import linear  # noqa: F401  (F.linear)
@@ -24,6 +25,8 @@ from ..ops import batch_norm as _bn, loss as _loss, loss_nll as _nll, scalar_ops
 from ..ops.loss import binary_cross_entropy_with_logits as _fused_bce_with_logits
 from ..tensor import Tensor
 from .losses_more import _legacy_reduction, _reduce  # the reduction tail every loss shares
+from .losses_more import promote_integer_target
+from ..ops._util import scalar_type_name
 
 # ---- activations ----------------------------------------------------------------------------------
 
@@ -52,11 +55,17 @@ def tanh(input: Tensor) -> Tensor:
     return ops.tanh(input)
 
 
-def softmax(input: Tensor, dim: int, _stacklevel: int = 3, dtype=None) -> Tensor:
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """exp(x) / sum(exp(x)) along ``dim``; without one, torch's legacy choice with its deprecation warning."""
+    if dim is None:
+        dim = implicit_softmax_dim("softmax", input.dim(), _stacklevel)
     return ops.softmax(input, dim, dtype)
 
 
-def log_softmax(input: Tensor, dim: int, _stacklevel: int = 3, dtype=None) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
+    """log(softmax(x)) along ``dim``; without one, torch's legacy choice with its deprecation warning."""
+    if dim is None:
+        dim = implicit_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ops.log_softmax(input, dim, dtype)
 
 
@@ -263,7 +272,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
         input = input if tuple(input.shape) == shape else input.expand(*shape)
         target = target if tuple(target.shape) == shape else target.expand(*shape)
-    return _loss.mse_loss(input, target, reduction)
+    return _loss.mse_loss(input, promote_integer_target(input, target), reduction)
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
@@ -305,6 +314,12 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
         return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
                             reduction=reduction, pos_weight=pos_weight)
     _check_same_size(input, target, "bce")
+    if target._array.dtype.kind == "b":  # torch's kernel computes 1 - target first
+        raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                           "Use the `^` or `logical_xor()` operator instead.")
+    if target._array.dtype.kind in "iu" and input._array.dtype.kind == "f":  # it writes into the target's dtype
+        raise RuntimeError(f"result type {scalar_type_name(input._array.dtype)} can't be cast to the desired output "
+                           f"type {scalar_type_name(target._array.dtype)}")
     return _fused_bce_with_logits(input, target, weight, pos_weight, reduction)
 
 
@@ -324,16 +339,22 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         raise ValueError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
     if reduction not in ("mean", "sum", "none"):
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    class_dim = 1 if input.ndim > 1 else 0
+    class_dim = 0 if input.ndim == 1 else 1  # torch's: 1 also for a 0-d input (which then fails on it)
+    probabilities = tuple(target.shape) == tuple(input.shape)  # torch tells them from indices by the shape
+    if probabilities:  # checked before anything is computed, as torch's cross_entropy_loss
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, got "
+                               + target.dtype.legacy[:-len("Tensor")])
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        if input.ndim == 0:
+            raise IndexError("Dimension specified as 1 but tensor has no dimensions")
     logp = log_softmax(input, dim=class_dim)
     n_classes = input.shape[class_dim]
     w = None
     if weight is not None:  # weight viewed to broadcast along the class dim
         w = weight.view((1, -1) + (1,) * (input.ndim - 2)) if input.ndim > 1 else weight
-    if tuple(target.shape) == tuple(input.shape):  # probabilities (torch tells them from indices by the shape)
-        if not target.is_floating_point():
-            raise RuntimeError("Expected floating point type for target with class probabilities, got "
-                               + target.dtype.legacy[:-len("Tensor")])
+    if probabilities:
         if label_smoothing > 0:
             target = target * (1 - label_smoothing) + label_smoothing / n_classes
         prod = logp * target if w is None else logp * target * w

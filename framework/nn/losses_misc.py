@@ -96,6 +96,8 @@ def soft_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=No
     _check_reduction(reduction)
     broadcast_shapes_checked(tuple(input.shape), tuple(target.shape))
     _constant(target, "soft_margin_loss", "target")
+    if target._array.dtype.kind == "b":
+        -target  # torch's kernel negates the target first: a bool one raises torch's Negation error here
     return _lm.SoftMarginLoss.apply(input, target, reduction)
 
 

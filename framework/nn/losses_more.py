@@ -11,6 +11,7 @@ import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import ops
+from ..autograd.engine import output_needed
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..ops._util import sum_to
@@ -39,6 +40,14 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
     warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' instead.",
                   stacklevel=3)
     return reduction
+
+
+def promote_integer_target(input: Tensor, target: Tensor) -> Tensor:
+    """An integer target cast to a floating input's dtype: torch's loss kernels compute in the promoted type, and
+    float32 with int64 promotes to float32 (NumPy's float64 would change the loss's dtype)."""
+    if target._array.dtype.kind in "iu" and input._array.dtype.kind == "f":
+        return target.to(input.dtype)
+    return target
 
 
 def _broadcast_pair(input: Tensor, target: Tensor, name: str):
@@ -74,7 +83,9 @@ class _ThresholdLoss(Function):
     @classmethod
     def backward(cls, ctx, grad):
         x, t = ctx.saved_tensors
-        if cls.keeps_input_dtype and x.dtype != t.dtype:  # torch's backward kernel wants one dtype
+        # torch's backward kernel wants one dtype; it runs only for a gradient the running backward needs
+        if cls.keeps_input_dtype and x.dtype != t.dtype and \
+                any(output_needed(nxt) for nxt, _ in ctx.next_functions if nxt is not None):
             this, other = (x, t) if ctx.needs_input_grad[0] else (t, x)
             raise RuntimeError(f"Found dtype {other.dtype.legacy[:-len('Tensor')]} but expected "
                                f"{this.dtype.legacy[:-len('Tensor')]}")
@@ -200,7 +211,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    input, target = _broadcast_pair(input, target, "smooth_l1_loss")
+    input, target = _broadcast_pair(input, promote_integer_target(input, target), "smooth_l1_loss")
     return _SmoothL1.apply(input, target, reduction, float(beta))
 
 
@@ -227,6 +238,8 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
         warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
                       "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
                       "'mean' will be changed to behave the same as 'batchmean' in the next major release.")
+    if input._array.dtype.kind in "iub" or target._array.dtype.kind in "iub":
+        raise RuntimeError("kl_div: Integral inputs not supported.")
     if log_target:
         loss = target.exp() * (target - input)
     else:

@@ -25,6 +25,15 @@ def refused(x) -> bool:
         not hasattr(x, "__array__")
 
 
+def not_a_tensor(name: str, args: tuple) -> TypeError:
+    """torch's argument-parser error for a call whose input is no Tensor (``args``: what was passed, in order)."""
+    kinds = ["Tensor" if isinstance(v, Tensor) else type(v).__name__ for v in args]
+    if len(args) == 1:
+        return TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {kinds[0]}")
+    return TypeError(f"{name}() received an invalid combination of arguments - got ({', '.join(kinds)}), "
+                     "but expected one of:")
+
+
 def _type_name(x) -> str:
     cls = type(x)
     return cls.__name__ if cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__qualname__}"

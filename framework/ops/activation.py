@@ -1,6 +1,8 @@
 """softmax and log_softmax along a dim (both save their output, as torch's): op classes, then the functional API."""
 from __future__ import annotations
 
+import warnings
+
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
 from ..backend import get_array_module
@@ -64,6 +66,13 @@ def _check_float(a, dim: int, kernel: str) -> None:
         last = wrap_dim(dim, a.ndim) == max(a.ndim, 1) - 1
         raise NotImplementedError(f"\"{kernel}_{'lastdim_' if last else ''}kernel_impl\" not implemented for "
                                   f"'{scalar_type_name(a._array.dtype)}'")
+
+
+def implicit_softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    """torch's legacy dim for a softmax called without one (0 for 0-, 1- and 3-d input, else 1), with its warning."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                  "Change the call to include dim=X as an argument.", UserWarning, stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
 
 
 def softmax(a, dim: int, dtype=None):

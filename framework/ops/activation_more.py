@@ -14,7 +14,7 @@ from ..backend import errstate as _errstate
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name, sum_to
-from .activation import softmax
+from .activation import implicit_softmax_dim, softmax
 from .backward_ops import SigmoidBackward, masked_grad
 from .combine import where_op
 from .scalar_ops import AddScalar, MulScalar
@@ -498,8 +498,8 @@ def softsign(input: Tensor) -> Tensor:
 
 def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype=None) -> Tensor:
     """softmax(-input): torch's node is the softmax's (SoftmaxBackward0)."""
-    if dim is None:  # torch's implicit choice (with a deprecation warning there)
-        dim = 0 if input.ndim in (0, 1, 3) else 1
+    if dim is None:
+        dim = implicit_softmax_dim("softmin", input.ndim, _stacklevel)
     return softmax(-input, dim, dtype)
 
 

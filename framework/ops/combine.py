@@ -8,8 +8,8 @@ from ..amp.state import autocast_applies, autocast_run, state as _amp
 from .. import dtypes
 from ..autograd.function import Function, OriginalSelf
 from ..backend import get_array_module
-from ._util import (as_operand, binary_dtype, broadcast_error, check_inplace_cast, grad_for, inplace_shape,
-                    normalize_dims, operand, promote, scalar_type_name, shape_of, wrap_dim)
+from ._util import (as_operand, binary_dtype, broadcast_error, c_type_name, check_inplace_cast, grad_for,
+                    inplace_shape, normalize_dims, operand, promote, scalar_type_name, shape_of, wrap_dim)
 from ..tensor import Tensor
 from ._layout import channels_last_copy, channels_last_like, contiguous_result
 from .scalar_ops import DivScalar
@@ -160,6 +160,7 @@ class MaskedFill(Function):
 
     @staticmethod
     def forward(ctx, a, mask, value):
+        _check_mask(a, mask, in_place=False)
         ctx.save_for_backward(mask)  # as torch's: changed in place before backward, or freed, it raises there
         out = a.copy()
         out[get_array_module(a).broadcast_to(mask, a.shape)] = value
@@ -179,6 +180,7 @@ class MaskedFillInplace(MaskedFill):
 
     @staticmethod
     def forward(ctx, a, mask, value):
+        _check_mask(a, mask, in_place=True)
         ctx.save_for_backward(mask)
         a[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return a
@@ -191,6 +193,7 @@ class MaskedFillTensor(Function):
 
     @staticmethod
     def forward(ctx, a, mask, value):
+        _check_mask(a, mask, in_place=False)
         ctx.save_for_backward(mask)  # as torch's: changed in place before backward, or freed, it raises there
         out = a.copy()
         out[get_array_module(a).broadcast_to(mask, a.shape)] = value
@@ -213,9 +216,18 @@ class MaskedFillTensorInplace(MaskedFillTensor):
 
     @staticmethod
     def forward(ctx, a, mask, value):
+        _check_mask(a, mask, in_place=True)
         ctx.save_for_backward(mask)
         a[get_array_module(a).broadcast_to(mask, a.shape)] = value
         return a
+
+
+def _check_mask(a, mask, in_place: bool) -> None:
+    """torch's masked_fill checks, after the in-place ones: a bool mask, and (in place) one that broadcasts to a."""
+    if mask.dtype != np.bool_:
+        raise RuntimeError(f"masked_fill_ only supports boolean masks, but got mask with dtype {c_type_name(mask.dtype)}")
+    if in_place:
+        inplace_shape(a.shape, mask.shape)
 
 
 def _check_fill_value(value) -> None:

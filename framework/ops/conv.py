@@ -452,7 +452,8 @@ class _MaxPoolBackward(Function):
         cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
         xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
         cols = cols.reshape(n, c, oh, ow, kh, kw)
-        return _col2im(cols, x_shape, kh, kw, stride, (1, 1), padding)
+        # contiguous as torch's max_pool2d_with_indices_backward (col2im leaves the padding's gaps in a view)
+        return xp.ascontiguousarray(_col2im(cols, x_shape, kh, kw, stride, (1, 1), padding))
 
     @staticmethod
     def backward(ctx, grad):

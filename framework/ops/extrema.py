@@ -8,7 +8,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
-from ._util import normalize_dims, wrap_dim
+from ._util import normalize_dims, not_a_tensor, wrap_dim
 from .combine import maximum, minimum
 from .gather import Scatter
 from .reduction import _keep_shape
@@ -65,6 +65,8 @@ class MinAll(MaxAll):
 class MaxDim(Function):
     """(values, indices) = max along ``dim``. Saves the indices."""
 
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
+
     node_name, array_forward = "MaxBackward0", True
     _arg = "argmax"
 
@@ -90,8 +92,8 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx, grad, grad_indices):
         (indices,) = ctx.saved_arrays
-        if ctx.dim is None:
-            return grad, None, None
+        if ctx.dim is None:  # a 0-d input: torch's zeros().scatter_() is a new tensor (_version 2) all the same
+            return grad.clone(), None, None
         return _scatter_to_indices(ctx, grad, indices)
 
 
@@ -122,6 +124,8 @@ def _scatter_to_indices(ctx, grad, indices) -> tuple:
 
 class MinDim(MaxDim):
     """(values, indices) = min along ``dim``. Saves the indices."""
+
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
 
     node_name, _arg = "MinBackward0", "argmin"
 
@@ -179,12 +183,18 @@ def _nonempty_dims(a, dims, name: str) -> None:
     """torch's check before a max/min-like reduction along ``dims`` (as the user gave them): none may be empty."""
     if not a.ndim or a.numel() > 0:
         return
+    if dims is None or dims == () or dims == []:  # every dim of an empty tensor (amax/amin's default)
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
+                           "reduction dim with the 'dim' argument.")
     for d in (dims if isinstance(dims, (tuple, list)) else (dims,)):
         if -a.ndim <= d < a.ndim and a.shape[d] == 0:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
 def _max_min(a, dim, keepdim, other, all_cls, dim_cls, fn_name):
+    if not isinstance(a, Tensor):
+        given = (a,) + tuple(v for v in (dim, other) if v is not None) + ((keepdim,) if keepdim else ())
+        raise not_a_tensor(fn_name, given)
     if isinstance(dim, Tensor):
         other, dim = dim, None
     if other is not None:
@@ -220,8 +230,11 @@ def argmax(a, dim=None, keepdim: bool = False):
         _nonempty_dims(a, dim % a.ndim if a.ndim else dim, "argmax")  # torch names the wrapped dim here
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmax(): does not support bool input")
-    if dim is None:
-        return Tensor._make(get_array_module(a._array).asarray(a._array.argmax()))
+    if dim is None:  # the flat index (keepdim: in a tensor of a's rank, all dims 1)
+        if a.numel() == 0:
+            raise IndexError("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
+        flat = get_array_module(a._array).asarray(a._array.argmax())
+        return Tensor._make(flat.reshape((1,) * a.ndim) if keepdim else flat)
     return max(a.detach(), dim, keepdim).indices
 
 
@@ -230,6 +243,9 @@ def argmin(a, dim=None, keepdim: bool = False):
         _nonempty_dims(a, dim % a.ndim if a.ndim else dim, "argmin")  # torch names the wrapped dim here
     if a._array.dtype.kind == "b":
         raise RuntimeError("argmin(): does not support bool input")
-    if dim is None:
-        return Tensor._make(get_array_module(a._array).asarray(a._array.argmin()))
+    if dim is None:  # the flat index (keepdim: in a tensor of a's rank, all dims 1)
+        if a.numel() == 0:
+            raise IndexError("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
+        flat = get_array_module(a._array).asarray(a._array.argmin())
+        return Tensor._make(flat.reshape((1,) * a.ndim) if keepdim else flat)
     return min(a.detach(), dim, keepdim).indices

@@ -47,6 +47,8 @@ def _along(index, dim: int):
 class Gather(Function):
     """out[i][j] = a[i][index[i][j]] (dim=1). Saves a (as torch, which reads its shape) and the index."""
 
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
+
     node_name, array_forward, index_args = "GatherBackward0", True, (2,)
 
     @staticmethod
@@ -178,6 +180,8 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
 
 class IndexSelect(Function):
     """out = a.index_select(dim, index). Saves the index."""
+
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
 
     node_name, array_forward, index_args = "IndexSelectBackward0", True, (2,)
 

@@ -11,7 +11,7 @@ import sys
 import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
-from .. import backend
+from .. import backend, diagnostics
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ._util import grad_for, scalar_type_name, wrap_dim
@@ -176,6 +176,8 @@ class Index(Function):
     """out = a[index] for an advanced index, given as its parts: ``Index.apply(a, *index)``. Saves the index
     arrays (an index Tensor itself: changed in place before backward, it is refused, as torch's)."""
 
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
+
     node_name, array_forward = "IndexBackward0", True
     index_args = range(1, sys.maxsize)  # every part of the index
 
@@ -248,9 +250,11 @@ def getitem(a, idx):
                 raise IndexError("slice() cannot be applied to a 0-dim tensor.")
             return Slice.apply(a, 0, idx)
         idx = (idx,)
+    # torch's indexing reads a 0-d integer tensor as an int (a Select), not as an advanced index
+    idx = tuple(int(i) if _is_int_scalar(i) else bool(i) if _is_bool_scalar(i) else i for i in idx)
     if any(_is_advanced(i) for i in idx):
         return Index.apply(a, *[_index_part(i) for i in idx])
-    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis)
+    n_real = sum(1 for i in idx if i is not None and i is not Ellipsis and not _is_bool(i))
     if n_real and a.ndim == 0:
         if any(isinstance(i, slice) for i in idx):
             raise IndexError("slice() cannot be applied to a 0-dim tensor.")
@@ -258,15 +262,19 @@ def getitem(a, idx):
                          "C++ to convert a 0-dim tensor to a number")
     if n_real > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim}")
-    out, dim = a, 0
-    for pos, i in enumerate(idx):
+    out, dim, masks = a, 0, {}
+    for pos, i in enumerate(idx):  # in order, as torch's applySlicing: each part a view of the previous result
         if i is Ellipsis:
             dim += a.ndim - n_real
         elif i is None:
             out = Unsqueeze.apply(out, dim)
             dim += 1
+        elif _is_bool(i):  # torch: a new dim of size 1, then indexed by [0] (True) or by nothing (False)
+            out = Unsqueeze.apply(out, dim)
+            masks[dim] = _bool_index(i)
+            dim += 1
         elif isinstance(i, slice):
-            if i != slice(None):
+            if not _selects_all(i, out.shape[dim]):
                 out = Slice.apply(out, dim, i)
             dim += 1
         elif isinstance(i, (int, np.integer)) or _is_int_scalar(i):
@@ -277,11 +285,34 @@ def getitem(a, idx):
         else:
             raise IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are "
                              "valid indices")
-    return Alias.apply(out) if out is a else out
+    if masks:
+        return Index.apply(out, *[masks.get(d, slice(None)) for d in range(max(masks) + 1)])
+    return Alias.apply(out) if out is a else out  # nothing applied: torch's x[...] is an alias, not x itself
 
 
 def _is_int_scalar(i) -> bool:
     return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind in "iu"
+
+
+def _is_bool_scalar(i) -> bool:
+    """A 0-d bool tensor, which torch's indexing takes as the bool it holds."""
+    return isinstance(i, Tensor) and i.ndim == 0 and i._array.dtype.kind == "b"
+
+
+def _bool_index(flag) -> np.ndarray:
+    """torch's boolToIndexingTensor: the new size-1 dim indexed by [0] (True) or by nothing (False), as int64."""
+    return np.zeros(1 if flag else 0, dtype=np.int64)
+
+
+def _is_bool(i) -> bool:
+    return isinstance(i, (bool, np.bool_))
+
+
+def _selects_all(s: slice, length: int) -> bool:
+    """torch's applySlice shortcut: a slice from 0 (as written, not -length), step 1, to at least the dim's end is
+    skipped inside a tuple index (a bare ``a[0:n]`` is still a Slice)."""
+    return (s.start is None or s.start == 0) and (s.step is None or s.step == 1) and \
+        (s.stop is None or s.stop >= length)
 
 
 class IndexPut(Function):
@@ -291,10 +322,12 @@ class IndexPut(Function):
 
     node_name, array_forward, inplace = "IndexPutBackward0", True, True
     checks_internal_overlap = False  # torch only warns for an expand()ed target
+    checks_overlap = False  # index_put_ has its own rule (_check_put_overlap)
     index_args = range(3, sys.maxsize)  # every part of the index
 
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):
+        _check_put_overlap(a, values, parts, accumulate)
         ctx.save_for_backward(*_saved_parts(parts))
         index = _on_device(parts, a)
         ctx.index, ctx.accumulate = index, accumulate
@@ -307,7 +340,7 @@ class IndexPut(Function):
                                f"for the source.")
         try:
             _put(a, index, values, accumulate)
-        except ValueError:  # NumPy's broadcast failure: torch's text
+        except (ValueError, TypeError):  # NumPy's broadcast failure (TypeError for a boolean mask): torch's text
             _check_put_shape(a, index, values)
             raise
         return a
@@ -325,6 +358,20 @@ class IndexPut(Function):
         if ctx.needs_input_grad[1]:
             gv = grad_for(Index.apply(grad, *ctx.index), ctx.v_meta[0], ctx.v_meta[1])
         return (ga, gv, None) + (None,) * len(ctx.index)
+
+
+def _check_put_overlap(a, values, parts: tuple, accumulate: bool) -> None:
+    """torch's index_put_: neither the values nor an index may share any memory with the written-to tensor, except
+    when it becomes a masked_fill_ (one bool mask, one value, no accumulate), which reads the value first."""
+    indices = [p for p in parts if isinstance(p, (bool, np.bool_)) or getattr(p, "ndim", 0) > 0]
+    if not accumulate and values.size == 1 and len(indices) == 1 and getattr(indices[0], "dtype", bool) in (
+            np.bool_, np.uint8):
+        return
+    owner = backend.memory_owner(a)
+    for other in (values, *indices):
+        if hasattr(other, "shape") and backend.memory_owner(other) is owner and \
+                backend.memory_overlap(a, other) in ("full", "partial"):
+            raise diagnostics.partial_overlap()
 
 
 def _check_put_shape(a, index, values) -> None:
@@ -391,12 +438,23 @@ def _covers_all(key: tuple, shape: tuple) -> bool:
         if len(key) > len(shape):
             return False
         pairs = list(zip(key, shape))
-    return all(s.indices(n) == (0, n, 1) for s, n in pairs)
+    return all(_selects_all(s, n) for s, n in pairs)
 
 
 def setitem(a, idx, value) -> None:
     """``a[idx] = value``: a view + copy_ (CopySlices) for basic indices, index_put_ for advanced."""
+    if isinstance(idx, tuple) and any(_is_bool_scalar(i) for i in idx) or _is_bool_scalar(idx):
+        idx = tuple(bool(i) if _is_bool_scalar(i) else i for i in idx) if isinstance(idx, tuple) else (bool(idx),)
+    if _is_bool(idx):  # torch's set_item: a bare True writes into a.unsqueeze(0) as None does; False writes nothing
+        if not idx:
+            return
+        idx = None
     key = idx if isinstance(idx, tuple) else (idx,)
+    if any(_is_bool(i) for i in key) and not any(_is_advanced(i) for i in key):
+        # torch: a bool is a new dim of size 1 indexed by [0] or by nothing: index_put_ into that view
+        view = getitem(a, tuple(None if _is_bool(i) else i for i in key))
+        a, key = view, tuple(_bool_index(i) if _is_bool(i) else i if i is Ellipsis else slice(None)
+                             for i in key if i is None or i is Ellipsis or _is_bool(i) or isinstance(i, slice))
     if any(_is_advanced(i) for i in key):
         parts = [_index_part(i) for i in key]
         if isinstance(value, Tensor):
@@ -419,7 +477,7 @@ def setitem(a, idx, value) -> None:
             try:
                 np.broadcast_shapes(tuple(v.shape), tuple(target.shape))
             except ValueError:
-                v = value  # copy_ raises torch's error for shapes that do not broadcast
+                v.expand(*target.shape)  # torch's copy_to expands first: its error comes before copy_'s checks
             else:
                 if tuple(v.shape) != tuple(target.shape):
                     v = v.expand(*target.shape)

@@ -122,6 +122,8 @@ NllLoss2d.backward_op = type("NllLoss2dBackward", (_NllLossBackward,), {
 def _check_target(input: Tensor, target: Tensor) -> None:
     """torch's checks on the target, in its order: batch sizes (nll_loss_nd), then the kernel's shape and dtype
     (int64 or uint8 targets; the spatial kernel, for inputs of 3 or more dims, takes int64 only)."""
+    if input.ndim < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.ndim})")
     if input.ndim > 1 and input.shape[0] != (target.shape[0] if target.ndim else 1):
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
@@ -132,6 +134,8 @@ def _check_target(input: Tensor, target: Tensor) -> None:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {name}")
     if input.ndim > 2 and name == "Byte":
         raise RuntimeError("expected scalar type Long but found Byte")
+    if input.ndim == 1 and target.ndim == 1 and target.shape[0] != 1:
+        raise ValueError(f"For 1D input, 1D target must have size 1, but got target size: {target.shape[0]}")
 
 
 def nll_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, ignore_index: int = -100,

@@ -15,6 +15,8 @@ from .sorting import _argsort
 class KthvalueDim(Function):
     """(values, indices) = the k-th smallest element along ``dim`` (NaN counts as the largest). Saves the indices."""
 
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
+
     node_name, array_forward = "KthvalueBackward0", True
 
     @staticmethod
@@ -105,6 +107,8 @@ class _CumExtreme(Function):
 class Cummax(_CumExtreme):
     """(values, indices) = running max along ``dim``. Saves a and the indices."""
 
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
+
     node_name = "CummaxBackward0"
 
     @staticmethod
@@ -114,6 +118,8 @@ class Cummax(_CumExtreme):
 
 class Cummin(_CumExtreme):
     """(values, indices) = running min along ``dim``. Saves a and the indices."""
+
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
 
     node_name, _ufunc = "CumminBackward0", "minimum"
 

@@ -67,6 +67,7 @@ class Copysign(Function):
     """out = |a| with the sign of b (tensor b; CopysignBackward1 for a number). Saves a and out."""
 
     node_name, array_forward = "CopysignBackward0", True
+    grad_writes = (0, 1)  # torch's gradient for b is zeros_like(b): empty_like().zero_()
 
     @staticmethod
     def forward(ctx, a, b):

@@ -13,7 +13,7 @@ from ..backend import errstate as _errstate
 from ..backend import broadcast_view, get_array_module
 from ..tensor import Tensor
 from ._layout import contiguous_result
-from ._util import normalize_dims
+from ._util import normalize_dims, not_a_tensor
 from .combine import cat
 from .scalar_ops import DivScalar, MulScalar
 
@@ -272,17 +272,32 @@ class Prod(Function):
 
 # ---- functional API ---------------------------------------------------------------------------------
 
-def sum(a, dim=None, keepdim: bool = False, *, dtype=None):
+class _NoDim:
+    """sum/mean's default dim: torch's ``x.sum()`` (SumBackward0) is another overload than ``x.sum(dim=None)``
+    (SumBackward1: every dim, keepdim honoured)."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+NO_DIM = _NoDim()
+
+
+def sum(a, dim=NO_DIM, keepdim: bool = False, *, dtype=None):
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("sum", (a,) + ((dim,) if dim is not NO_DIM else ()) + ((keepdim,) if keepdim else ()))
     if _amp.on and autocast_applies("sum", a, dim, keepdim):
         return autocast_run("sum", sum, a, dim, keepdim, dtype=dtype)
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
-    if dim is None:
+    if dim is NO_DIM and not keepdim:
         return SumAll.apply(a, np_dt) if np_dt is not None else SumAll.apply(a)
-    return Sum.apply(a, dim, keepdim, np_dt)
+    return Sum.apply(a, tuple(range(a.ndim)) if dim is None or dim is NO_DIM else dim, keepdim, np_dt)
 
 
 def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
     """Product of all elements, or over one ``dim``."""
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("prod", (a,) + tuple(v for v in (dim,) if v is not None) + ((keepdim,) if keepdim else ()))
     if _amp.on and autocast_applies("prod", a, dim, keepdim):
         return autocast_run("prod", prod, a, dim, keepdim, dtype=dtype)
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
@@ -293,12 +308,14 @@ def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
     return Prod.apply(a, dim, keepdim, np_dt)
 
 
-def mean(a, dim=None, keepdim: bool = False, *, dtype=None):
+def mean(a, dim=NO_DIM, keepdim: bool = False, *, dtype=None):
+    if not isinstance(a, Tensor):
+        raise not_a_tensor("mean", (a,) + ((dim,) if dim is not NO_DIM else ()) + ((keepdim,) if keepdim else ()))
     if dtype is not None:
         a = a.to(dtype)
-    if dim is None:
+    if dim is NO_DIM and not keepdim:
         return MeanAll.apply(a)
-    return Mean.apply(a, dim, keepdim)
+    return Mean.apply(a, tuple(range(a.ndim)) if dim is None or dim is NO_DIM else dim, keepdim)
 
 
 def _correction(unbiased, correction):

@@ -114,6 +114,8 @@ class NanmedianAll(MedianAll):
 class NanmedianDim(MedianDim):
     """(values, indices) = the lower median along dim of the elements that are not NaN. Saves the indices."""
 
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
+
     node_name = "NanmedianBackward1"
 
     @staticmethod

@@ -52,6 +52,8 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_siz
 class Take(Function):
     """out = a.flatten()[index] (index of any shape, negatives from the end). Saves a (as torch) and the index."""
 
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
+
     node_name, array_forward, index_args = "TakeBackward0", True, (1,)
 
     @staticmethod
@@ -95,6 +97,8 @@ class _TakeBackward(Function):
 class MaskedSelect(Function):
     """out = the elements of a where mask is True (a and mask broadcast together), in order, as a 1-D tensor.
     Saves a (as torch, whose backward reads it) and the mask."""
+
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
 
     node_name, array_forward, index_args = "MaskedSelectBackward0", True, (1,)
 
@@ -184,6 +188,8 @@ class MedianAll(Function):
 
 class MedianDim(Function):
     """(values, indices) = the lower median along ``dim``. Saves the indices."""
+
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
 
     node_name, array_forward = "MedianBackward1", True
 

@@ -31,7 +31,7 @@ class Flip(Function):
     def forward(ctx, a, dims):
         ctx.dims = dims
         xp = get_array_module(a)
-        return xp.ascontiguousarray(xp.flip(a, axis=dims)) if dims else a.copy()
+        return xp.flip(a, axis=dims).copy()  # always new memory (ascontiguousarray kept a size-1 flip's view)
 
     @staticmethod
     def backward(ctx, grad):

@@ -47,11 +47,15 @@ class _ByIndices(Function):
 class SortValues(_ByIndices):
     """sort's values. Saves the indices."""
 
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
+
     node_name = "SortBackward0"
 
 
 class TopkValues(_ByIndices):
     """topk's values. Saves the indices."""
+
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
 
     node_name = "TopkBackward0"
 

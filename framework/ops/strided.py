@@ -41,6 +41,8 @@ class AsStrided(Function):
     """out = the storage seen with ``size``, ``stride`` and ``offset`` (a view). Saves nothing; backward sums the
     gradient into the storage positions, then reads the input's positions."""
 
+    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
+
     node_name, array_forward, is_view = "AsStridedBackward0", True, True
 
     @staticmethod
@@ -107,6 +109,8 @@ def as_strided(input: Tensor, size, stride, storage_offset: int | None = None) -
 class ModeDim(MedianDim):
     """(values, indices) = the most frequent value along ``dim`` (the smallest among ties) and the last position
     it has. Saves the indices."""
+
+    grad_writes = 2  # torch's backward: zeros (a zero_), then scatter_ into them
 
     node_name = "ModeBackward0"
 

@@ -1,0 +1,119 @@
+"""PyTorch-exactness of the softmax family without ``dim`` and of losses given an integer target (issue 33),
+each against torch: the legacy implicit dim with its deprecation warning, and the loss's dtype, value, gradient
+dtype or error (class and first sentence) for float32/float64 inputs with int64/int32/bool targets.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import framework
+
+torch = pytest.importorskip("torch")
+
+SOFTMAXES = {
+    "softmax": lambda m, x: m.nn.functional.softmax(x),
+    "log_softmax": lambda m, x: m.nn.functional.log_softmax(x),
+    "softmin": lambda m, x: m.nn.functional.softmin(x),
+    "nn.Softmax": lambda m, x: m.nn.Softmax()(x),
+    "nn.LogSoftmax": lambda m, x: m.nn.LogSoftmax()(x),
+    "nn.Softmin": lambda m, x: m.nn.Softmin()(x),
+    "softmax_stacklevel": lambda m, x: m.nn.functional.softmax(x, _stacklevel=2, dtype=m.float64),
+}
+
+
+def _run_warned(m, fn, shape):
+    x = m.tensor(np.arange(float(np.prod(shape))).reshape(shape) / 7, requires_grad=True)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = fn(m, x)
+    out.sum().backward()
+    return out, x.grad, [(w.category, str(w.message)) for w in caught]
+
+
+@pytest.mark.parametrize("name", sorted(SOFTMAXES))
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 3, 4), (2, 1, 3, 2)])
+def test_implicit_dim_matches_torch(name, shape):
+    ours, ours_grad, ours_warn = _run_warned(framework, SOFTMAXES[name], shape)
+    ref, ref_grad, ref_warn = _run_warned(torch, SOFTMAXES[name], shape)
+    assert ours_warn == ref_warn and len(ref_warn) == 1  # the same category and text, once
+    assert str(ours.dtype).split(".")[-1] == str(ref.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.detach().cpu().numpy(), ref.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ours_grad.cpu().numpy(), ref_grad.numpy(), rtol=1e-5, atol=1e-6)
+    assert type(ours.grad_fn).__name__ == type(ref.grad_fn).__name__
+
+
+def test_implicit_dim_warning_points_at_the_caller():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        framework.nn.functional.log_softmax(framework.ones(2, 3))
+    assert caught[0].filename == __file__  # _stacklevel=3: the line that called F.log_softmax
+
+
+LOSSES = {
+    "mse_loss": lambda F, a, t: F.mse_loss(a, t),
+    "mse_loss_none": lambda F, a, t: F.mse_loss(a, t, reduction="none"),
+    "mse_loss_broadcast": lambda F, a, t: F.mse_loss(a, t[0]),
+    "l1_loss": lambda F, a, t: F.l1_loss(a, t, reduction="sum"),
+    "smooth_l1_loss": lambda F, a, t: F.smooth_l1_loss(a, t, beta=0.5),
+    "huber_loss": lambda F, a, t: F.huber_loss(a, t),
+    "soft_margin_loss": lambda F, a, t: F.soft_margin_loss(a, t),
+    "poisson_nll_loss": lambda F, a, t: F.poisson_nll_loss(a, t),
+    "poisson_nll_loss_full": lambda F, a, t: F.poisson_nll_loss(a.abs() + 0.5, t, log_input=False, full=True),
+    "gaussian_nll_loss": lambda F, a, t: F.gaussian_nll_loss(a, t, a.detach().abs() + 1),
+    "kl_div": lambda F, a, t: F.kl_div(a, t, reduction="batchmean"),
+    "kl_div_log_target": lambda F, a, t: F.kl_div(a, t, reduction="sum", log_target=True),
+    "binary_cross_entropy": lambda F, a, t: F.binary_cross_entropy(a.sigmoid(), t),
+    "bce_with_logits": lambda F, a, t: F.binary_cross_entropy_with_logits(a, t),
+    "bce_with_logits_pos_weight": lambda F, a, t: F.binary_cross_entropy_with_logits(a, t, pos_weight=a.detach()),
+    "hinge_embedding_loss": lambda F, a, t: F.hinge_embedding_loss(a, t),
+    "multilabel_soft_margin_loss": lambda F, a, t: F.multilabel_soft_margin_loss(a, t),
+    "margin_ranking_loss": lambda F, a, t: F.margin_ranking_loss(a, a.detach() * 0.5, t),
+    "cross_entropy_probabilities": lambda F, a, t: F.cross_entropy(a, t),
+    "nn.MSELoss": lambda F, a, t: F.__nn__.MSELoss()(a, t),
+    "nn.SmoothL1Loss": lambda F, a, t: F.__nn__.SmoothL1Loss()(a, t),
+    "nn.HuberLoss": lambda F, a, t: F.__nn__.HuberLoss(reduction="sum")(a, t),
+}
+NONNEGATIVE = {"binary_cross_entropy", "kl_div", "multilabel_soft_margin_loss", "poisson_nll_loss_full",
+               "bce_with_logits", "bce_with_logits_pos_weight"}
+
+
+class _Functional:
+    """m.nn.functional with m.nn reachable (so one lambda covers the modules too)."""
+
+    def __init__(self, m):
+        self.__nn__ = m.nn
+
+    def __getattr__(self, name):
+        return getattr(self.__nn__.functional, name)
+
+
+def _loss_outcome(m, name, dtype, target_dtype):
+    a = m.tensor(np.linspace(-1, 1, 12).reshape(3, 4), dtype=getattr(m, dtype), requires_grad=True)
+    values = np.array([[1, -1, 1, 0], [0, 1, -1, 1], [1, 1, 0, -1]])
+    if name in NONNEGATIVE:
+        values = np.abs(values)
+    t = m.tensor(values != 0 if target_dtype == "bool" else values, dtype=getattr(m, target_dtype))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            loss = LOSSES[name](_Functional(m), a, t)
+            loss.sum().backward()
+    except Exception as e:  # noqa: BLE001 - the error is the outcome compared
+        return type(e).__name__, str(e).split("\n")[0].replace("framework", "torch")
+    return (str(loss.dtype).split(".")[-1], np.round(loss.detach().cpu().double().numpy(), 4).tolist(),
+            str(a.grad.dtype).split(".")[-1])
+
+
+@pytest.mark.parametrize("name", sorted(LOSSES))
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("target_dtype", ["int64", "int32", "bool"])
+def test_loss_with_integer_target_matches_torch(name, dtype, target_dtype):
+    assert _loss_outcome(framework, name, dtype, target_dtype) == _loss_outcome(torch, name, dtype, target_dtype)
+
+
+def test_mse_loss_module_keeps_float32():
+    out = framework.nn.MSELoss()(framework.ones(3), framework.tensor([1, 2, 3]))
+    assert out.dtype == framework.float32 and float(out) == pytest.approx(5 / 3)
