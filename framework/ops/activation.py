@@ -24,7 +24,7 @@ class Softmax(Function):
             return a.copy()
         if not a.flags.c_contiguous:  # torch's kernel reads input.contiguous(): its result is C-contiguous
             a = xp.ascontiguousarray(a)
-        out = a - a.max(axis=dim, keepdims=True)
+        out = xp.asarray(a - a.max(axis=dim, keepdims=True))  # (NumPy returns a scalar for 0-d input)
         xp.exp(out, out=out)  # in place in the one fresh buffer
         out /= out.sum(axis=dim, keepdims=True)
         ctx.save_for_backward(out)

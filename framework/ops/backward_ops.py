@@ -133,7 +133,7 @@ class LogSoftmaxBackwardData(Function):
         ctx.save_for_backward(g, y)
         ctx.dim = dim
         xp = get_array_module(y)
-        out = xp.exp(y)
+        out = xp.asarray(xp.exp(y))  # (NumPy returns a scalar for 0-d input)
         out *= g.sum(axis=dim, keepdims=True)
         return xp.subtract(g, out, out=out)  # the one fresh buffer, written in place
 

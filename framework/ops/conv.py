@@ -169,6 +169,8 @@ def _input_grad_stride1(g, w, x_shape, padding, dilation):
     g_wide = xp.zeros((n, o, oh, wp), dtype=g.dtype)
     g_wide[..., :ow] = g  # the wp - ow extra columns reach only positions past a row's end, where they add zero
     cols_grad = backend.matmul(w.reshape(o, -1).T, g_wide.reshape(n, o, oh * wp)).reshape(n, c, kh * kw, oh * wp)
+    # the extra columns are 0 · w, which is NaN where w is not finite (torch never forms them): make them 0 again
+    cols_grad.reshape(n, c, kh * kw, oh, wp)[..., ow:].fill(0)
     flat = xp.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -441,14 +443,12 @@ class _MaxPoolBackward(Function):
             (ph, pw), (h, w) = padding, x_shape[2:]
             out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
             zero = xp.zeros((), dtype=g.dtype)
-            disjoint = stride[0] >= kh and stride[1] >= kw  # windows share no element: assign, not add
             for p in range(kh * kw):
                 plane = _plane(out, p // kw, p % kw, stride, (oh, ow))
-                if disjoint:
-                    plane[...] = xp.where(idx == p, g, zero)
-                else:
-                    plane += xp.where(idx == p, g, zero)
-            return out[:, :, ph:ph + h, pw:pw + w]
+                # added, even where windows share no element: torch adds into zeros, so a -0 gradient lands as +0
+                plane += xp.where(idx == p, g, zero)
+            # contiguous as torch's max_pool2d_with_indices_backward (a padded result would be a view)
+            return xp.ascontiguousarray(out[:, :, ph:ph + h, pw:pw + w])
         cols = xp.zeros((n, c, oh, ow, kh * kw), dtype=g.dtype)
         xp.put_along_axis(cols, idx[..., None], g[..., None], axis=-1)
         cols = cols.reshape(n, c, oh, ow, kh, kw)

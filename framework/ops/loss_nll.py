@@ -76,7 +76,8 @@ class _NllLoss(Function):
                 with backend.errstate(xp, invalid="ignore", divide="ignore"):  # all ignored: masked out below
                     coef = coef / ctx.total_weight
             out = xp.zeros(x.shape, dtype=x.dtype)
-            out[xp.arange(x.shape[0]), ctx.safe_t] = xp.where(ctx.valid, coef * g, 0)
+            # (a function call, not a setitem: a compiled replay runs it in place too)
+            xp.put_along_axis(out, ctx.safe_t[:, None], xp.where(ctx.valid, coef * g, 0)[:, None], axis=1)
             return out, None, None, None, None
         mask, coef = cls._coefficients(ctx, xp, x)
         if ctx.reduction == 0 and x.ndim > 1:
