@@ -12,8 +12,6 @@ from . import backend, dtypes
 # __init__, whose engine needs a finished Tensor, so the autograd package is the way in (it loads tensor)
 from . import autograd
 from . import _tensor_methods  # noqa: F401  (floor 4: installs Tensor methods and operators)
-from . import _more_methods  # noqa: F401  (floor 4: gather, topk, cumsum, new_zeros... methods)
-from . import _math_methods  # noqa: F401  (floor 4: lgamma, bitwise ops, clamp bounds, eq_... methods)
 from .autograd import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.grad_mode import is_inference_mode_enabled
 from .autograd import functional as _autograd_functional  # noqa: F401  (sets framework.autograd.functional)
@@ -21,9 +19,9 @@ from . import testing as _testing
 
 # torch.autograd.gradcheck / gradgradcheck: the checks live in testing (a higher floor), the names where torch has them
 autograd.gradcheck, autograd.gradgradcheck = _testing.gradcheck, _testing.gradgradcheck
-from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, eye,
-                       from_numpy, full, linspace, ones, rand, randint, randn, randperm, tensor, zeros)
-from .ops.like_layout import empty, empty_like, full_like, ones_like, rand_like, randn_like, zeros_like
+from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, eye, from_numpy,
+                       full, linspace, ones, rand, randint, randn, randperm, tensor, zeros)
+from .ops.creation import empty, empty_like, full_like, ones_like, rand_like, randn_like, zeros_like
 from .dtypes import (bool_ as bool, bfloat16, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
@@ -63,8 +61,8 @@ from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky
                   inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
 from .ops import lu, lu_solve, lu_unpack, triangular_solve
 from .ops import as_strided_, resize_as_  # torch's top-level in-place view functions
-from .ops.activation_more import celu, celu_, selu, selu_
-from .ops.linalg_householder import geqrf, householder_product as orgqr  # noqa: F401
+from .ops.activation import celu, celu_, selu, selu_
+from .ops.linalg import geqrf, householder_product as orgqr  # noqa: F401
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                   clamp_max, clamp_max_, clamp_min, clamp_min_, deg2rad, deg2rad_, digamma, float_power, fmax, fmin,
                   gcd, i0, i0_, isneginf, isposinf, isreal, lcm, lgamma, mvlgamma, polygamma, positive, rad2deg,
@@ -72,22 +70,24 @@ from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_o
 from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as less, ne as not_equal
 from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
 from .ops import corrcoef, cov, ravel, vdot
-from .ops.unary_inplace import _method as _inplace_function
+from .ops.pointwise.unary_inplace import _method as _inplace_function
 from ._tensor_str import get_printoptions, set_printoptions
-from .utilities import (are_deterministic_algorithms_enabled, asarray, bartlett_window, blackman_window,
-                        broadcast_shapes, can_cast, empty_strided, finfo, get_float32_matmul_precision,
-                        get_num_threads, hamming_window, hann_window, iinfo, is_anomaly_check_nan_enabled,
-                        is_anomaly_enabled, is_deterministic_algorithms_warn_only_enabled, is_inference,
-                        kaiser_window, logspace, normal, poisson, randint_like, range, result_type, rsub,
-                        scalar_tensor, set_anomaly_enabled, set_float32_matmul_precision, set_num_threads, typename,
-                        unravel_index, use_deterministic_algorithms)
+from .settings import (are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
+                       is_deterministic_algorithms_warn_only_enabled, set_anomaly_enabled, set_float32_matmul_precision,
+                       set_num_threads, use_deterministic_algorithms)
+from .creation import asarray, empty_strided, logspace, normal, poisson, randint_like, range, scalar_tensor
+from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
+from .type_info import broadcast_shapes, can_cast, finfo, iinfo, is_inference, result_type, typename
+from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled
+from .ops.pointwise import rsub
+from .ops.indexing import unravel_index
 
 gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
 from .ops import clamp_min_, ldexp_  # noqa: F401  (torch.clamp_min_, torch.ldexp_)
 from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
                   logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
                   var_mean)
-from .ops.activation_shrink import hardshrink, rrelu, rrelu_, threshold, threshold_
+from .ops.activation import hardshrink, rrelu, rrelu_, threshold, threshold_
 from . import amp
 from .amp.autocast_mode import (autocast, autocast_decrement_nesting, autocast_increment_nesting,
                                 clear_autocast_cache, get_autocast_cpu_dtype, get_autocast_dtype,
@@ -233,7 +233,7 @@ def __getattr__(name: str):
     if name in ("save", "load"):
         return getattr(importlib.import_module(".serialization", __name__), name)
     if name in _FUNCTIONAL_ALIASES:  # torch.conv2d, torch.dropout, ...: nn.functional's, loaded on first use
-        return getattr(importlib.import_module(".functional_aliases", __name__), name)
+        return getattr(importlib.import_module("._nn_aliases", __name__), name)
     raise AttributeError(f"module 'framework' has no attribute '{name}'")
 
 

@@ -1,11 +1,15 @@
 """Factories: tensor, as_tensor, from_numpy, zeros, ones, full, empty, eye, arange, linspace, rand*, *_like."""
 from __future__ import annotations
 
+import math
+import warnings
+
 import numpy as np
 
 from . import backend, dtypes
 from .random import _gen
 from .tensor import Tensor
+from .type_info import _dtype_of, broadcast_shapes
 
 
 def _finish(arr, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
@@ -232,7 +236,91 @@ def _legacy_tensor_type(np_dtype_obj):
 
 
 FloatTensor = _legacy_tensor_type(dtypes.float32)
+
+
 DoubleTensor = _legacy_tensor_type(dtypes.float64)
+
+
 LongTensor = _legacy_tensor_type(dtypes.int64)
+
+
 IntTensor = _legacy_tensor_type(dtypes.int32)
+
+
 BoolTensor = _legacy_tensor_type(dtypes.bool_)
+
+
+def logspace(start, end, steps: int, base: float = 10.0, *, dtype=None, device=None,
+             requires_grad: bool = False) -> Tensor:
+    """base ** linspace(start, end, steps)."""
+    values = np.power(float(base), np.linspace(float(start), float(end), int(steps)))
+    return tensor(values, dtype=_dtype_of(dtype), device=device).requires_grad_(requires_grad)
+
+
+def empty_strided(size, stride, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor with the given sizes and strides (in elements) over a storage of its own."""
+    return empty(1, dtype=dtype, device=device).new_empty_strided(size, stride, requires_grad=requires_grad)
+
+
+def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding ``s`` (in the default float dtype unless told otherwise, as torch)."""
+    return tensor(float(s) if dtype is None else s, dtype=_dtype_of(dtype), device=device,
+                  requires_grad=requires_grad)
+
+
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, device=None,
+                 requires_grad: bool = False) -> Tensor:
+    """Integers uniform on [low, high) in input's shape (randint_like(x, high) for one bound)."""
+    if high is None:
+        low, high = 0, low
+    out = randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
+    """N(mean, std**2) draws: tensor mean and/or std (broadcast), or numbers with ``size``."""
+    if size is not None:
+        return empty(*tuple(size), dtype=dtype, device=device).normal_(float(mean), float(std), generator=generator)
+    mean_t = mean if isinstance(mean, Tensor) else None
+    std_t = std if isinstance(std, Tensor) else None
+    like = mean_t if mean_t is not None else std_t
+    if like is None:
+        raise TypeError("normal() received an invalid combination of arguments - got (float, float), but expected "
+                        "a size for float mean and std")
+    shape = tuple(mean_t.shape) if mean_t is not None else tuple(std_t.shape)
+    if mean_t is not None and std_t is not None:
+        shape = tuple(broadcast_shapes(mean_t.shape, std_t.shape))
+    eps = empty(*shape, dtype=like.dtype, device=like.device).normal_(0.0, 1.0, generator=generator)
+    return (eps * std + mean).detach()
+
+
+def poisson(input: Tensor, generator=None) -> Tensor:
+    """Poisson draws with rates ``input`` (same shape and dtype; no gradient)."""
+    host = backend.to_numpy(input.detach()._array)
+    draws = _gen(generator).poisson(host).astype(host.dtype)
+    return tensor(draws, dtype=input.dtype, device=input.device)
+
+
+def asarray(obj, *, dtype=None, device=None, copy: bool | None = None, requires_grad: bool = False) -> Tensor:
+    """torch.asarray: shares memory with a tensor or array when it can (copy=None), copies when asked."""
+    if isinstance(obj, Tensor):
+        out = obj
+        if dtype is not None or device is not None:
+            out = out.to(dtype=dtype, device=device)
+        if copy:
+            out = out.clone()
+        return out.requires_grad_(requires_grad) if requires_grad else out
+    out = tensor(obj, dtype=dtype, device=device) if copy else as_tensor(obj, dtype=dtype, device=device)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: bool = False) -> Tensor:
+    """Deprecated in torch: arange(start, end + step, step) in the default float dtype (end included)."""
+    warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
+                  "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+                  "[start, end).", UserWarning, stacklevel=2)
+    if end is None:
+        start, end = 0, start
+    n = int(math.floor((end - start) / step)) + 1
+    return (arange(n, dtype=dtypes.float64, device=device) * step + start).to(_dtype_of(dtype)).requires_grad_(
+        requires_grad)

@@ -1,7 +1,7 @@
 """torch.linalg: norms, inverses, solves, decompositions and matrix functions, batched over leading dims.
 
-The op classes live in ops/linalg_solve.py, ops/linalg_decomp.py, ops/linalg_products.py, ops/linalg_lu.py and
-ops/linalg_triangular.py; this module gives them torch.linalg's signatures and result tuples.
+The op classes live in ops/linalg/solve.py, ops/linalg/decompositions.py, ops/linalg/products.py, ops/linalg/lu_decomposition.py and
+ops/linalg/triangular.py; this module gives them torch.linalg's signatures and result tuples.
 """
 from __future__ import annotations
 
@@ -10,15 +10,15 @@ import math
 
 from . import creation, dtypes, ops
 from .backend import get_array_module
-from .ops.contract import norm as _vector_norm
-from .ops.linalg_checks import LinAlgError, check_floating, check_same_dtype, lu_infos
-from .ops.linalg_decomp import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd
-from .ops.linalg_householder import householder_product  # noqa: F401  (torch.linalg.householder_product)
-from .ops.linalg_legacy import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
-from .ops.linalg_products import multi_dot  # noqa: F401  (torch.linalg.multi_dot)
-from .ops.linalg_lu import LinalgLu, LinalgLuFactorEx, LinalgLuSolve, lu_error
-from .ops.linalg_solve import LinalgCholesky, LinalgDet, LinalgInv, LinalgMatrixExp, LinalgSlogdet, LinalgSolve
-from .ops.linalg_triangular import solve_triangular  # noqa: F401  (torch.linalg.solve_triangular)
+from .ops.linalg import norm as _vector_norm
+from .ops.linalg import LinAlgError, check_floating, check_same_dtype, lu_infos
+from .ops.linalg import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd
+from .ops.linalg import householder_product  # noqa: F401  (torch.linalg.householder_product)
+from .ops.linalg import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
+from .ops.linalg import multi_dot  # noqa: F401  (torch.linalg.multi_dot)
+from .ops.linalg import LinalgLu, LinalgLuFactorEx, LinalgLuSolve, lu_error
+from .ops.linalg import LinalgCholesky, LinalgDet, LinalgInv, LinalgMatrixExp, LinalgSlogdet, LinalgSolve
+from .ops.linalg import solve_triangular  # noqa: F401  (torch.linalg.solve_triangular)
 from .tensor import Tensor
 
 __all__ = ["LinAlgError", "vector_norm", "matrix_norm", "norm", "inv", "inv_ex", "det", "slogdet", "solve",

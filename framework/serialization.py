@@ -25,7 +25,7 @@ from safetensors import SafetensorError
 from safetensors.numpy import save as st_save
 
 from . import backend, dtypes, torch_format
-from .nn.module import Module
+from .nn.modules.module import Module
 from .nn.parameter import Parameter
 from .tensor import Tensor
 from .torch_format import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals  # noqa: F401

@@ -2,57 +2,53 @@
 
 ``expit`` is sigmoid, as in torch; ``round`` is round with ``decimals`` (torch's special.round always takes that
 overload) (its node is SigmoidBackward0 there too). The gamma family, the Bessel functions of order 0 and 1,
-entr, ndtr/ndtri/log_ndtr, xlogy/xlog1py, zeta and gammainc/gammaincc come from ops/unary_gamma.py (SciPy's
+entr, ndtr/ndtri/log_ndtr, xlogy/xlog1py, zeta and gammainc/gammaincc come from ops/pointwise/gamma.py (SciPy's
 kernels). Absent, so that a script fails with an AttributeError naming the function rather than running a
-different formula: erfcx, airy_ai, the other Bessel functions and the orthogonal-polynomial families.
-"""
+different formula: erfcx, airy_ai, the other Bessel functions and the orthogonal-polynomial families."""
 from __future__ import annotations
 
-from .nn.functional import log_softmax, softmax
-from .ops.sorting import logsumexp
-from .ops.unary import sigmoid as expit
-from .ops.unary_more import erf, erfc, expm1, log1p
-from .ops.unary_more import round as _round
+from .nn.functional.activation import log_softmax, softmax
+from .ops.pointwise import (digamma, erf, erfc, erfinv, exp2, expm1, i0, Igamma, Igammac, lgamma as gammaln, log1p,
+                            logit, mvlgamma as multigammaln, polygamma, round as _round, sigmoid as expit, sinc,
+                            SpecialEntr, SpecialI0e, SpecialI1, SpecialI1e, SpecialLogNdtr, SpecialNdtri,
+                            SpecialXlog1py, SpecialZeta, xlogy)
+from .ops.reduction import logsumexp
+from .ops.scalar_ops import AddScalar as _AddScalar, MulScalar as _MulScalar
 from .backend import get_array_module
-from .ops import unary_gamma as _g
-from .ops.scalar_ops import AddScalar as _AddScalar
-from .ops.scalar_ops import MulScalar as _MulScalar
-from .ops.unary_gamma import digamma, i0, mvlgamma as multigammaln, polygamma, sinc, xlogy
-from .ops.unary_gamma import lgamma as gammaln
-from .ops.unary_special import erfinv, exp2, logit
 from .tensor import Tensor as _Tensor
+
 
 psi = digamma
 
 
 def i0e(input):
     """exp(-|x|) i0(x)."""
-    return _g.SpecialI0e.apply(input)
+    return SpecialI0e.apply(input)
 
 
 def i1(input):
     """The modified Bessel function of the first kind, order 1."""
-    return _g.SpecialI1.apply(input)
+    return SpecialI1.apply(input)
 
 
 def i1e(input):
     """exp(-|x|) i1(x)."""
-    return _g.SpecialI1e.apply(input)
+    return SpecialI1e.apply(input)
 
 
 def entr(input):
     """-x ln x elementwise (0 at 0, -inf for negative x)."""
-    return _g.SpecialEntr.apply(input)
+    return SpecialEntr.apply(input)
 
 
 def ndtri(input):
     """The inverse of the standard normal CDF."""
-    return _g.SpecialNdtri.apply(input)
+    return SpecialNdtri.apply(input)
 
 
 def log_ndtr(input):
     """ln of the standard normal CDF, accurate far into the left tail."""
-    return _g.SpecialLogNdtr.apply(input)
+    return SpecialLogNdtr.apply(input)
 
 
 def ndtr(input):
@@ -72,25 +68,24 @@ def xlog1py(input, other):
     """input * ln(1 + other), 0 where input == 0."""
     input = input if isinstance(input, _Tensor) else _full_like(other, input)
     other = other if isinstance(other, _Tensor) else _full_like(input, other)
-    return _g.SpecialXlog1py.apply(input, other)
+    return SpecialXlog1py.apply(input, other)
 
 
 def zeta(input, other):
     """The Hurwitz zeta function sum_k (other + k) ** -input."""
     input = input if isinstance(input, _Tensor) else _full_like(other, input)
     other = other if isinstance(other, _Tensor) else _full_like(input, other)
-    return _g.SpecialZeta.apply(input, other)
+    return SpecialZeta.apply(input, other)
 
 
 def gammainc(input, other):
     """The regularized lower incomplete gamma function P(input, other)."""
-    return _g.Igamma.apply(input, other)
+    return Igamma.apply(input, other)
 
 
 def gammaincc(input, other):
     """The regularized upper incomplete gamma function Q(input, other)."""
-    return _g.Igammac.apply(input, other)
-
+    return Igammac.apply(input, other)
 
 
 def round(input, *, decimals: int = 0):

@@ -168,7 +168,7 @@ OPS = [
     OpCase("where_scalar_other", lambda m, a: m.where(a > 0, a, 0.0), [(3, 4)]),
     OpCase("where_scalar_self", lambda m, a: m.where(a > 0, 1.0, a), [(3, 4)]),
     # the padding row gets no gradient by definition (not the true derivative): those outputs are masked here so
-    # gradcheck holds; tests/test_ops_16a.py checks the unmasked rule against torch
+    # gradcheck holds; tests/test_ops_indices_sampling.py checks the unmasked rule against torch
     OpCase("embedding_padding_idx", lambda m, w: m.nn.functional.embedding(m.tensor([[0, 2, 1], [2, 2, 3]]), w,
                                                                           padding_idx=2)[0, ::2] * 2, [(4, 3)]),
     OpCase("pad_constant", lambda m, a: m.nn.functional.pad(a, (1, 2, 0, 1), value=0.5), [(2, 3, 4)]),
@@ -188,7 +188,7 @@ OPS = [
         a, size=(4, 5), mode="bilinear", align_corners=True), [(2, 1, 3, 3)]),
     OpCase("interpolate_linear", lambda m, a: m.nn.functional.interpolate(a, scale_factor=2, mode="linear"),
            [(1, 2, 4)]),
-    # the other modes (ops/interpolate.py; weights in ops/interp_weights.py): nearest-exact (1-3 D), bicubic, area
+    # the other modes (ops/vision/interpolation.py; weights in ops/vision/interp_weights.py): nearest-exact (1-3 D), bicubic, area
     # (torch's adaptive average pools), antialiased bilinear / bicubic / lanczos
     OpCase("interpolate_nearest_exact1d", lambda m, a: m.nn.functional.interpolate(a, scale_factor=1.7,
                                                                                    mode="nearest-exact"), [(1, 2, 3)]),
@@ -238,7 +238,7 @@ OPS += [
 
 # Known deviation: torch's einsum is a permute/reshape/bmm program whose last node varies with the equation
 # (ViewBackward0, SumBackward1...); ours is a broadcast product and a sum. Values and gradients match torch
-# (tests/test_ops_16a.py), and the rows get the float64 gradcheck.
+# (tests/test_ops_indices_sampling.py), and the rows get the float64 gradcheck.
 EINSUM_OPS = [
     OpCase("einsum_mm", lambda m, a, b: m.einsum("ij,jk->ik", a, b), [(3, 4), (4, 2)]),
     OpCase("einsum_batch", lambda m, a, b: m.einsum("bij,bjk->bik", a, b), [(2, 3, 4), (2, 4, 2)]),
@@ -249,7 +249,7 @@ EINSUM_OPS = [
     OpCase("einsum_attention", lambda m, q, k: m.einsum("bhqd,bhkd->bhqk", q, k), [(1, 2, 3, 4), (1, 2, 5, 4)]),
 ]
 
-# more elementwise ops (ops/unary_more.py): torch's node names, including square's PowBackward0
+# more elementwise ops (ops/pointwise/exp_log.py): torch's node names, including square's PowBackward0
 OPS += [
     OpCase("square", lambda m, a: m.square(a), [(3, 4)], grad_fn="PowBackward0"),
     OpCase("square_method", lambda m, a: a.square(), [(5,)]),
@@ -280,7 +280,7 @@ OPS += [
     OpCase("erf_", lambda m, a: (a * 1).erf_(), [(5,)]),
 ]
 
-# more shape ops (ops/shape_more.py): copies (flip, roll, repeat, tile) and views (diagonal, movedim, unflatten...)
+# more shape ops (ops/shape/rearrange.py): copies (flip, roll, repeat, tile) and views (diagonal, movedim, unflatten...)
 OPS += [
     OpCase("flip", lambda m, a: m.flip(a, [0, 2]), [(2, 3, 4)]),
     OpCase("flip_method", lambda m, a: a.flip(-1), [(3, 4)]),
@@ -306,7 +306,7 @@ OPS += [
     OpCase("outer", lambda m, a, b: m.outer(a, b), [(3,), (4,)]),
 ]
 
-# fused pointwise ops, out of place (ops/pointwise_more.py)
+# fused pointwise ops, out of place (ops/pointwise/ternary.py)
 OPS += [
     OpCase("addcmul", lambda m, a, b, c: m.addcmul(a, b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),
     OpCase("addcmul_method", lambda m, a, b, c: a.addcmul(b, c), [(4,), (3, 4), (3, 4)]),
@@ -318,7 +318,7 @@ OPS += [
     OpCase("addmm_scaled", lambda m, a, b, c: a.addmm(b, c, beta=0.5, alpha=-2.0), [(3, 4), (3, 2), (2, 4)]),
 ]
 
-# more activations (ops/activation_more.py), through nn.functional
+# more activations (ops/activation/elu_family.py), through nn.functional
 OPS += [
     OpCase("silu", lambda m, a: m.nn.functional.silu(a), [(3, 4)]),
     OpCase("silu_inplace", lambda m, a: m.nn.functional.silu(a * 1, inplace=True), [(3, 4)]),
@@ -339,7 +339,7 @@ OPS += [
     OpCase("prelu_single", lambda m, a, w: m.nn.functional.prelu(a, w), [(2, 3), (1,)]),
 ]
 
-# conv1d, 1-D pools, adaptive average pool, group norm (ops/conv_more.py)
+# conv1d, 1-D pools, adaptive average pool, group norm (ops/conv/convolution_1d.py)
 OPS += [
     OpCase("conv1d", lambda m, x, w, b: m.nn.functional.conv1d(x, w, b, stride=2, padding=1), [(2, 3, 7), (4, 3, 3),
                                                                                                (4,)]),
@@ -356,7 +356,7 @@ OPS += [
     OpCase("group_norm_plain", lambda m, x: m.nn.functional.group_norm(x, 3, eps=1e-3), [(2, 6, 5)]),
 ]
 
-# selection (ops/select_more.py)
+# selection (ops/indexing/selection.py)
 OPS += [
     OpCase("repeat_interleave", lambda m, a: m.repeat_interleave(a, 2), [(2, 3)]),
     OpCase("repeat_interleave_dim", lambda m, a: a.repeat_interleave(3, dim=1), [(2, 3)]),
@@ -369,7 +369,7 @@ OPS += [
     OpCase("cross_dim0", lambda m, a, b: a.cross(b, dim=0), [(3, 2), (3, 2)]),
 ]
 
-# as_strided (a view of the storage) and mode (ops/strided.py)
+# as_strided (a view of the storage) and mode (ops/shape/strided.py)
 OPS += [
     OpCase("as_strided", lambda m, a: a.as_strided((2, 2), (1, 2)), [(3, 4)]),
     OpCase("as_strided_overlap", lambda m, a: m.as_strided(a, (3, 3), (1, 1), 2), [(3, 4)]),
@@ -407,7 +407,7 @@ OPS += [
     OpCase("pixel_unshuffle_twice", lambda m, a: m.pixel_unshuffle(m.pixel_shuffle(a, 2) * a.sum(), 2), [(1, 4, 2, 3)]),
 ]
 
-# index writes and reductions into indices (ops/index_ops.py, ops/scatter_reduce.py, ops/scatter_views.py); the
+# index writes and reductions into indices (ops/indexing/index_write.py, ops/indexing/scatter_reduction.py, ops/indexing/scatter_views.py); the
 # in-place twins on a clone, as the rows above
 _I3 = [0, 2, 2]  # a repeated index: index_add/index_reduce fold both rows in
 _J = [[0, 1, 1], [2, 0, 3], [0, 1, 1]]  # scatter_reduce's index into dim 0 of a (5, 3) input
@@ -454,7 +454,7 @@ OPS += [
     OpCase("slice_scatter_dim0", lambda m, a, b: a.slice_scatter(b, start=-2), [(3, 4), (2, 4)]),
 ]
 
-# shape helpers built of views, cat and stack (ops/stacking.py), and aminmax/msort (ops/search.py)
+# shape helpers built of views, cat and stack (ops/shape/joining.py), and aminmax/msort (ops/search.py)
 OPS += [
     OpCase("tensor_split", lambda m, a: m.tensor_split(a, 3, dim=1)[0] * m.tensor_split(a, 3, dim=1)[2],
            [(3, 5)]),
@@ -484,7 +484,7 @@ OPS += [
     OpCase("msort", lambda m, a: m.msort(a), [(4, 3)]),
 ]
 
-# pooling with indices, 3-D and adaptive max pools, unpooling, LP pools (ops/pool.py, nn/functional_pool.py)
+# pooling with indices, 3-D and adaptive max pools, unpooling, LP pools (ops/pooling/pool_nd.py, nn/functional/pooling.py)
 OPS += [
     OpCase("max_pool2d_indices", lambda m, x: m.nn.functional.max_pool2d(x, 3, 2, 1, return_indices=True)[0],
            [(2, 3, 7, 7)]),
@@ -522,7 +522,7 @@ OPS += [
     OpCase("lp_pool1d", lambda m, x: m.nn.functional.lp_pool1d(x, 3, 3, stride=2), [(2, 3, 9)], domain=_pos()),
 ]
 
-# N-d convolutions (ops/conv_nd.py)
+# N-d convolutions (ops/conv/convolution_nd.py)
 OPS += [
     OpCase("conv3d", lambda m, x, w, b: m.nn.functional.conv3d(x, w, b, stride=(2, 1, 1), padding=1),
            [(2, 2, 4, 3, 4), (3, 2, 2, 3, 2), (3,)]),
@@ -538,7 +538,7 @@ OPS += [
            [(1, 2, 2, 3, 2), (2, 3, 2, 3, 2), (3,)]),
 ]
 
-# grouped and depthwise convolutions (ops/conv_nd.py's grouped kernels, for every dimension)
+# grouped and depthwise convolutions (ops/conv/convolution_nd.py's grouped kernels, for every dimension)
 OPS += [
     OpCase("conv2d_grouped", lambda m, x, w, b: m.nn.functional.conv2d(x, w, b, stride=2, padding=1, groups=2),
            [(2, 4, 5, 5), (6, 2, 3, 3), (6,)]),
@@ -557,8 +557,8 @@ OPS += [
            [(1, 2, 2, 3, 2), (2, 1, 2, 2, 2)]),
 ]
 
-# unfold / fold, channel shuffle (ops/fold.py); 3-D padding (ops/resample.py; circular padding's CopySlices graph is
-# tested in tests/test_nn_layers_misc.py)
+# unfold / fold, channel shuffle (ops/conv/im2col.py); 3-D padding (ops/_separable.py; circular padding's CopySlices graph is
+# tested in tests/test_nn_padding_fold_dropout.py)
 OPS += [
     OpCase("unfold_im2col", lambda m, x: m.nn.functional.unfold(x, (2, 3), dilation=(1, 2), padding=1,
                                                                  stride=(1, 2)), [(2, 3, 5, 7)]),
@@ -573,7 +573,7 @@ OPS += [
            [(2, 3, 2, 3)]),
 ]
 
-# 3-D unpooling, adaptive max pool and LP pool (ops/pool.py)
+# 3-D unpooling, adaptive max pool and LP pool (ops/pooling/pool_nd.py)
 OPS += [
     OpCase("max_unpool3d", lambda m, x: m.nn.functional.max_unpool3d(*m.nn.functional.max_pool3d(
         x, 2, return_indices=True), 2), [(1, 2, 4, 2, 4)]),
@@ -581,8 +581,8 @@ OPS += [
     OpCase("lp_pool3d", lambda m, x: m.nn.functional.lp_pool3d(x, 2, (2, 1, 2)), [(1, 2, 4, 3, 4)]),
 ]
 
-# the gamma family and torch.special (ops/unary_gamma.py), clamp with tensor bounds and clamp_min/max
-# (ops/clamp_more.py), fmax/fmin, float_power, deg2rad/rad2deg, sgn, angle (ops/pointwise_extra.py)
+# the gamma family and torch.special (ops/pointwise/gamma.py), clamp with tensor bounds and clamp_min/max
+# (ops/pointwise/clamping.py), fmax/fmin, float_power, deg2rad/rad2deg, sgn, angle (ops/pointwise/bitwise.py)
 OPS += [
     OpCase("lgamma", lambda m, a: m.lgamma(a), [(3, 4)], domain=(0.2, 4.0)),
     OpCase("lgamma_negative", lambda m, a: a.lgamma(), [(3, 4)], domain=(-2.9, -2.1)),
@@ -627,7 +627,7 @@ OPS += [
     OpCase("angle", lambda m, a: m.angle(a) + a, [(3, 4)]),
 ]
 
-# more of torch.Tensor's surface (ops/tensor_more.py, stats_more.py): sliding windows, sums to a size, ravel,
+# more of torch.Tensor's surface (ops/shape/strided.py, stats_more.py): sliding windows, sums to a size, ravel,
 # in-place cumsum_/cumprod_/reciprocal_/rsqrt_, cov/corrcoef/vdot
 OPS += [
     OpCase("unfold", lambda m, a: a.unfold(1, 2, 1), [(3, 4)]),
@@ -685,8 +685,8 @@ OPS += [
     OpCase("block_diag", lambda m, a, b: m.block_diag(a, b), [(2, 3), (3,)]),
 ]
 
-# gated/shrink activations, norms and losses (nn/layers_extra.py, nn/losses_misc.py) and more maths
-# (ops/pointwise_math.py, ops/reduction_more.py)
+# gated/shrink activations, norms and losses (nn/modules/activation.py, nn/modules/loss.py) and more maths
+# (ops/pointwise/exp_log.py, ops/reduction/sums.py)
 OPS += [
     OpCase("glu", lambda m, a: m.nn.functional.glu(a, 0), [(4, 3)]),
     OpCase("hardshrink", lambda m, a: m.nn.functional.hardshrink(a, 0.4), [(3, 4)]),
@@ -735,14 +735,14 @@ OPS += [
     OpCase("clamp_min_fn", lambda m, a: m.clamp_min(a, 0.2), [(3, 4)]),
 ]
 
-# the spatial transformer's grid (ops/grid_sample.py; grid_sample itself is in tests/test_grid_sample.py: its
+# the spatial transformer's grid (ops/vision/grid_sampling.py; grid_sample itself is in tests/test_grid_sample.py: its
 # floor makes a random grid's gradcheck fragile at pixel edges)
 OPS += [
     OpCase("affine_grid", lambda m, t: m.nn.functional.affine_grid(t, (2, 1, 3, 4), align_corners=False),
            [(2, 2, 3)]),
 ]
 
-# in-place view ops (ops/views_inplace.py): the output is the input's clone, its geometry changed in place
+# in-place view ops (ops/shape/views_inplace.py): the output is the input's clone, its geometry changed in place
 OPS += [
     OpCase("t_", lambda m, a: (a * 1).t_(), [(3, 4)], grad_fn="TBackward1"),
     OpCase("transpose_", lambda m, a: (a * 1).transpose_(0, 2), [(2, 3, 4)], grad_fn="TransposeBackward1"),
@@ -755,7 +755,7 @@ OPS += [
            grad_fn="AsStridedBackward1"),
 ]
 
-# LU factorization and triangular solves (ops/linalg_lu.py, ops/linalg_triangular.py): diagonally dominant inputs,
+# LU factorization and triangular solves (ops/linalg/lu_decomposition.py, ops/linalg/triangular.py): diagonally dominant inputs,
 # so that the pivots stay put under a gradcheck's steps
 OPS += [
     OpCase("linalg_lu_factor", lambda m, a: m.linalg.lu_factor(a + 4 * m.eye(3, dtype=a.dtype))[0], [(2, 3, 3)],

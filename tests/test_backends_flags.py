@@ -6,7 +6,7 @@ import pytest
 import framework as fw
 import framework.backends.cuda
 import framework.backends.cudnn
-from framework.nn.attention import SDPBackend, sdpa_kernel
+from framework.backends.cuda import SDPBackend, sdpa_kernel
 
 torch = pytest.importorskip("torch")
 import torch.backends.cuda  # noqa: E402

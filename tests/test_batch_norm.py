@@ -1,4 +1,4 @@
-"""Batch norm as one NativeBatchNormBackward0 node (ops/batch_norm.py), against torch and by gradcheck."""
+"""Batch norm as one NativeBatchNormBackward0 node (ops/normalization.py), against torch and by gradcheck."""
 from __future__ import annotations
 
 import numpy as np

@@ -12,7 +12,7 @@ import framework
 import framework.nn.functional as F
 from framework import nn, optim
 from framework.ops.backward_ops import threshold_grad
-from framework.ops.linalg import _mm
+from framework.ops.linalg.blas import _mm
 
 SPECIAL = [-0.0, 0.0, float("nan"), -1.0, 2.0, -float("inf"), float("inf"), 1e-30, -1e-30]
 
@@ -145,7 +145,8 @@ def _general_apply(cls, *args):
 
 
 def _view_cases():
-    from framework.ops import indexing, shape_more, views
+    from framework.ops.indexing import subscript as indexing
+    from framework.ops.shape import diagonals as shape_more, views
     return [("t", views.T, ()), ("transpose", views.Transpose, (0, 1)), ("view", views.View, ((6,),)),
             ("unsqueeze", views.Unsqueeze, (1,)), ("expand", views.Expand, ((4, 2, 3),)), ("alias", views.Alias, ()),
             ("permute", views.Permute, ((1, 0),)), ("reshape_alias", views.ReshapeAlias, ((3, 2),)),

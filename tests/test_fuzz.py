@@ -463,7 +463,7 @@ t1 = m.nn.functional.nll_loss(t0, m.tensor([0, 0]))
 G2 = np.array(-0.09)
 t1.backward(m.tensor(G2, dtype=t1.dtype), create_graph=True)
 """),
-    # issue 15, create_graph round two (tests/test_exact_round5.py)
+    # issue 15, create_graph round two (tests/test_exact_create_graph.py)
     "requires_grad:autograd.grad.create_graph (leaky_relu's gradient is a LeakyReluBackwardBackward0 node)": _script("""
 OP = {'leaky_relu': lambda m, a: m.nn.functional.leaky_relu(a, 0.2)}  # tests/op_table.py
 A2 = np.array([-0.08])

@@ -1,4 +1,4 @@
-"""F.grid_sample and F.affine_grid (ops/grid_sample.py), the spatial transformer's ops, against torch: values,
+"""F.grid_sample and F.affine_grid (ops/vision/grid_sampling.py), the spatial transformer's ops, against torch: values,
 gradients to the input, the grid and theta, second derivatives, node names, errors; float64 gradchecks without
 torch; a spatial-transformer training step under framework.compile."""
 import warnings

@@ -1,6 +1,6 @@
 """Import direction: each module of framework/ imports only its own floor or the floors below, with no cycles.
 
-The floors (README "Layout"): a reader can start at floor 1 and climb.  The checker
+The floors (docs/design/layout.md): a reader can start at floor 1 and climb.  The checker
 reads the import statements with ``ast`` (no import is run), so a planted bad import is caught before it can
 hide behind the import order; two subprocess tests then check what really gets loaded.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -31,8 +32,9 @@ FLOORS = {
     "framework.amp": 3, "framework.cuda.amp": 3, "framework.cpu.amp": 3,
     # process groups and collectives act on Tensors only; nn.parallel (DDP, floor 5) builds on them
     "framework.distributed": 3,
-    "framework.ops": 4, "framework._tensor_methods": 4, "framework._more_methods": 4, "framework._math_methods": 4,
-    "framework.utilities": 4, "framework.functional_aliases": 8,
+    "framework.ops": 4, "framework._tensor_methods": 4, "framework._nn_aliases": 8,
+    # dtype and shape queries sit beside the factories; the global switches read autograd's anomaly mode
+    "framework.type_info": 2, "framework.windows": 2, "framework.settings": 3,
     "framework.nn": 5,
     "framework.optim": 6,
     "framework.utils": 7, "framework.serialization": 7, "framework.viz": 7, "framework.testing": 7,
@@ -169,6 +171,113 @@ def closure(module: str, root: Path) -> set:
 
 # ---- the framework's own floors ------------------------------------------------------------------------
 
+# ---- families inside ops/ and nn/: the same rule one level down ---------------------------------------
+# a family (a subpackage or module of ops/ or nn/) imports only families of its own rank or below; "" is the
+# package's own __init__ (its face), which may import everything
+RANKS = {
+    "framework.ops": {"_util": 0, "_layout": 0, "_twin": 0, "_sliding": 0, "_separable": 0, "scalar_ops": 0,
+                      "backward_ops": 0, "pointwise": 1, "conversion": 1, "creation": 1, "shape": 2, "indexing": 3,
+                      "sorting": 4, "search": 4, "sampling": 4, "reduction": 5, "linalg": 6, "activation": 7,
+                      "loss": 7, "normalization": 7, "dropout": 7, "sparse": 7, "recurrent": 7, "pooling": 7, "vision": 8,
+                      "conv": 9, "": 10},
+    # torch's layout: modules/rnn.py imports utils/rnn.py (PackedSequence), the rest of utils builds on modules
+    "framework.nn": {"parameter": 0, "init": 0, "functional": 1, "utils.rnn": 1, "modules": 2, "utils": 3,
+                     "parallel": 3, "": 4},
+}
+
+
+def family_of(module: str, package: str) -> str:
+    """The RANKS key of ``module`` inside ``package`` (the longest matching one)."""
+    rest = module[len(package) + 1:] if module != package else ""
+    table = RANKS[package]
+    best = max((k for k in table if k and (rest == k or rest.startswith(k + "."))), key=len, default=None)
+    if best is None:
+        if rest:
+            raise KeyError(f"{module} is in no family of {package}: add it to RANKS")
+        best = ""
+    return best
+
+
+def upward_family_imports(root: Path, package: str) -> list:
+    bad = []
+    for mod, edges in import_graph(root).items():
+        if not mod.startswith(package + ".") and mod != package:
+            continue
+        for tgt, (line, _) in edges.items():
+            if tgt.startswith(package + ".") and family_of(tgt, package) != family_of(mod, package):
+                if RANKS[package][family_of(tgt, package)] > RANKS[package][family_of(mod, package)]:
+                    bad.append(f"{mod}:{line} ({family_of(mod, package)}) imports {tgt} ({family_of(tgt, package)})")
+    return bad
+
+
+@pytest.mark.parametrize("package", sorted(RANKS))
+def test_no_family_imports_a_higher_family(package):
+    assert upward_family_imports(PACKAGE, package) == []
+
+
+def test_no_accretion_names():
+    """Files are named for what they hold, never for the round that added them."""
+    bad = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
+           if re.search(r"_(more|extra|misc|\d+|\d\d+[a-z])$", p.stem)]
+    assert bad == []
+
+
+def public_definitions(root: Path, skip: tuple = ()) -> dict:
+    """public top-level name -> modules under ``root`` that define it (def, class or assignment)."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        if path.name == "__init__.py" or any(part in skip for part in path.relative_to(root).parts):
+            continue
+        for node in ast.parse(path.read_text()).body:
+            names = []
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)]
+            for name in names:
+                if not name.startswith("_"):
+                    found.setdefault(name, set()).add(module_name(path, PACKAGE))
+    return found
+
+
+@pytest.mark.parametrize("folder, skip", [("ops", ()), ("nn", ("utils",))])
+def test_each_public_name_defined_once(folder, skip):
+    """No public name is defined in two modules, where the last import would silently win (torch itself has two
+    spectral_norm's in nn/utils, which is skipped)."""
+    twice = {n: sorted(m) for n, m in public_definitions(PACKAGE / folder, skip).items() if len(m) > 1}
+    assert twice == {}
+
+
+def test_no_file_over_700_lines():
+    long = {str(p.relative_to(ROOT)): n for p in PACKAGE.rglob("*.py") if (n := len(p.read_text().splitlines())) > 700}
+    assert long == {}
+
+
+def test_no_family_module_is_shadowed_by_a_function():
+    """Each family module stays reachable by its dotted name: no function the face exports has its name."""
+    import importlib
+    import pkgutil
+    import types
+    code = (
+        "import importlib, pkgutil, types, framework, framework.nn, framework.nn.functional\n"
+        "bad = []\n"
+        "for name in ['framework.ops', 'framework.nn.functional', 'framework.nn.modules']:\n"
+        "    stack = [importlib.import_module(name)]\n"
+        "    while stack:\n"
+        "        p = stack.pop()\n"
+        "        for info in pkgutil.iter_modules(p.__path__):\n"
+        "            mod = importlib.import_module(p.__name__ + '.' + info.name)\n"
+        "            if getattr(p, info.name, None) is not mod:\n"
+        "                bad.append(mod.__name__)\n"
+        "            if info.ispkg:\n"
+        "                stack.append(mod)\n"
+        "print(bad)\n")
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
 def test_every_module_is_on_a_floor():
     for mod in import_graph(PACKAGE):
         floor_of(mod)
@@ -266,3 +375,17 @@ def test_checker_knows_no_floor_for_a_new_module():
     with pytest.raises(KeyError, match="on no floor"):
         floor_of("framework.jit")  # no such module yet: a new module must be given a floor
     assert floor_of("framework.autograd.grad_mode") == 2 and floor_of("framework.autograd.engine") == 3
+
+
+def test_family_checker_catches_an_upward_import_and_a_duplicate(tmp_path, monkeypatch):
+    root = _plant(tmp_path, {"__init__.py": "", "ops/__init__.py": "",
+                             "ops/pointwise/__init__.py": "", "ops/pointwise/unary.py": "from ..linalg.blas import mm\n",
+                             "ops/linalg/__init__.py": "", "ops/linalg/blas.py": "def mm(a, b):\n    return a\n",
+                             "ops/shape/__init__.py": "", "ops/shape/views.py": "def mm(a, b):\n    return a\n"})
+    assert upward_family_imports(root, "framework.ops") == [
+        "framework.ops.pointwise.unary:1 (pointwise) imports framework.ops.linalg.blas (linalg)"]
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", root)
+    assert {n: sorted(m) for n, m in public_definitions(root / "ops").items() if len(m) > 1} == {
+        "mm": ["framework.ops.linalg.blas", "framework.ops.shape.views"]}
+    with pytest.raises(KeyError, match="in no family"):
+        family_of("framework.ops.jit", "framework.ops")

@@ -1,4 +1,4 @@
-"""conv3d, conv_transpose1d, conv_transpose3d (ops/conv_nd.py), their modules (nn/convolution.py), BatchNorm3d and
+"""conv3d, conv_transpose1d, conv_transpose3d (ops/conv/convolution_nd.py), their modules (nn/modules/conv.py), BatchNorm3d and
 InstanceNorm3d: second derivatives against torch, module forwards, reprs, errors, compile replay.
 
 Values, first derivatives, grad_fn names and float64 gradchecks of the functional ops are the op-table rows

@@ -1,4 +1,4 @@
-"""Pooling with indices, unpooling, 3-D / adaptive / LP pools (ops/pool.py, nn/functional_pool.py, nn/pooling.py):
+"""Pooling with indices, unpooling, 3-D / adaptive / LP pools (ops/pooling/pool_nd.py, nn/functional/pooling.py, nn/modules/pooling.py):
 indices, values, gradients and grad_fn names against torch; second derivatives; module reprs; errors; compile.
 
 First derivatives of each op against torch and their float64 gradchecks are the op-table rows (tests/op_table.py);

@@ -1,4 +1,4 @@
-"""kthvalue, cummax, cummin (ops/order_stats.py), and the indices every (values, indices) op saves: torch saves the
+"""kthvalue, cummax, cummin (ops/reduction/order_stats.py), and the indices every (values, indices) op saves: torch saves the
 returned indices, so changing them in place before backward raises there, and must here too."""
 from __future__ import annotations
 

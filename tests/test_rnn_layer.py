@@ -1,10 +1,10 @@
-"""The fused LSTM layer (framework/ops/rnn_layer.py, torch's MkldnnRnnLayerBackward0): its outputs and gradients
+"""The fused LSTM layer (framework/ops/recurrent.py, torch's MkldnnRnnLayerBackward0): its outputs and gradients
 equal the step-by-step ops' (float64, 1e-10), gradcheck, double backward, and float32 nn.LSTM against torch."""
 import numpy as np
 import pytest
 
 import framework
-from framework.ops.rnn_layer import lstm_layer, lstm_layer_reference
+from framework.ops.recurrent import lstm_layer, lstm_layer_reference
 from framework.testing import assert_close, gradcheck
 
 T, N, I, H = 5, 3, 4, 6

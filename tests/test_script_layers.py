@@ -354,7 +354,7 @@ def test_instance_norm_is_not_a_batch_norm_as_in_torch():
     torch = pytest.importorskip("torch")
     from torch.nn.modules.batchnorm import _BatchNorm as TorchBatchNorm
 
-    from framework.nn.layers import _BatchNorm
+    from framework.nn.modules.batchnorm import _BatchNorm
     assert isinstance(torch.nn.InstanceNorm2d(3), TorchBatchNorm) is isinstance(framework.nn.InstanceNorm2d(3),
                                                                                  _BatchNorm) is False
     assert isinstance(framework.nn.BatchNorm2d(3), _BatchNorm)

@@ -23,7 +23,7 @@ def test_names_are_the_framework_functions():
     assert special.expit is framework.sigmoid and special.softmax is F.softmax
     for name in ("erf", "erfc", "erfinv", "exp2", "expm1", "log1p", "logit", "logsumexp"):
         assert getattr(special, name) is getattr(framework, name)
-    for name in ("xlogy", "digamma", "polygamma", "i0", "sinc"):  # the gamma family (ops/unary_gamma.py)
+    for name in ("xlogy", "digamma", "polygamma", "i0", "sinc"):  # the gamma family (ops/pointwise/gamma.py)
         assert getattr(special, name) is getattr(framework, name)
     assert special.gammaln is framework.lgamma and special.psi is framework.digamma
     more = {"digamma", "entr", "gammainc", "gammaincc", "gammaln", "i0", "i0e", "i1", "i1e", "log_ndtr",  # their

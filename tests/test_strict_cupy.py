@@ -7,7 +7,7 @@ import framework
 import strict_cupy as cp
 from framework import backend
 from framework.autograd.function import Function
-from framework.ops.unary import Exp
+from framework.ops.pointwise import Exp
 from op_table import OPS
 
 pytestmark = pytest.mark.explicit_device

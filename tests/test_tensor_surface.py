@@ -1,4 +1,4 @@
-"""More of torch.Tensor's surface (ops/tensor_more.py, random_fill.py, stats_more.py): unfold as a view, in-place
+"""More of torch.Tensor's surface (ops/shape/strided.py, random_fill.py, stats_more.py): unfold as a view, in-place
 cumsum_/cumprod_/sign_, fill_diagonal_, random fills, cov's weights, storage queries, H/mH/adjoint and the
 complex-number queries of a real tensor — against torch. Values and gradients of the differentiable ones, and
 their float64 gradchecks, are op-table rows.

@@ -1,4 +1,4 @@
-"""torch's top-level utilities (framework/utilities.py, _tensor_str.set_printoptions) against torch: finfo/iinfo,
+"""torch's top-level utilities (framework/type_info.py, _tensor_str.set_printoptions) against torch: finfo/iinfo,
 promotion queries, typename, window functions, factories, unravel_index, the global switches, print options."""
 import warnings
 

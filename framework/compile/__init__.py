@@ -14,7 +14,7 @@ import sys
 import types
 from typing import Callable
 
-from ..nn.module import Module
+from ..nn.modules.module import Module
 from ._compiled import CompiledFunction
 from ._explain import explain
 from ._module import OptimizedModule

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.grad_mode import is_grad_enabled, is_inference_mode_enabled
-from ..nn.module import Module
+from ..nn.modules.module import Module
 from ..optim._flat import FlatBucket
 from ..optim.optimizer import Optimizer
 from ..tensor import Tensor

@@ -4,7 +4,7 @@ from __future__ import annotations
 import warnings
 
 from ..autograd.grad_mode import is_grad_enabled
-from ..nn.module import Module
+from ..nn.modules.module import Module
 from ..tensor import Tensor
 
 

@@ -6,7 +6,7 @@ import numpy as np
 from .. import backend, ops
 from ..autograd.grad_mode import no_grad
 from ..creation import tensor
-from ..nn.functional import binary_cross_entropy_with_logits
+from ..nn.functional.loss import binary_cross_entropy_with_logits
 from ..random import _gen
 from ..tensor import Size, Tensor
 from . import constraints

@@ -9,8 +9,8 @@ import numpy as np
 from .. import ops
 from ..autograd.grad_mode import no_grad
 from ..backend import to_numpy
-from ..nn.functional import logsigmoid
-from ..ops.gather import one_hot
+from ..ops.activation import logsigmoid
+from ..ops.sparse import one_hot
 from ..tensor import Size, Tensor
 from . import constraints
 from .categorical import Categorical

@@ -9,8 +9,8 @@ from .. import ops
 from ..autograd.grad_mode import no_grad
 from ..backend import to_numpy
 from ..creation import arange, eye, rand, tensor
-from ..nn.functional import binary_cross_entropy_with_logits
-from ..ops.gather import one_hot
+from ..nn.functional.loss import binary_cross_entropy_with_logits
+from ..ops.sparse import one_hot
 from ..random import _gen
 from ..tensor import Size, Tensor
 from .categorical import Categorical

@@ -6,8 +6,8 @@ import math
 
 from .. import ops
 from ..creation import randn
-from ..ops.combine import stack
-from ..ops.gather import one_hot
+from ..ops.shape import stack
+from ..ops.sparse import one_hot
 from ..special import gammainc
 from ..tensor import Size, Tensor
 from ._gamma import dirichlet, standard_gamma

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..creation import full
-from ..ops.combine import where
+from ..ops.pointwise import where
 from ..tensor import Tensor
 from . import constraints
 from .continuous import _EULER, Cauchy, Exponential

@@ -5,8 +5,8 @@ import math
 
 from ..autograd.grad_mode import no_grad
 from ..creation import randn
-from ..nn.functional import _Erf
-from ..ops.unary_special import erfinv
+from ..ops.activation.gated import _Erf
+from ..ops.pointwise import erfinv
 from ..tensor import Size, Tensor
 from . import constraints
 from .distribution import Distribution

@@ -10,7 +10,7 @@ import ml_dtypes
 import numpy as np
 
 from .. import ops
-from ..nn.functional import softplus
+from ..ops.activation import softplus
 from ..tensor import Tensor
 from . import constraints
 from .independent import _sum_rightmost

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..nn.module import Module
+from ..nn.modules.module import Module
 from ..nn.utils.stateless import _functional_call
 from ..ops import stack
 from ..tensor import Tensor

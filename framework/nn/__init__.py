@@ -1,44 +1,57 @@
 """framework.nn: modules, parameters, layers, losses, init (as torch.nn)."""
 from . import functional, init, parallel, utils  # noqa: F401
-from .activation import (GELU, AvgPool2d, Dropout, Flatten, LeakyReLU, LogSoftmax, MaxPool2d, ReLU, Sigmoid,
-                         Softmax, Tanh)
-from .container import ModuleDict, ModuleList, Sequential
-from .layers import (BatchNorm1d, BatchNorm2d, Conv2d, ConvTranspose2d, Embedding, Identity, LayerNorm, Linear)
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from .module import Module
+from .modules.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .modules.pooling import AvgPool2d, MaxPool2d
+from .modules.dropout import Dropout
+from .modules.flatten import Flatten
+from .modules.container import ModuleDict, ModuleList, Sequential
+from .modules.batchnorm import BatchNorm1d, BatchNorm2d
+from .modules.conv import Conv2d, ConvTranspose2d
+from .modules.sparse import Embedding
+from .modules.linear import Identity, Linear
+from .modules.normalization import LayerNorm
+from .modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .modules.module import Module
 from .parameter import Buffer, Parameter
 # recurrent, attention and transformer layers, more losses (issue 16)
-from .attention import MultiheadAttention  # noqa: E402
-from .dropout import Dropout1d, Dropout2d  # noqa: E402
-from .losses_more import (CosineEmbeddingLoss, CosineSimilarity, HuberLoss, KLDivLoss, MarginRankingLoss,  # noqa: E402
-                          PairwiseDistance, SmoothL1Loss, TripletMarginLoss)
-from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
-from .transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,  # noqa: E402
-                          TransformerEncoderLayer)
-from .activation_more import (CELU, ELU, SELU, PReLU, ReLU6, SiLU, ConstantPad2d, Hardsigmoid, Hardswish,  # noqa: E402
-                              Hardtanh, LogSigmoid, Mish, Softmin, Softplus, Softsign, Tanhshrink, Unflatten,
-                              ZeroPad2d)
-from .container_more import ParameterDict, ParameterList  # noqa: E402
-from .layers_more import (AdaptiveAvgPool2d, AvgPool1d, Conv1d, GroupNorm, MaxPool1d, Upsample)  # noqa: E402
-from .pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
+from .modules.activation import MultiheadAttention  # noqa: E402
+from .modules.dropout import Dropout1d, Dropout2d  # noqa: E402
+from .modules.loss import CosineEmbeddingLoss, HuberLoss, KLDivLoss, MarginRankingLoss, SmoothL1Loss, TripletMarginLoss
+from .modules.distance import CosineSimilarity, PairwiseDistance
+from .modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: E402
+from .modules.transformer import (Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder,
+                                  TransformerEncoderLayer)
+from .modules.activation import (CELU, ELU, SELU, PReLU, ReLU6, SiLU, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid,
+                                 Mish, Softmin, Softplus, Softsign, Tanhshrink)
+from .modules.padding import ConstantPad2d, ZeroPad2d
+from .modules.flatten import Unflatten
+from .modules.container import ParameterDict, ParameterList  # noqa: E402
+from .modules.pooling import AdaptiveAvgPool2d, AvgPool1d, MaxPool1d
+from .modules.conv import Conv1d
+from .modules.normalization import GroupNorm
+from .modules.upsampling import Upsample  # noqa: E402
+from .modules.pixelshuffle import PixelShuffle, PixelUnshuffle  # noqa: E402
 from .parallel import DataParallel  # noqa: E402
-from .instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
-from .padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad3d,  # noqa: E402
-                      ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
-                      ReplicationPad3d, ZeroPad1d, ZeroPad3d)
-from .pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,  # noqa: E402
-                      AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d, MaxUnpool2d,
-                      MaxUnpool3d)
-from .convolution import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
-from .layers import BatchNorm3d  # noqa: E402
-from .instancenorm import InstanceNorm3d  # noqa: E402
-from .layers_misc import (AlphaDropout, ChannelShuffle, Dropout3d, FeatureAlphaDropout, Fold,  # noqa: E402
-                          Unfold, UpsamplingBilinear2d, UpsamplingNearest2d)
-from .layers_extra import (GLU, Bilinear, EmbeddingBag, Hardshrink, LazyLinear,  # noqa: E402
-                           LocalResponseNorm, RMSNorm, RReLU, Softmax2d, Softshrink, Threshold,
-                           UninitializedParameter)
-from .losses_misc import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss,  # noqa: E402
-                          MultiLabelSoftMarginLoss, MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss,
-                          TripletMarginWithDistanceLoss)
-from .losses_ctc import CTCLoss  # noqa: E402
+from .modules.instancenorm import InstanceNorm1d, InstanceNorm2d  # noqa: E402
+from .modules.padding import (CircularPad1d, CircularPad2d, CircularPad3d, ConstantPad1d, ConstantPad3d,
+                              ReflectionPad1d, ReflectionPad2d, ReflectionPad3d, ReplicationPad1d, ReplicationPad2d,
+                              ReplicationPad3d, ZeroPad1d, ZeroPad3d)
+from .modules.pooling import (AdaptiveAvgPool1d, AdaptiveAvgPool3d, AdaptiveMaxPool1d, AdaptiveMaxPool2d,
+                              AdaptiveMaxPool3d, AvgPool3d, LPPool1d, LPPool2d, LPPool3d, MaxPool3d, MaxUnpool1d,
+                              MaxUnpool2d, MaxUnpool3d)
+from .modules.conv import Conv3d, ConvTranspose1d, ConvTranspose3d  # noqa: E402
+from .modules.batchnorm import BatchNorm3d  # noqa: E402
+from .modules.instancenorm import InstanceNorm3d  # noqa: E402
+from .modules.dropout import AlphaDropout, Dropout3d, FeatureAlphaDropout
+from .modules.channelshuffle import ChannelShuffle
+from .modules.fold import Fold, Unfold
+from .modules.upsampling import UpsamplingBilinear2d, UpsamplingNearest2d
+from .modules.activation import GLU, Hardshrink, RReLU, Softmax2d, Softshrink, Threshold
+from .modules.linear import Bilinear, LazyLinear
+from .modules.sparse import EmbeddingBag
+from .modules.normalization import LocalResponseNorm, RMSNorm
+from .parameter import UninitializedParameter
+from .modules.loss import (GaussianNLLLoss, HingeEmbeddingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+                           MultiMarginLoss, PoissonNLLLoss, SoftMarginLoss, TripletMarginWithDistanceLoss)
+from .modules.loss import CTCLoss  # noqa: E402
 from . import modules  # noqa: E402,F401  (last: torch.nn.modules.* aliases of the names above)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import creation
 from ..tensor import Tensor
 
 
@@ -24,7 +25,6 @@ class Parameter(Tensor):
         return "Parameter containing:\n" + super().__repr__()
 
 
-
 class Buffer(Tensor):
     """Marker type accepted by Module.__setattr__ to register a buffer (torch.nn.Buffer)."""
 
@@ -32,3 +32,41 @@ class Buffer(Tensor):
         b = Tensor._make(data._array)
         b._buffer_persistent = persistent  # type: ignore[attr-defined]
         return b
+
+
+_UNINITIALIZED = ("Can't access the shape of an uninitialized parameter or buffer. This error usually happens in "
+                  "`load_state_dict` when trying to load an uninitialized parameter into an initialized one. Call "
+                  "`forward` to initialize the parameters before accessing their attributes.")
+
+
+class UninitializedParameter(Parameter):
+    """A parameter whose shape is not known yet (a lazy module's, until its first forward)."""
+
+    def __new__(cls, requires_grad: bool = True, device=None, dtype=None):
+        p = Parameter.__new__(cls, creation.empty(0, dtype=dtype, device=device), requires_grad)
+        return p
+
+    def __init__(self, requires_grad: bool = True, device=None, dtype=None) -> None:
+        pass
+
+    @property
+    def shape(self):
+        raise RuntimeError(_UNINITIALIZED)
+
+    def size(self, dim=None):
+        raise RuntimeError(_UNINITIALIZED)
+
+    def numel(self):
+        raise RuntimeError(_UNINITIALIZED)
+
+    def __repr__(self) -> str:
+        return "<UninitializedParameter>"
+
+    def materialize(self, shape: tuple, device=None, dtype=None) -> Parameter:
+        """A real Parameter of that shape (the lazy module assigns it in place of this one)."""
+        arr = creation.empty(*shape, dtype=dtype or self.dtype, device=device or self.device)
+        return Parameter(arr, self.requires_grad)
+
+
+def is_lazy(param) -> bool:
+    return isinstance(param, UninitializedParameter)

@@ -11,12 +11,13 @@ import numpy as np
 
 from .. import backend
 from ..autograd.grad_mode import enable_grad
-from ..nn.module import Module
-from ..ops.combine import Cat, Stack
-from ..ops.conv_more import Conv1d, GroupNorm
-from ..ops.conv_nd import ConvNd, ConvTransposeNd
+from ..nn.modules.module import Module
+from ..ops.shape import Cat, Stack
+from ..ops.conv import Conv1d
+from ..ops.normalization import GroupNorm
+from ..ops.conv import ConvNd, ConvTransposeNd
 from ..ops.indexing import Select, Slice, Split, SplitWithSizes, Unbind
-from ..ops.views import Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, SqueezeDims, T, Transpose, Unsqueeze, View
+from ..ops.shape import Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, SqueezeDims, T, Transpose, Unsqueeze, View
 from ..tensor import Tensor
 from ._graph import GraphBuilder, UnsupportedOp
 from ._modules import MODULE_SYMBOLIC, mapping_for

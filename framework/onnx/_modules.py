@@ -9,7 +9,7 @@ import inspect
 import math
 
 from ..nn import Linear, MultiheadAttention
-from ..nn.rnn import GRU, LSTM, RNN
+from ..nn.modules.rnn import GRU, LSTM, RNN
 from ._graph import UnsupportedOp
 
 MODULE_SYMBOLIC = {}  # Module class -> mapping (used only where the module's forward is that class's own)

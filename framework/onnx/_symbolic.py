@@ -10,29 +10,31 @@ import math
 import numpy as np
 
 from .. import backend
-from ..nn.functional import _Erf, _Gelu
+from ..ops.activation.gated import _Erf, _Gelu
 from ..ops.activation import LogSoftmax, Softmax
-from ..ops.activation_more import (Celu, CeluInplace, Elu, EluInplace, Hardsigmoid, Hardswish,
-                                     Hardtanh, Mish, Silu, Softplus)
-from ..ops.arithmetic import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reciprocal, Rsub, Sub
-from ..ops.arithmetic_inplace import AddInplace, DivInplace, MulInplace, NegInplace, PowScalarInplace, SubInplace
-from ..ops.batch_norm import NativeBatchNorm
-from ..ops.combine import Maximum, Minimum
-from ..ops.contract import Baddbmm, VectorNorm
-from ..ops.conv import AvgPool2d, Conv2d, ConvTranspose2d, MaxPool2d
-from ..ops.conv_more import AdaptiveAvgPool2D, Conv1d, GroupNorm
-from ..ops.conv_nd import ConvNd, ConvTransposeNd
+from ..ops.activation import Celu, CeluInplace, Elu, EluInplace, Hardsigmoid, Hardswish, Hardtanh, Mish, Silu, Softplus
+from ..ops.pointwise import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reciprocal, Rsub, Sub
+from ..ops.pointwise import AddInplace, DivInplace, MulInplace, NegInplace, PowScalarInplace, SubInplace
+from ..ops.normalization import NativeBatchNorm
+from ..ops.pointwise import Maximum, Minimum
+from ..ops.linalg import Baddbmm, VectorNorm
+from ..ops.pooling import AvgPool2d, MaxPool2d
+from ..ops.conv import Conv2d, ConvTranspose2d
+from ..ops.pooling import AdaptiveAvgPool2D
+from ..ops.conv import Conv1d
+from ..ops.normalization import GroupNorm
+from ..ops.conv import ConvNd, ConvTransposeNd
 from ..ops.conversion import Clone
-from ..ops.extrema import Amax, Amin, MaxAll, MaxDim, MinAll, MinDim
+from ..ops.reduction import Amax, Amin, MaxAll, MaxDim, MinAll, MinDim
 from ..ops.linalg import Addmm, Bmm, Dot, Mm, Mv
-from ..ops.pool import AvgPool2dNd, AvgPoolNd, MaxPoolNd
-from ..ops.resample import SeparableMap, _picks
+from ..ops.pooling import AvgPool2dNd, AvgPoolNd, MaxPoolNd
+from ..ops._separable import SeparableMap, _picks
 from ..ops.reduction import Mean, MeanAll, Std, Sum, SumAll, Var
 from ..ops.scalar_ops import AddScalar, DivScalar, MulScalar, SubScalar
-from ..ops.unary import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt, Tanh
-from ..ops.unary_inplace import LeakyReluInplace, ReluInplace
-from ..ops.unary_more import Erf
-from ..ops.views import Alias
+from ..ops.pointwise import Abs, Clamp, Cos, Exp, LeakyRelu, Log, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt, Tanh
+from ..ops.pointwise import LeakyReluInplace, ReluInplace
+from ..ops.pointwise import Erf
+from ..ops.shape import Alias
 from ..tensor import Tensor
 from ._graph import UnsupportedOp
 

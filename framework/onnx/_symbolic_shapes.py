@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops.combine import Cat, MaskedFill, Stack, Where
+from ..ops.shape import Cat, Stack
+from ..ops.pointwise import MaskedFill, Where
 from ..ops.conversion import ToCopy
-from ..ops.gather import Embedding, Tril, Triu
+from ..ops.sparse import Embedding
+from ..ops.shape import Tril, Triu
 from ..ops.indexing import Index, Select, Slice, Split, SplitWithSizes, Unbind
-from ..ops.resample import ConstantPad
-from ..ops.views import (Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, SqueezeAll, SqueezeDims, T, Transpose,
+from ..ops.vision import ConstantPad
+from ..ops.shape import (Expand, Permute, ReshapeAlias, ReshapeCopy, Squeeze, SqueezeAll, SqueezeDims, T, Transpose,
                          Unsqueeze, View)
 from ..tensor import Tensor
 from ._graph import INT64_MAX, UnsupportedOp

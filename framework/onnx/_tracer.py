@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import ops
 from ..autograd.function import Function
-from ..nn.module import Module
+from ..nn.modules.module import Module
 from ..tensor import Tensor
 
 _MISSING = object()

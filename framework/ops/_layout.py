@@ -1,8 +1,7 @@
 """Memory layouts of new results, as torch chooses them: the strides a copy, a cast or a reduction writes.
 
 Observable through ``stride()``, ``is_contiguous()`` and whether a later ``view()`` is allowed.  NumPy's own
-choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order.
-"""
+choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order."""
 from __future__ import annotations
 
 from ..backend import get_array_module
@@ -129,6 +128,8 @@ def channels_last_copy(a):
 # ---- memory formats (torch.channels_last / channels_last_3d) ------------------------------------------------
 # the dims from outermost to innermost of each format's layout, and the rank it needs
 _FORMAT_ORDER = {"channels_last": (0, 2, 3, 1), "channels_last_3d": (0, 2, 3, 4, 1)}
+
+
 _FORMAT_RANK = {"channels_last": 4, "channels_last_3d": 5}
 
 

@@ -1,12 +1,14 @@
 """Helpers shared by ops: operand conversion, device check, gradient shapes and dtypes, axes."""
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
+from ..autograd.broadcast import sum_to
 from .. import backend, dtypes
 from ..creation import tensor as _make_tensor
 from ..tensor import Tensor
-from ..autograd.broadcast import sum_to, sum_to_array  # noqa: F401  (re-exported for the ops)
 
 
 NUMBER = (int, float, bool, np.number)
@@ -207,3 +209,6 @@ def check_addcdiv_dtypes(t1, t2) -> None:
                            "tensor2)).to(input.dtype) for integer inputs and as (input + value * tensor1 / "
                            "tensor2) for float inputs. The future addcdiv behavior is just the latter "
                            "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+
+
+values_indices = collections.namedtuple("return_types", ["values", "indices"])

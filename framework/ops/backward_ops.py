@@ -2,8 +2,7 @@
 
 A create_graph backward through sigmoid, tanh, relu, softmax or log_softmax calls these, so the gradient's
 grad_fn is torch's (``SigmoidBackwardBackward0``...) with edges (grad_output, output); their own backward is
-written with Tensor ops, so higher orders work too.
-"""
+written with Tensor ops, so higher orders work too."""
 from __future__ import annotations
 
 import numpy as np

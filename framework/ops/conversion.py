@@ -1,11 +1,14 @@
 """Copies and casts: clone, contiguous, to(dtype/device)."""
 from __future__ import annotations
 
-from .. import backend, dtypes
 from ..autograd.function import Function
 from ..autograd.grad_mode import no_grad
+from .. import backend, dtypes
+from ..backend import get_array_module
+from ..tensor import Tensor
 from ._layout import (check_format_rank, copy_in_order, copy_preserving_layout, format_order, is_contiguous_as,
                       suggest_memory_format)
+from ._util import grad_for, inplace_shape
 
 
 class Clone(Function):
@@ -106,3 +109,101 @@ def _check_memory_format(memory_format, fn: str) -> None:
     if not isinstance(memory_format, dtypes.memory_format):
         raise TypeError(f"{fn}(): argument 'memory_format' must be torch.memory_format, not "
                         f"{type(memory_format).__name__}")
+
+
+class Zero(Function):
+    """a[...] = 0 in place. Saves nothing; the gradient to a is zero."""
+
+    node_name, array_forward, inplace = "ZeroBackward0", True, True
+    checks_internal_overlap = False  # torch's fill kernel: zero_() of an expand() writes its one element
+
+    @staticmethod
+    def forward(ctx, a):
+        a[...] = 0
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad)
+
+
+class Fill(Function):
+    """a[...] = value (a number) in place. Saves nothing; the gradient to a is zero."""
+
+    node_name, array_forward, inplace, scalar_edges = "FillBackward2", True, True, True
+    checks_internal_overlap = False  # torch's fill kernel: fill_() of an expand() writes its one element
+
+    @staticmethod
+    def forward(ctx, a, value):
+        if hasattr(value, "ndim") and value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        a[...] = value
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad), None
+
+
+class FillTensor(Fill):
+    """a[...] = value (a 0-d tensor, or a number torch wraps in one: ``a[idx] = 1.5``) in place. Saves nothing;
+    a's gradient is zero, value's the sum of the gradient (torch's fill_.Tensor)."""
+
+    node_name = "FillBackward3"
+    checks_overlap = False  # torch reads the value as a number before writing: `a.fill_(a[1])` is fine
+    checks_internal_overlap = True  # unlike fill_ of a number, torch refuses to write an expand() here
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
+
+
+def _zeros_like(grad):
+    # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient
+    return Tensor._make(get_array_module(grad._array).zeros_like(grad._array))
+
+
+class Copy(Function):
+    """a[...] = src (broadcast, cast) in place. Saves nothing; src gets the summed gradient."""
+
+    node_name, array_forward, inplace = "torch::autograd::CopyBackwards", True, True  # a C++ node: name() namespaced
+    copy_skips_same_data = True
+
+    @staticmethod
+    def forward(ctx, a, src):
+        ctx.src_meta = (src.shape, src.dtype)
+        if src.shape != a.shape:
+            inplace_shape(a.shape, src.shape)
+            src = get_array_module(a).broadcast_to(src, a.shape)
+        a[...] = src
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = _zeros_like(grad) if ctx.needs_input_grad[0] else None
+        gs = grad_for(grad, *ctx.src_meta) if ctx.needs_input_grad[1] else None
+        return ga, gs
+
+
+def _scalar(like: Tensor, value) -> Tensor:
+    return Tensor._make(get_array_module(like._array).asarray(value, dtype=like._array.dtype))
+
+
+def imag(self: Tensor):
+    raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
+
+
+def is_nonzero(self: Tensor) -> bool:
+    if self.numel() == 0:
+        raise RuntimeError("Boolean value of Tensor with no values is ambiguous")
+    if self.numel() > 1:
+        raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+    return bool(self.item())
+
+
+def is_signed(self: Tensor) -> bool:
+    return self._array.dtype.kind in "if"
+
+
+CONVERSIONS = {"byte": dtypes.uint8, "char": dtypes.int8, "short": dtypes.int16}

@@ -2,8 +2,7 @@
 
 Python's ``t * 2`` records MulBackward0 with a (None, 0) edge for the wrapped number, as torch's Python
 binding does; ATen's own composite ops (pow's and sqrt's backward, cross_entropy's label smoothing) call
-the Scalar overloads, whose nodes are MulBackward1/DivBackward1 with one edge. These reproduce those.
-"""
+the Scalar overloads, whose nodes are MulBackward1/DivBackward1 with one edge. These reproduce those."""
 from __future__ import annotations
 
 from ..autograd.function import Function

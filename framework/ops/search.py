@@ -1,21 +1,15 @@
 """Searching and counting: bucketize, searchsorted, histc, bincount, isin, unique_consecutive, tril/triu_indices,
 and aminmax (the one with a gradient) and msort.
 
-All but aminmax/msort return index or count tensors with no history, as torch's (their results never require grad).
-"""
+All but aminmax/msort return index or count tensors with no history, as torch's (their results never require grad)."""
 from __future__ import annotations
-
-from collections import namedtuple
 
 import numpy as np
 
-from .. import dtypes
-from ..autograd.function import Function
+from ..autograd.grad_mode import no_grad
 from ..backend import get_array_module, host_array_module
-from ..creation import tensor as _tensor
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
-from .sorting import sort
 
 
 def _array(x, like=None):
@@ -137,24 +131,6 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     return Tensor._make(~found if invert else found)
 
 
-def _tri_indices(row: int, col: int, offset: int, upper: bool, dtype, device) -> Tensor:
-    xp = host_array_module()
-    r, c = xp.nonzero(xp.tri(row, col, offset - 1, dtype=bool) ^ True if upper else xp.tri(row, col, offset,
-                                                                                               dtype=bool))
-    out = xp.stack([r, c]).astype((dtype or dtypes.int64).np)
-    return _tensor(out, device=device)  # on the default device when none is given, as torch's factories
-
-
-def tril_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
-    """The 2 x N (row, column) indices of the lower triangle of a row x col matrix, row by row."""
-    return _tri_indices(row, col, offset, False, dtype, device)
-
-
-def triu_indices(row: int, col: int, offset: int = 0, *, dtype=None, device=None) -> Tensor:
-    """The 2 x N (row, column) indices of the upper triangle of a row x col matrix, row by row."""
-    return _tri_indices(row, col, offset, True, dtype, device)
-
-
 def unique_consecutive(input: Tensor, return_inverse: bool = False, return_counts: bool = False,
                        dim: int | None = None):
     """input with each run of equal consecutive elements (or slices along dim) kept once; optionally the run of
@@ -187,58 +163,22 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     return out[0] if len(out) == 1 else tuple(out)
 
 
-# ---- aminmax and msort (with gradients) ---------------------------------------------------------------------
-
-aminmax_result = namedtuple("aminmax", ["min", "max"])
-
-
-class Aminmax(Function):
-    """(min, max) of a over ``dim`` (all elements if None); each gradient is shared evenly by the elements equal
-    to its result. Saves a and both results."""
-
-    node_name, array_forward = "AminmaxBackward0", True
-
-    @staticmethod
-    def forward(ctx, a, dim, keepdim):
-        if a.size == 0 or (dim is not None and a.ndim and a.shape[dim] == 0):
-            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
-                               "identity.")
-        axis = None if dim is None or a.ndim == 0 else dim
-        lo = a.min(axis=axis, keepdims=True)
-        hi = a.max(axis=axis, keepdims=True)
-        ctx.dim = axis
-        shape = lo.shape if keepdim or (dim is not None and a.ndim == 0) else \
-            (() if axis is None else lo.shape[:axis] + lo.shape[axis + 1:])
-        lo, hi = lo.reshape(shape), hi.reshape(shape)
-        ctx.save_for_backward(a, lo, hi)
-        ctx.set_materialize_grads(False)
-        return lo, hi
-
-    @staticmethod
-    def backward(ctx, grad_min, grad_max):
-        a, lo, hi = ctx.saved_arrays
-        axis = ctx.dim
-        kept = tuple(1 if axis is None or k == axis else n for k, n in enumerate(a.shape))
-        out = None
-        for g, value in ((grad_min, lo), (grad_max, hi)):
-            if g is None:  # torch adds only the gradients it was given (a zero would turn -0.0 into +0.0)
-                continue
-            mask = a == value.reshape(kept)
-            count = Tensor._make(mask.sum(axis=axis, keepdims=True).astype(g._array.dtype))
-            part = g.reshape(kept) / count * Tensor._make(mask.astype(g._array.dtype))  # torch's scale_grad_by_count
-            out = part if out is None else out + part
-        return out, None, None
-
-
-def aminmax(input: Tensor, *, dim: int | None = None, keepdim: bool = False):
-    """(min, max) of input over dim (or all its elements), as a named tuple."""
+def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim: int | None = None):
+    """The distinct values (sorted), with the inverse map and the counts if asked (int64, no graph)."""
+    xp = get_array_module(input._array)
+    a = input._array
+    kwargs = {}
     if dim is not None:
-        dim = wrap_dim(dim, input.ndim)
-    lo, hi = Aminmax.apply(input, dim, keepdim)
-    return aminmax_result(lo, hi)
-
-
-def msort(input: Tensor) -> Tensor:
-    """input sorted along dim 0 (torch.sort(input, 0).values)."""
-    return sort(input, 0)[0]
-
+        kwargs["axis"] = wrap_dim(dim, input.ndim)
+    else:
+        a = a.reshape(-1)
+    values, inverse, counts = xp.unique(a, return_inverse=True, return_counts=True, **kwargs)
+    with no_grad():
+        out = [Tensor._make(values)]
+        if return_inverse:
+            out.append(Tensor._make(inverse.reshape(input.shape if dim is None else (-1,)).astype(xp.int64,
+                                                                                                  copy=False)))
+        if return_counts:
+            out.append(Tensor._make(counts.astype(xp.int64, copy=False)))
+    return out[0] if len(out) == 1 else tuple(out)

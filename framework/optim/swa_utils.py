@@ -14,10 +14,12 @@ from typing import Any, Callable, Iterable
 
 from .. import creation, dtypes
 from ..autograd.grad_mode import no_grad
-from ..nn.layers import _BatchNorm
-from ..nn.module import Module
+from ..nn.modules.batchnorm import _BatchNorm
+from ..nn.modules.module import Module
 from ..tensor import Tensor
-from .lr_scheduler import LRScheduler, _copy, _per_group
+from .lr_scheduler import LRScheduler
+from .lr_scheduler.base import _copy
+from .lr_scheduler.cyclic import _per_group
 from .optimizer import Optimizer
 
 __all__ = ["AveragedModel", "update_bn", "SWALR", "get_ema_multi_avg_fn", "get_swa_multi_avg_fn", "get_ema_avg_fn",

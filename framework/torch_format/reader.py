@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from .moved import MOVED
 from .. import dtypes
 from .allowlist import Storage, StorageType, RefusedGlobal, fill, resolve
 
@@ -35,6 +36,7 @@ class _Unpickler(pickle.Unpickler):
             module, name = _compat_pickle.NAME_MAPPING[(module, name)]
         elif module in _compat_pickle.IMPORT_MAPPING:
             module = _compat_pickle.IMPORT_MAPPING[module]
+        module = MOVED.get(f"{module}.{name}", module)  # saved before the re-lay by family: the class's new home
         return resolve(module, name)
 
     def persistent_load(self, pid):

@@ -1,11 +1,8 @@
-"""framework.nn.modules: torch.nn.modules' layout (``torch.nn.modules.linear.Linear`` ...) as aliases of framework.nn.
-
-Each submodule re-exports the same class objects, so ``isinstance`` checks, ``safe_globals([...])`` lists and
-scripts that spell torch's module paths all see one class.
+"""framework.nn.modules: the Module classes, one file per family as torch.nn.modules lays them out
+(``framework.nn.modules.linear.Linear`` is ``torch.nn.modules.linear.Linear``); framework.nn re-exports them.
 """
-from . import (activation, batchnorm, channelshuffle, container, conv, dropout, flatten, fold,  # noqa: F401
-               instancenorm, linear, loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse,
-               transformer, upsampling)
+from . import (activation, batchnorm, channelshuffle, container, conv, dropout, flatten, fold, instancenorm, linear,
+               loss, module, normalization, padding, pixelshuffle, pooling, rnn, sparse, transformer, upsampling)
 from .activation import *  # noqa: F401,F403
 from .batchnorm import *  # noqa: F401,F403
 from .channelshuffle import *  # noqa: F401,F403

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from ... import cuda
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 
 
 def _device_index(d) -> int:

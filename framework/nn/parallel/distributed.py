@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from ... import distributed as dist
 from ...autograd.grad_mode import no_grad
-from ..module import Module
+from ..modules.module import Module
 from .reducer import Reducer
 
 

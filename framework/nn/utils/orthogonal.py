@@ -16,13 +16,13 @@ import numpy as np
 
 from ... import creation
 from ...autograd.grad_mode import no_grad
-from ...ops.arithmetic import add
-from ...ops.combine import cat
-from ...ops.linalg_householder import geqrf, householder_product
-from ...ops.linalg_legacy import matrix_exp
-from ...ops.linalg_solve import LinalgSolve
+from ...ops.pointwise import add
+from ...ops.shape import cat
+from ...ops.linalg import geqrf, householder_product
+from ...ops.linalg import matrix_exp
+from ...ops.linalg import LinalgSolve
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 from . import parametrize
 
 

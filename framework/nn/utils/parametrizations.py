@@ -11,10 +11,10 @@ from __future__ import annotations
 from ... import ops
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
-from ..functional_more import normalize
-from ..convolution import ConvTranspose1d, ConvTranspose3d
-from ..layers import ConvTranspose2d
-from ..module import Module
+from ..functional.normalization import normalize
+from ..modules.conv import ConvTranspose1d, ConvTranspose3d
+from ..modules.conv import ConvTranspose2d
+from ..modules.module import Module
 from . import parametrize
 from .orthogonal import orthogonal  # noqa: F401  (torch's home for it)
 from .weight_norm import parametrized_weight_norm

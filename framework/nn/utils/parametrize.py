@@ -14,8 +14,8 @@ from typing import Iterator
 
 from ...autograd.grad_mode import no_grad
 from ...tensor import Tensor
-from ..container import ModuleDict, ModuleList
-from ..module import Module
+from ..modules.container import ModuleDict, ModuleList
+from ..modules.module import Module
 from ..parameter import Parameter
 
 _cache_enabled = 0

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from ... import backend, dtypes, ops
 from ...creation import ones_like, rand, rand_like, tensor, zeros_like
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 from ._cpu_topk import topk_indices
 from .clip_grad import parameters_to_vector
 

@@ -3,7 +3,7 @@ pad_packed_sequence, pad_sequence, pack_sequence, unpad_sequence, unpack_sequenc
 
 A PackedSequence holds, time step by time step, only the rows of the sequences still running at that step
 (sorted by decreasing length): ``data`` (sum(lengths), *) and ``batch_sizes`` (how many rows each step has).
-The recurrent layers accept one (nn/rnn.py): each step updates only its running rows, so padding never reaches
+The recurrent layers accept one (nn/modules/rnn.py): each step updates only its running rows, so padding never reaches
 the hidden state. Packing and unpacking are compositions of differentiable ops (index_select, slicing, cat), so
 gradients flow through both.
 """

@@ -14,12 +14,12 @@ from ... import ops
 from ...autograd.grad_mode import no_grad
 from ...creation import as_tensor
 from ...tensor import Tensor
-from ..convolution import ConvTranspose1d, ConvTranspose3d
-from ..functional_more import normalize
-from ..layers import ConvTranspose2d
-from ..layers_extra import UninitializedParameter
-from ..module import Module
-from ..module_hooks import HookEntry, add_hook
+from ..modules.conv import ConvTranspose1d, ConvTranspose3d
+from ..functional.normalization import normalize
+from ..modules.conv import ConvTranspose2d
+from ..parameter import UninitializedParameter
+from ..modules.module import Module
+from ..modules.module_hooks import HookEntry, add_hook
 from ..parameter import Parameter
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",

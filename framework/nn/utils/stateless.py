@@ -11,7 +11,7 @@ import warnings
 from typing import Any
 
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 
 __all__ = ["functional_call"]
 

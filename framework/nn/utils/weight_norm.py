@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.weight_norm import norm_except_dim, weight_norm as _weight_norm
+from ...ops.normalization import norm_except_dim, weight_norm as _weight_norm
 from ...tensor import Tensor
-from ..module import Module
+from ..modules.module import Module
 from ..parameter import Parameter
 from .parametrize import register_parametrization
 

@@ -1,0 +1,23 @@
+"""Distance modules (torch.nn.modules.distance): CosineSimilarity, PairwiseDistance."""
+from __future__ import annotations
+
+from ..functional.distance import cosine_similarity, pairwise_distance
+from .module import Module
+
+
+class CosineSimilarity(Module):
+    def __init__(self, dim: int = 1, eps: float = 1e-8) -> None:
+        super().__init__()
+        self.dim, self.eps = dim, eps
+
+    def forward(self, x1, x2):
+        return cosine_similarity(x1, x2, self.dim, self.eps)
+
+
+class PairwiseDistance(Module):
+    def __init__(self, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> None:
+        super().__init__()
+        self.norm, self.eps, self.keepdim = p, eps, keepdim
+
+    def forward(self, x1, x2):
+        return pairwise_distance(x1, x2, self.norm, self.eps, self.keepdim)

@@ -1,0 +1,317 @@
+"""2-d convolution and transposed convolution as im2col + one GEMM (conv2d, conv_transpose2d), with their backward and double-backward nodes."""
+from __future__ import annotations
+
+import numpy as np
+
+from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled
+from ... import backend, dtypes
+from ...backend import get_array_module
+from ...tensor import Tensor
+from .._sliding import _col2im, _pad, _windows
+from .._util import c_type_name, scalar_type_name
+
+
+def _check_input(x, weight_in_channels, name="conv2d", groups=1):
+    if x.ndim != 4:
+        raise RuntimeError(f"Expected 4D (batched) input to {name}, but got input of size: {list(x.shape)}")
+    if x.shape[1] != weight_in_channels * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size [.., {weight_in_channels}, ..], expected input"
+                           f"{list(x.shape)} to have {weight_in_channels * groups} channels, but got {x.shape[1]} "
+                           "channels instead")
+
+
+def _uses_mkldnn(x, w) -> bool:
+    """Whether torch's CPU convolution picks its MKLDNN backend for a float32 (N,C,H,W) input and an ungrouped
+    (O,C,kh,kw) weight (ConvParams::use_mkldnn, taking torch as multi-threaded, its default on a multi-core machine)."""
+    n, kh, kw = x.shape[0], w.shape[2], w.shape[3]
+    return x.dtype == np.float32 and ((kh > 3 and kw > 3) or n > 1 or x.size > 20480)
+
+
+class StringPadding(tuple):
+    """Padding computed from 'same' or 'valid': torch's _convolution_mode then checks only the weight's dtype,
+    and the bias's on its MKLDNN path alone (elsewhere a bias of another dtype is added in the input's)."""
+
+
+def _check_dtypes(x, w, b, mkldnn: bool = False, string_padding: bool = False) -> None:
+    """torch's CPU checks, in its order: the bias's dtype against the input's, then the weight's (whose text
+    depends on the backend torch picks); with a string padding, the weight's, then the MKLDNN bias check."""
+    if string_padding:
+        _check_dtypes(x, w, None, mkldnn)
+        if b is not None and b.dtype != x.dtype and mkldnn:
+            names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, b)]
+            raise RuntimeError(f"Input type (framework.{names[0]}) and bias type (framework.{names[1]}) should be the "
+                               "same or input should be a MKLDNN tensor and bias is a dense tensor")
+        return
+    if b is not None and b.dtype != x.dtype:
+        raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(b.dtype)}) should be "
+                           "the same")
+    if w.dtype != x.dtype and mkldnn:
+        names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, w)]
+        raise RuntimeError(f"Input type (framework.{names[0]}) and weight type (framework.{names[1]}) should be the "
+                           "same or input should be a MKLDNN tensor and weight is a dense tensor")
+    if w.dtype != x.dtype:
+        raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(w.dtype)}")
+
+
+class Conv2d(Function):
+    """out = cross-correlation of x (N,C,H,W) with w (O,C,kh,kw) + b. Saves x and w."""
+
+    node_name, array_forward = "ConvolutionBackward0", True
+    none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, dilation):
+        _check_input(x, w.shape[1])
+        _check_dtypes(x, w, b, _uses_mkldnn(x, w), type(padding) is StringPadding)
+        xp = get_array_module(x)
+        kh, kw = w.shape[2], w.shape[3]
+        cols = _windows(_pad(x, padding), kh, kw, stride, dilation)
+        if cols.shape[2] <= 0 or cols.shape[3] <= 0:
+            raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
+                               f"{kh}x{kw}")
+        n, oh, ow = x.shape[0], cols.shape[2], cols.shape[3]
+        cols = _im2col(cols)
+        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched: the result is NCHW as it comes
+        out = backend.matmul(w.reshape(w.shape[0], -1), cols).reshape(n, w.shape[0], oh, ow)
+        if b is not None:
+            if b.dtype == out.dtype:
+                out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
+            else:  # a bias of another dtype, which torch's string padding lets through
+                out = (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
+        ctx.save_for_backward(x, w)
+        ctx.conf = (stride, padding, dilation)
+        if ctx.needs_input_grad[1]:
+            ctx.cols = cols  # kept for the weight gradient: saves building the columns again in backward
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            gx, gw, gb = _ConvBackward.apply(grad, x, w, ctx.conf)
+            return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
+        cols, ctx.cols = getattr(ctx, "cols", None), None  # (freed with the step, not with the graph)
+        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3], cols)
+        return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
+                None if gb is None else Tensor._make(gb), None, None, None)
+
+
+def _im2col(windows):
+    """(N, C·kh·kw, OH·OW) columns of an (N, C, OH, OW, kh, kw) window view: one copy whose inner loop runs along
+    an output row (OW long), not along a kernel row (kw long), which is what makes this copy cheap."""
+    n, c, oh, ow, kh, kw = windows.shape
+    xp = get_array_module(windows)
+    return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
+
+
+def _input_grad_stride1(g, w, x_shape, padding, dilation):
+    """conv2d's input gradient at stride 1: the columns' gradient computed on rows as wide as the padded input
+    (g padded with zero columns), so each kernel offset (i, j) adds one contiguous run of the flattened input
+    plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead of kh·kw·OH short ones."""
+    xp = get_array_module(g)
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    (ph, pw), (dh, dw) = padding, dilation
+    hp, wp = x_shape[2] + 2 * ph, x_shape[3] + 2 * pw
+    g_wide = xp.zeros((n, o, oh, wp), dtype=g.dtype)
+    g_wide[..., :ow] = g  # the wp - ow extra columns reach only positions past a row's end, where they add zero
+    cols_grad = backend.matmul(w.reshape(o, -1).T, g_wide.reshape(n, o, oh * wp)).reshape(n, c, kh * kw, oh * wp)
+    # the extra columns are 0 · w, which is NaN where w is not finite (torch never forms them): make them 0 again
+    cols_grad.reshape(n, c, kh * kw, oh, wp)[..., ow:].fill(0)
+    flat = xp.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            start = i * dh * wp + j * dw
+            run = flat[:, :, start:start + oh * wp]
+            run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a compiled replay would copy)
+    gx = flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
+    return xp.ascontiguousarray(gx)
+
+
+def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
+    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
+    ``cols``: the forward's (N, C·kh·kw, OH·OW) columns of x, when it kept them."""
+    stride, padding, dilation = conf
+    xp = get_array_module(g)
+    n, o, oh, ow = g.shape
+    c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
+    g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
+    gx = gw = gb = None
+    if needs[0] and tuple(stride) == (1, 1):
+        gx = _input_grad_stride1(g, w, x.shape, padding, dilation)
+    elif needs[0]:
+        # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
+        # kh·kw contiguous (OH, OW) planes
+        cols_grad = backend.matmul(w.reshape(o, -1).T, g3).reshape(n, c, kh, kw, oh, ow)
+        gx = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), x.shape, kh, kw, stride, dilation, padding)
+        gx = xp.ascontiguousarray(gx)
+    if needs[1]:
+        if cols is None:
+            cols = _im2col(_windows(_pad(x, padding), kh, kw, stride, dilation))
+        if o <= oh * ow:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
+            gw = backend.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0)
+        else:  # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
+            gw = backend.tensordot(xp, g3, cols, axes=((0, 2), (0, 2)))
+        gw = gw.reshape(w.shape)
+    if needs[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+class _ConvBackward(Function):
+    """(gx, gw, gb) = conv2d's gradients for the output gradient g (torch's convolution_backward, recorded as
+    ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term (torch: undefined, not zeros)
+        return _conv_backward_arrays(g, x, w, conf, (True, True, True))
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        # each output is linear in g and in x or w: differentiate with conv2d / conv_transpose2d themselves
+        g, x, w = ctx.saved_tensors
+        return _conv_double_backward(g, x, w, ggx, ggw, ggb, ctx.conf, ctx.needs_input_grad)
+
+
+def _conv_double_backward(g, x, w, ggx, ggw, ggb, conf, needs) -> tuple:
+    """Gradients in (g, x, w) of conv2d's backward, given those of its (gx, gw, gb); None where no term reaches
+    an input (as torch's convolution_backward's backward: x's needs ggw, w's needs ggx)."""
+    stride, padding, dilation = conf
+    d_g = d_x = d_w = None
+    if needs[0]:
+        terms = []
+        if ggx is not None or ggb is not None:
+            gx_in = ggx if ggx is not None else x.new_zeros(x.shape)
+            terms.append(Conv2d.apply(gx_in, w, ggb, stride, padding, dilation))
+        if ggw is not None:
+            terms.append(Conv2d.apply(x, ggw, None, *conf))
+        d_g = terms[0] + terms[1] if len(terms) == 2 else (terms[0] if terms else None)
+    if needs[1] and ggw is not None:
+        d_x = ConvTranspose2d.apply(g, ggw, None, stride, padding, _output_padding(x.shape, g.shape, w.shape, conf),
+                                    dilation)
+    if needs[2] and ggx is not None:
+        d_w = _weight_grad(ggx, g, w.shape, conf)
+    return d_g, d_x, d_w, None
+
+
+def _output_padding(x_shape, g_shape, w_shape, conf) -> tuple:
+    """The output_padding that makes conv_transpose2d of g give back x's spatial size."""
+    stride, padding, dilation = conf
+    return tuple(x_shape[2 + i] + 2 * padding[i] - ((g_shape[2 + i] - 1) * stride[i] + dilation[i] *
+                                                    (w_shape[2 + i] - 1) + 1) for i in range(2))
+
+
+def _weight_grad(x, g, w_shape, conf):
+    """conv2d's weight gradient as a differentiable conv2d: samples as channels, channels as the batch (stride and
+    dilation trade places), cropped to the kernel's size."""
+    stride, padding, dilation = conf
+    gw = Conv2d.apply(x.transpose(0, 1), g.transpose(0, 1), None, dilation, padding, stride)  # (C, O, >=kh, >=kw)
+    return gw[:, :, :w_shape[2], :w_shape[3]].transpose(0, 1)
+
+
+class ConvTranspose2d(Function):
+    """out = the transpose (gradient) of conv2d: x (N,C,H,W), w (C,O,kh,kw) + b. Saves x and w."""
+
+    node_name, array_forward = "ConvolutionBackward0", True
+    none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)
+
+    @staticmethod
+    def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
+        _check_input(x, w.shape[0], "conv_transpose2d")
+        _check_dtypes(x, w, None, _uses_mkldnn(x, w))  # torch's conv_transpose2d does not check the bias's dtype
+        xp = get_array_module(x)
+        n, c, h, wd = x.shape
+        kh, kw = w.shape[2], w.shape[3]
+        (sh, sw), (ph, pw), (oph, opw), (dh, dw) = stride, padding, output_padding, dilation
+        oh = (h - 1) * sh - 2 * ph + dh * (kh - 1) + oph + 1
+        ow = (wd - 1) * sw - 2 * pw + dw * (kw - 1) + opw + 1
+        # (O·kh·kw, C) @ (C, H·W) per sample, batched: columns laid out (N, O, kh, kw, H, W), so col2im adds
+        # kh·kw contiguous (H, W) planes (as conv2d's input gradient)
+        cols = backend.matmul(w.reshape(c, -1).T, x.reshape(n, c, h * wd)).reshape(n, w.shape[1], kh, kw, h, wd)
+        full = _col2im(cols.transpose(0, 1, 4, 5, 2, 3), (n, w.shape[1], oh + 2 * ph, ow + 2 * pw), kh, kw, stride,
+                       dilation, (0, 0))
+        out = full[:, :, ph:ph + oh, pw:pw + ow]
+        if b is not None:
+            out = out + b.reshape(1, -1, 1, 1)
+            if out.dtype != x.dtype:  # a bias of another dtype, which torch's string padding lets through
+                out = out.astype(x.dtype)
+        ctx.save_for_backward(x, w)
+        ctx.conf = (stride, padding, dilation)
+        return xp.ascontiguousarray(out)
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, w = ctx.saved_tensors
+        needs = ctx.needs_input_grad
+        if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
+            gx, gw, gb = _ConvTransposeBackward.apply(grad, x, w, ctx.conf)
+            return (gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None,
+                    None, None, None, None)
+        gx, gw, gb = _conv_transpose_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
+        return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
+                None if gb is None else Tensor._make(gb), None, None, None, None)
+
+
+def _conv_transpose_backward_arrays(g, x, w, conf, needs) -> tuple:
+    """conv_transpose2d's (input, weight, bias) gradients on arrays: conv2d of g with w, conv2d's weight
+    gradient for input g and output gradient x, and g summed per channel."""
+    stride, padding, dilation = conf
+    xp = get_array_module(g)
+    kh, kw = w.shape[2], w.shape[3]
+    n, c, h, wd = x.shape
+    cols = _im2col(_windows(_pad(g, padding), kh, kw, stride, dilation))  # (N, O·kh·kw, H·W)
+    gx = gw = gb = None
+    if needs[0]:  # conv2d of g with w: (C, O·kh·kw) @ columns per sample, NCHW as it comes
+        gx = backend.matmul(w.reshape(c, -1), cols).reshape(n, c, h, wd)
+    if needs[1]:  # conv2d's weight gradient for input g and output gradient x
+        x3 = x.reshape(n, c, h * wd)
+        if c <= h * wd:  # per-sample products then a sum: the partials are no bigger than the columns
+            gw = backend.matmul(x3, cols.transpose(0, 2, 1)).sum(axis=0).reshape(w.shape)
+        else:
+            gw = backend.tensordot(xp, x3, cols, axes=((0, 2), (0, 2))).reshape(w.shape)
+    if needs[2]:
+        gb = g.sum(axis=(0, 2, 3))
+    return gx, gw, gb
+
+
+class _ConvTransposeBackward(Function):
+    """(gx, gw, gb) = conv_transpose2d's gradients for the output gradient g (torch's convolution_backward with
+    transposed=True, recorded as ConvolutionBackwardBackward0 under create_graph). Saves g, x and w."""
+
+    node_name, array_forward = "ConvolutionBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, w, conf):
+        ctx.save_for_backward(g, x, w)
+        ctx.conf = conf
+        ctx.set_materialize_grads(False)  # an output with no gradient gives no term (torch: undefined)
+        return _conv_transpose_backward_arrays(g, x, w, conf, (True, True, True))
+
+    @staticmethod
+    def backward(ctx, ggx, ggw, ggb):
+        # gx = conv2d(g, w), gw = conv2d's weight gradient (input g, output gradient x), gb = sum of g: each is
+        # linear in g and in x or w, so their adjoints are conv_transpose2d / conv2d / the weight gradient again
+        g, x, w = ctx.saved_tensors
+        stride, padding, dilation = ctx.conf
+        needs = ctx.needs_input_grad
+        d_g = d_x = d_w = None
+        if needs[0]:
+            outpad = _output_padding(g.shape, x.shape, w.shape, ctx.conf)
+            terms = [ConvTranspose2d.apply(t, k, None, stride, padding, outpad, dilation)
+                     for t, k in ((ggx, w), (x, ggw)) if t is not None and k is not None]
+            if ggb is not None:
+                terms.append(ggb.reshape(1, -1, 1, 1).expand(*g.shape))
+            for t in terms:
+                d_g = t if d_g is None else d_g + t
+        if needs[1] and ggw is not None:
+            d_x = Conv2d.apply(g, ggw, None, stride, padding, dilation)
+        if needs[2] and ggx is not None:
+            d_w = _weight_grad(g, ggx, w.shape, ctx.conf)
+        return d_g, d_x, d_w, None

@@ -1,0 +1,172 @@
+"""One LSTM layer over a whole sequence as one autograd node (torch's CPU ``mkldnn_rnn_layer``).
+
+The work has the shape of cuDNN's and oneDNN's RNN primitives: the input projection of every time step is one
+GEMM, each step adds one (N, H) @ (H, 4H) product and applies the gate nonlinearities in place, and the backward
+through time mirrors it: one product per step for the recurrent gradient, then the input gradient and both
+weight gradients (summed over time) as one large GEMM each. Under ``create_graph=True`` the backward recomputes the
+layer with ordinary ops and differentiates that, so higher derivatives work, as torch's differentiable backward."""
+from __future__ import annotations
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import enable_grad, is_grad_enabled
+from .. import backend
+from ..autograd import grad as autograd_grad
+from ..backend import get_array_module
+from ..tensor import Tensor
+from .pointwise import unary
+from .shape import joining as combine
+
+
+def _gate_affine(xp, hidden: int, dtype):
+    """(scale, shift), (4H, 1) columns: sigmoid(z) = 0.5 tanh(z / 2) + 0.5 for the i, f, o gates and tanh(z) for g,
+    so all four activations are one tanh of the scaled pre-activations, then one multiply-add. The halving is
+    folded into the weights (exact in binary floating point)."""
+    half = xp.full(hidden, 0.5, dtype=dtype)
+    scale = xp.concatenate([half, half, xp.ones(hidden, dtype=dtype), half])
+    shift = xp.concatenate([half, half, xp.zeros(hidden, dtype=dtype), half])
+    return scale[:, None], shift[:, None]
+
+
+def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
+    """(y, work) for x (T, N, I); work = (gates, c, tanh(c)) of every step, feature-major: (4H or H, T, N).
+
+    The steps run feature-major (the state as (H, N)): the recurrent product is then W (4H, H) @ h (H, N), a
+    product with many rows, which BLAS runs about twice as fast as the few-row h (N, H) @ W.T (N is a batch).
+    The (4H, T, N) layout makes the input projection one plain GEMM and, in backward, the gate gradients of all
+    steps a (4H, T*N) matrix for the weight gradients, with no transposing copy of the big arrays."""
+    steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
+    scale, shift = _gate_affine(xp, hidden, x.dtype)
+    w_hh_s = w_hh * scale
+    gates = backend.matmul(w_ih * scale, x.reshape(steps * batch, -1).T).reshape(4 * hidden, steps, batch)
+    if b_ih is not None:
+        gates += ((b_ih + b_hh)[:, None] * scale)[:, :, None]
+    y = xp.empty((steps, batch, hidden), dtype=x.dtype)
+    c_all = xp.empty((hidden, steps, batch), dtype=x.dtype)
+    tanh_c = xp.empty_like(c_all)
+    h, c = xp.ascontiguousarray(h0.T), xp.ascontiguousarray(c0.T)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        # each step works in fresh contiguous (4H, N) / (H, N) arrays and stores them into the strided (.., T, N)
+        # records once: faster than running every pass on the strided slices
+        g = backend.matmul(w_hh_s, h)  # the four gates from one product
+        g += gates[:, t]
+        xp.tanh(g, out=g)
+        g *= scale
+        g += shift
+        gates[:, t] = g
+        i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
+        c = f * c
+        c += i * gg
+        tc = xp.tanh(c)
+        c_all[:, t], tanh_c[:, t] = c, tc
+        h = o * tc  # C-contiguous: the next product runs faster on it than on a strided view
+        y[t] = h.T
+    return y, (gates, c_all, tanh_c)
+
+
+def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tanh_c, reverse: bool, needs):
+    """(gx, gw_ih, gw_hh, gb_ih, gb_hh, gh0, gc0) of one LSTM layer (None where not needed).
+
+    Every factor that does not depend on the recurrence is computed for all steps at once; the loop over time
+    (feature-major, as the forward) only carries dh and dc:
+    dgates_t = [dc_t * (g (1-i) i, c_{t-1} (1-f) f, i (1-g^2)), dh_t * tanh(c_t) o (1-o)]."""
+    steps, batch, hidden = y.shape
+    h2, h3 = 2 * hidden, 3 * hidden
+    c0_t = c0.T[:, None]
+    c_prev = xp.concatenate([c_all[:, 1:], c0_t], axis=1) if reverse else \
+        xp.concatenate([c0_t, c_all[:, :-1]], axis=1)
+    factor = gates * (1 - gates)  # sigmoid' = s (1 - s) for i, f, o; tanh' (the g rows) just below
+    xp.multiply(gates[h2:h3], gates[h2:h3], out=factor[h2:h3])
+    xp.subtract(1, factor[h2:h3], out=factor[h2:h3])
+    factor[:hidden] *= gates[h2:h3]  # now the factors of dc (i, f, g rows) and of dh (o rows)
+    factor[hidden:h2] *= c_prev
+    factor[h2:h3] *= gates[:hidden]
+    factor[h3:] *= tanh_c
+    dc_from_dh = gates[h3:] * (1 - tanh_c * tanh_c)  # d c_t / d h_t through tanh(c_t)
+    forget = gates[hidden:h2]
+    w_hh_t = xp.ascontiguousarray(w_hh.T)
+    dgates = xp.empty_like(gates)
+    d = xp.empty((4 * hidden, batch), dtype=y.dtype)  # one step's gate gradients, contiguous (as in forward)
+    dh = xp.zeros((hidden, batch), dtype=y.dtype) if ghn is None else xp.ascontiguousarray(ghn.T)
+    dc = xp.zeros((hidden, batch), dtype=y.dtype) if gcn is None else xp.ascontiguousarray(gcn.T)
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):  # the steps the other way round
+        if gy is not None:
+            dh += gy[t].T
+        xp.multiply(dh, factor[h3:, t], out=d[h3:])
+        dc += dh * dc_from_dh[:, t]
+        xp.multiply(factor[:h3, t].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
+        dc *= forget[:, t]
+        dgates[:, t] = d
+        dh = backend.matmul(w_hh_t, d)
+    flat = dgates.reshape(4 * hidden, steps * batch)  # columns in (t, n) order, as the rows of x and y
+    gx = backend.matmul(flat.T, w_ih).reshape(x.shape) if needs[0] else None
+    gw_ih = backend.matmul(flat, x.reshape(steps * batch, -1)) if needs[1] else None
+    gw_hh = None
+    if needs[2]:  # every step's previous h against its gate gradient: one product summed over time
+        h_prev = xp.concatenate([y[1:], h0[None]]) if reverse else xp.concatenate([h0[None], y[:-1]])
+        gw_hh = backend.matmul(flat, h_prev.reshape(steps * batch, hidden))
+    gb = flat.sum(axis=1) if needs[3] or needs[4] else None
+    return (gx, gw_ih, gw_hh, gb if needs[3] else None, gb.copy() if needs[4] else None,
+            xp.ascontiguousarray(dh.T) if needs[5] else None, xp.ascontiguousarray(dc.T) if needs[6] else None)
+
+
+def lstm_layer_reference(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool = False):
+    """The same layer written step by step with ordinary differentiable ops: (y, h_n, c_n)."""
+    proj = x @ w_ih.T
+    if b_ih is not None:
+        proj = proj + b_ih + b_hh
+    h, c = h0, c0
+    outs = [None] * x.shape[0]
+    for t in (range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])):
+        i, f, g, o = (proj[t] + h @ w_hh.T).chunk(4, dim=-1)
+        c = unary.sigmoid(f) * c + unary.sigmoid(i) * unary.tanh(g)
+        h = unary.sigmoid(o) * unary.tanh(c)
+        outs[t] = h
+    return combine.stack(outs, 0), h, c
+
+
+class LstmLayer(Function):
+    """(y, h_n, c_n) of one LSTM layer and direction over (T, N, I) x from (N, H) states h0, c0.
+    Saves x, the weights, h0, c0 and y, and the gate activations and cell states of every step."""
+
+    node_name, array_forward = "MkldnnRnnLayerBackward0", True
+    none_edges = True  # no bias: (None, 0) edges in their places, as torch's node
+
+    @staticmethod
+    def forward(ctx, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse):
+        xp = get_array_module(x)
+        y, work = _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse)
+        ctx.save_for_backward(x, w_ih, w_hh, b_ih, b_hh, h0, c0, y)
+        ctx.work, ctx.reverse = work, reverse
+        ctx.set_materialize_grads(False)
+        last = 0 if reverse else -1
+        return y, y[last].copy(), xp.ascontiguousarray(work[1][:, last].T)
+
+    @staticmethod
+    def backward(ctx, gy, ghn, gcn):
+        x, w_ih, w_hh, b_ih, b_hh, h0, c0, y = ctx.saved_tensors
+        needs = tuple(ctx.needs_input_grad[:7])
+        if gy is None and ghn is None and gcn is None:
+            return (None,) * 8
+        if is_grad_enabled():  # create_graph: differentiate the step-by-step recomputation instead
+            return _differentiable_backward(ctx, (gy, ghn, gcn), (x, w_ih, w_hh, b_ih, b_hh, h0, c0), needs)
+        arr = lambda t: None if t is None else t._array  # noqa: E731
+        grads = _lstm_backward(get_array_module(x._array), arr(gy), arr(ghn), arr(gcn), x._array, w_ih._array,
+                               w_hh._array, h0._array, c0._array, y._array, *ctx.work, ctx.reverse, needs)
+        return tuple(None if g is None else Tensor._make(g) for g in grads) + (None,)
+
+
+def _differentiable_backward(ctx, grads, inputs, needs):
+    """The gradients as differentiable tensors: recompute the layer with ordinary ops, then autograd.grad."""
+    wanted = [t for t, n in zip(inputs, needs) if n]
+    with enable_grad():
+        outs = lstm_layer_reference(*inputs, ctx.reverse)
+    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None]
+    got = iter(autograd_grad([o for o, _ in pairs], wanted, [g for _, g in pairs], create_graph=True,
+                             allow_unused=True))
+    return tuple(next(got) if n else None for n in needs) + (None,)
+
+
+def lstm_layer(x: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None, b_hh: Tensor | None, h0: Tensor,
+               c0: Tensor, reverse: bool = False) -> tuple:
+    """(y, h_n, c_n): one LSTM layer and direction over (T, N, I) x, as one autograd node."""
+    return LstmLayer.apply(x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse)
