@@ -227,6 +227,8 @@ OPS += [
     OpCase("split", lambda m, a: a.split(2, dim=1)[1], [(3, 5)]),
     OpCase("split_sizes", lambda m, a: a.split([1, 4], dim=1)[1], [(3, 5)]),
     OpCase("chunk", lambda m, a: a.chunk(2, dim=0)[0], [(3, 5)]),
+    OpCase("unsafe_chunk", lambda m, a: m.unsafe_chunk(a, 2, 1)[1], [(3, 5)], grad_fn="UnsafeSplitBackward0"),
+    OpCase("unsafe_chunk_method", lambda m, a: a.unsafe_chunk(3, dim=0)[0], [(3, 5)], grad_fn="UnsafeSplitBackward0"),
     OpCase("unbind_all", lambda m, a: m.stack(a.unbind(0)[::-1], 1), [(3, 2)]),
     # in-place ops on a clone: the output's grad_fn is the in-place op's node
     OpCase("addcmul_", lambda m, a, b, c: a.clone().addcmul_(b, c, value=-0.5), [(3, 4), (4,), (3, 1)]),

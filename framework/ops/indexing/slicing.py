@@ -60,12 +60,12 @@ def split(a, split_size, dim: int = 0):
     return SplitWithSizes.apply(a, dim, sizes)
 
 
-def unsafe_chunk(a, chunks: int, dim: int = 0) -> tuple:
+def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """chunk into ``chunks`` equal pieces, recorded as torch's unsafe_chunk (one UnsafeSplitBackward0 node)."""
-    dim = wrap_dim(dim, a.ndim)
-    size = -(-a.shape[dim] // chunks)
-    sizes = [min(size, a.shape[dim] - start) for start in range(0, a.shape[dim], size)]
-    return UnsafeSplit.apply(a, dim, sizes)
+    dim = wrap_dim(dim, input.ndim)
+    size = -(-input.shape[dim] // chunks)
+    sizes = [min(size, input.shape[dim] - start) for start in range(0, input.shape[dim], size)]
+    return UnsafeSplit.apply(input, dim, sizes)
 
 
 def chunk(a, chunks: int, dim: int = 0):
