@@ -11,9 +11,11 @@ from .subscript import Select, Slice, Split, SplitWithSizes, Unbind
 
 
 class UnsafeSplit(Split):
-    """Split under torch's name for unsafe_split / unsafe_chunk (its RNN cells chunk their gates with it)."""
+    """Split under torch's name for unsafe_split / unsafe_chunk (its RNN cells chunk their gates with it): the
+    pieces share the input's memory but are not tracked as views, so writing into one in place is allowed (the
+    "unsafe" of torch's name). Saves nothing."""
 
-    node_name = "UnsafeSplitBackward0"
+    node_name, is_view, multi_view = "UnsafeSplitBackward0", False, False
 
 
 def narrow(a, dim: int, start: int, length: int):
