@@ -12,6 +12,7 @@ from . import creation, dtypes, ops
 from .backend import get_array_module
 from .ops.linalg import norm as _vector_norm
 from .ops.linalg import LinAlgError, check_floating, check_same_dtype, lu_infos
+from .ops._util import refuse_low_precision
 from .ops.linalg import LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd
 from .ops.linalg import householder_product  # noqa: F401  (torch.linalg.householder_product)
 from .ops.linalg import matrix_power  # noqa: F401  (torch.linalg.matrix_power)
@@ -61,6 +62,7 @@ def matrix_norm(A: Tensor, ord="fro", dim=(-2, -1), keepdim: bool = False, *, dt
             d1 -= 1
         sums = A.abs().sum(dim=d0, keepdim=keepdim)
         return sums.amax(d1, keepdim=keepdim) if ord > 0 else sums.amin(d1, keepdim=keepdim)
+    refuse_low_precision(A, "linalg.matrix_norm")
     # torch permutes the two dims to the end even when they are there already: the input's gradient then comes
     # out of a PermuteBackward0 (seen with create_graph=True)
     n = A.ndim

@@ -2,6 +2,8 @@
 result once, as torch's CPU kernels do (function.py's apply calls these only once a bfloat16 tensor exists)."""
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .. import dtypes
@@ -21,6 +23,51 @@ def _widen(arrays) -> tuple:
     return wide, back
 
 
+def refuse_half(cls, arrays) -> None:
+    """torch's refusal of a float16/bfloat16 operand where its CPU kernel has none (cls.half_kernel or
+    cls.low_precision_check); for bfloat16, checked before the float32 widening that would hide the dtype."""
+    if cls.half_kernel is None and cls.low_precision_check is None:
+        return
+    arrays = arrays[:cls.half_operands]  # (the operands a user passed, not the op's own constants)
+    floats = {a.dtype for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"}
+    if len(floats) > 1:
+        return  # operands of two float dtypes: torch promotes them, or checks them first (forward does)
+    for a in arrays:
+        dt = getattr(a, "dtype", None)
+        if dt is not None and dt.kind in "fV" and dt.itemsize == 2:
+            name = dtypes.from_numpy_dtype(dt).legacy.replace("Tensor", "")  # Half, BFloat16
+            if cls.low_precision_check is not None:
+                raise RuntimeError(f"{cls.low_precision_check}: Low precision dtypes not supported. Got {name}")
+            raise NotImplementedError(f"\"{cls.half_kernel}\" not implemented for '{name}'")
+
+
+def refuse_half_first(cls) -> None:
+    """Make cls.forward refuse float16 operands first, as torch's CPU kernel does (bfloat16 ones are refused before
+    their float32 widening, in _forward_bfloat16). The refusal read is the node's class: a subclass may lift it."""
+    raw = next(k.__dict__["forward"] for k in cls.__mro__ if "forward" in k.__dict__)
+    fn = raw.__func__ if isinstance(raw, (classmethod, staticmethod)) else raw
+    if getattr(fn, "_refuses_half", False):
+        return
+    at = 1 if isinstance(raw, classmethod) else 0  # where ctx sits among the arguments
+
+    @functools.wraps(fn)  # keeps forward's signature, which apply binds keyword arguments to
+    def checked(*args):
+        refuse_half(args[at]._forward_cls, args[at + 1:])
+        return fn(*args)
+    checked._refuses_half = True
+    cls.forward = classmethod(checked) if at else staticmethod(checked)
+
+
+def _as_bfloat16_meta(value):
+    """A (shape, dtype) meta that forward kept on ctx for backward (the dtype a gradient is cast to), with the
+    float32 of the widened operands put back to bfloat16; other values as they are."""
+    if isinstance(value, np.dtype):
+        return dtypes.BFLOAT16_NP if value == np.float32 else value
+    if isinstance(value, (tuple, list)):
+        return type(value)(_as_bfloat16_meta(v) for v in value)
+    return value
+
+
 def _forward_bfloat16(cls, ctx, arrays):
     """cls.forward, with bfloat16 operands computed in float32 and each float result rounded once to bfloat16,
     as torch's CPU kernels do (a formula of several NumPy calls on bfloat16 arrays would round after each call).
@@ -31,6 +78,7 @@ def _forward_bfloat16(cls, ctx, arrays):
     """
     if cls.exact_in_bfloat16:
         return cls.forward(ctx, *arrays)
+    refuse_half(cls, arrays)
     bf16 = dtypes.BFLOAT16_NP
     floats = [a for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
     dimensioned = [a for a in floats if a.ndim] or floats
@@ -54,6 +102,8 @@ def _forward_bfloat16(cls, ctx, arrays):
             if getattr(arr, "dtype", None) == np.float32:  # (an operand or the result: its bfloat16 array)
                 arr = back[id(arr)] if id(arr) in back else arr.astype(bf16)
                 setattr(ctx, name, Tensor._make(arr) if isinstance(value, Tensor) else arr)
+            elif isinstance(value, (tuple, list, np.dtype)):
+                setattr(ctx, name, _as_bfloat16_meta(value))
     if ctx._to_save:
         ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
     return out
@@ -63,13 +113,22 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
     """An in-place built-in writing a bfloat16 tensor: computed on a float32 copy of it (and of the other bfloat16
     operands), then written back rounded once, as torch's CPU kernels (``p.addcdiv_(a, b)`` rounds once, not after
     each NumPy call of its formula)."""
+    refuse_half(cls, arrays)
     bf16 = dtypes.BFLOAT16_NP
     target = arrays[0]
+    floats = [a for a in arrays[1:] if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
+    if any(a.dtype != bf16 for a in floats if a.ndim):
+        # a source of another float dtype: the op's own checks see both dtypes (index_copy_, put_ refuse them, as
+        # torch's), and NumPy computes in the wider dtype and rounds once into the bfloat16 target
+        return cls.forward(ctx, *arrays)
     wide, back = _widen(arrays)
     out = cls.forward(ctx, *wide)
     target[...] = wide[0].astype(bf16)
     outs = out if type(out) is tuple else (out,)
     outs = tuple([back.get(id(o), o) for o in outs])
+    for name, value in list(vars(ctx).items()):
+        if isinstance(value, (tuple, list, np.dtype)):
+            setattr(ctx, name, _as_bfloat16_meta(value))
     if ctx._dirty:
         ctx._dirty = tuple([back.get(id(d), d) for d in ctx._dirty])
     if ctx._to_save:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import backend, diagnostics, dtypes
 from ..creation import zeros
 from . import anomaly as _anomaly
-from .bfloat16 import _forward_bfloat16, _forward_bfloat16_inplace
+from .bfloat16 import _forward_bfloat16, _forward_bfloat16_inplace, refuse_half_first
 from .broadcast import sum_to
 from .callsite import user_site
 from .copy_slices import CopySlices
@@ -109,7 +109,10 @@ class BackwardNode(Node, FunctionCtx):
         fwd = self._forward_cls
         n = len(self.needs_input_grad)
         edge_args = self._edge_args
-        if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad:
+        # (a bfloat16 gradient takes the Tensor formula: its ops promote as torch's, where a 0-d float32 operand
+        # does not widen a bfloat16 gradient, and each rounds once, as torch's kernels)
+        if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad and not (
+                dtypes.bfloat16_used and grads[0]._array.dtype == dtypes.BFLOAT16_NP):
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
             grad = grads[0]._array
             arrays = fwd.backward_arrays(self, grad)
@@ -193,6 +196,8 @@ class _FunctionMeta(type):
         if short != node_name:  # torch's C++-only nodes: class NotImplemented, name() torch::autograd::NotImplemented
             node_attrs["name"] = lambda self: node_name
         cls._node_cls = type(short, (BackwardNode,), node_attrs)
+        if getattr(cls, "half_kernel", None) or getattr(cls, "low_precision_check", None):
+            refuse_half_first(cls)  # only these ops pay for the dtype check
         if cls._fast:  # Op.apply *is* the short path: one Python frame less on every op
             cls.apply = classmethod(_apply_fast)
         elif "apply" not in attrs and getattr(cls, "array_forward", False) and getattr(cls, "is_view", False) \
@@ -226,6 +231,11 @@ class Function(metaclass=_FunctionMeta):
     # built-ins with a bfloat16 operand compute in float32 and round once (_forward_bfloat16), except those whose
     # result is exact in bfloat16 anyway and must stay so (a cast or a move: CuPy has no bfloat16 to round on)
     exact_in_bfloat16 = False
+    # built-ins whose torch CPU kernel has no float16/bfloat16 version: its name ("lu_cpu"), refused as torch's
+    # dispatch does; or the function name of torch's "Low precision dtypes not supported" check ("linalg.inv")
+    half_kernel: str | None = None
+    low_precision_check: str | None = None
+    half_operands: int | None = None  # how many leading forward args are the user's operands (None: all)
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through

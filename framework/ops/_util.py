@@ -129,6 +129,27 @@ def scalar_type_name(np_dtype) -> str:
     return dtypes.from_numpy_dtype(np_dtype).legacy.replace("Tensor", "")
 
 
+def refuse_low_precision(t, fn: str) -> None:
+    """torch's check before an SVD or LU of a float16/bfloat16 tensor: 'fn: Low precision dtypes not supported'."""
+    dt = t._array.dtype
+    if dt.kind in "fV" and dt.itemsize == 2:
+        raise RuntimeError(f"{fn}: Low precision dtypes not supported. Got {scalar_type_name(dt)}")
+
+
+def refuse_half_kernel(t, kernel: str) -> None:
+    """torch's dispatch error for a float16/bfloat16 tensor where its CPU kernel has no such version."""
+    dt = t._array.dtype
+    if dt.kind in "fV" and dt.itemsize == 2:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dt)}\'')
+
+
+def type_string(np_dtype) -> str:
+    """torch's Tensor::toString: the legacy type name (framework.FloatTensor), or CPUBFloat16Type for bfloat16,
+    which has no legacy name."""
+    dt = dtypes.from_numpy_dtype(np_dtype)
+    return "CPUBFloat16Type" if dt.name == "bfloat16" else f"framework.{dt.legacy}"
+
+
 def c_type_name(np_dtype) -> str:
     """the C++ name some torch messages use: float, double, long int..."""
     return _C_NAMES[dtypes.from_numpy_dtype(np_dtype).name]

@@ -9,7 +9,7 @@ from ... import backend, dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
 from .._sliding import _col2im, _pad, _windows
-from .._util import c_type_name, scalar_type_name
+from .._util import c_type_name, scalar_type_name, type_string
 
 
 def _check_input(x, weight_in_channels, name="conv2d", groups=1):
@@ -25,6 +25,8 @@ def _uses_mkldnn(x, w) -> bool:
     """Whether torch's CPU convolution picks its MKLDNN backend for a float32 (N,C,H,W) input and an ungrouped
     (O,C,kh,kw) weight (ConvParams::use_mkldnn, taking torch as multi-threaded, its default on a multi-core machine)."""
     n, kh, kw = x.shape[0], w.shape[2], w.shape[3]
+    if x.dtype == dtypes.BFLOAT16_NP:  # as torch's mkldnn_bf16_device_check on a CPU with AVX-512
+        return True
     return x.dtype == np.float32 and ((kh > 3 and kw > 3) or n > 1 or x.size > 20480)
 
 
@@ -33,23 +35,25 @@ class StringPadding(tuple):
     and the bias's on its MKLDNN path alone (elsewhere a bias of another dtype is added in the input's)."""
 
 
+def mkldnn_mismatch(x, other, name: str) -> RuntimeError:
+    """torch's MKLDNN backend's error for a weight or bias whose dtype is not the input's."""
+    return RuntimeError(f"Input type ({type_string(x.dtype)}) and {name} type ({type_string(other.dtype)}) should be "
+                        f"the same or input should be a MKLDNN tensor and {name} is a dense tensor")
+
+
 def _check_dtypes(x, w, b, mkldnn: bool = False, string_padding: bool = False) -> None:
     """torch's CPU checks, in its order: the bias's dtype against the input's, then the weight's (whose text
     depends on the backend torch picks); with a string padding, the weight's, then the MKLDNN bias check."""
     if string_padding:
         _check_dtypes(x, w, None, mkldnn)
         if b is not None and b.dtype != x.dtype and mkldnn:
-            names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, b)]
-            raise RuntimeError(f"Input type (framework.{names[0]}) and bias type (framework.{names[1]}) should be the "
-                               "same or input should be a MKLDNN tensor and bias is a dense tensor")
+            raise mkldnn_mismatch(x, b, "bias")
         return
     if b is not None and b.dtype != x.dtype:
         raise RuntimeError(f"Input type ({c_type_name(x.dtype)}) and bias type ({c_type_name(b.dtype)}) should be "
                            "the same")
     if w.dtype != x.dtype and mkldnn:
-        names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, w)]
-        raise RuntimeError(f"Input type (framework.{names[0]}) and weight type (framework.{names[1]}) should be the "
-                           "same or input should be a MKLDNN tensor and weight is a dense tensor")
+        raise mkldnn_mismatch(x, w, "weight")
     if w.dtype != x.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(w.dtype)}")
 
@@ -225,7 +229,10 @@ class ConvTranspose2d(Function):
     @staticmethod
     def forward(ctx, x, w, b, stride, padding, output_padding, dilation):
         _check_input(x, w.shape[0], "conv_transpose2d")
-        _check_dtypes(x, w, None, _uses_mkldnn(x, w))  # torch's conv_transpose2d does not check the bias's dtype
+        mkldnn = _uses_mkldnn(x, w)
+        _check_dtypes(x, w, None, mkldnn)
+        if mkldnn and b is not None and b.dtype != x.dtype:  # only torch's MKLDNN path checks the bias's dtype here
+            raise mkldnn_mismatch(x, b, "bias")
         xp = get_array_module(x)
         n, c, h, wd = x.shape
         kh, kw = w.shape[2], w.shape[3]

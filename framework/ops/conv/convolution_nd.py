@@ -198,6 +198,8 @@ def _uses_mkldnn(x, w, groups: int = 1) -> bool:
     input, grouped or seen as 4-D at least (a 1-D one as height 1) big enough, as conv.py's _uses_mkldnn."""
     shape = tuple(x.shape) if x.ndim >= 4 else (x.shape[0], x.shape[1], 1, x.shape[2])
     kernel = tuple(w.shape[2:]) if w.ndim >= 4 else (1, w.shape[2])
+    if x.dtype == dtypes.BFLOAT16_NP:  # as torch's mkldnn_bf16_device_check on a CPU with AVX-512
+        return True
     return x.dtype == np.float32 and (groups > 1 or (kernel[-1] > 3 and kernel[-2] > 3) or shape[0] > 1 or
                                       shape[0] * shape[1] * shape[2] * shape[3] > 20480)
 
@@ -210,9 +212,7 @@ def _check_transpose_dtypes(x, w, b, groups: int = 1) -> None:
     if b is None or b.dtype == x.dtype:
         return
     if mkldnn:
-        names = [dtypes.from_numpy_dtype(a.dtype).legacy for a in (x, b)]
-        raise RuntimeError(f"Input type (framework.{names[0]}) and bias type (framework.{names[1]}) should be the "
-                           "same or input should be a MKLDNN tensor and bias is a dense tensor")
+        raise _conv.mkldnn_mismatch(x, b, "bias")
     if w.ndim == 5:
         raise RuntimeError(f"expected scalar type {scalar_type_name(x.dtype)} but found {scalar_type_name(b.dtype)}")
 

@@ -113,6 +113,9 @@ class IndexCopy(Function):
         if index.dtype != np.int64:
             raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got "
                                f"{scalar_type_name(index.dtype)}")
+        if src.dtype != a.dtype:
+            raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                               f"{scalar_type_name(a.dtype)} and (source) {scalar_type_name(src.dtype)}")
         a1, s1 = _as_1d(a), _as_1d(src)
         if s1.ndim == a1.ndim and s1.shape[dim] != index.size:
             raise IndexError(f"index_copy_(): Number of indices ({index.size}) should be equal to "
@@ -122,9 +125,6 @@ class IndexCopy(Function):
             raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination "
                                f"slice shape: {' '.join(map(str, rest_a))} at dimension {dim} and source slice "
                                f"shape: {' '.join(map(str, rest_s))} at dimension {dim}.")
-        if src.dtype != a.dtype:
-            raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
-                               f"{scalar_type_name(a.dtype)} and (source) {scalar_type_name(src.dtype)}")
         check_index_range(index, a1.shape[dim], dim, "index_copy_(): ", IndexError)
         ctx.dim, ctx.src_shape = dim, src.shape
         ctx.save_for_backward(index, src if ctx.needs_input_grad[3] else None)

@@ -16,6 +16,7 @@ class UnsafeSplit(Split):
     "unsafe" of torch's name). Saves nothing."""
 
     node_name, is_view, multi_view = "UnsafeSplitBackward0", False, False
+    exact_in_bfloat16 = True  # the pieces must stay in the input's memory, not in a float32 copy's
 
 
 def narrow(a, dim: int, start: int, length: int):

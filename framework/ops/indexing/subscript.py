@@ -318,6 +318,9 @@ class IndexPut(Function):
     checks_internal_overlap = False  # torch only warns for an expand()ed target
     checks_overlap = False  # index_put_ has its own rule (_check_put_overlap)
     index_args = range(3, sys.maxsize)  # every part of the index
+    # on bfloat16 arrays as they are: the overlap check must see their memory, and torch's accumulate rounds
+    # after each add, as NumPy's bfloat16 add.at does
+    exact_in_bfloat16 = True
 
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):

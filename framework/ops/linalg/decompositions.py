@@ -27,6 +27,7 @@ def _qr_grad_deep(q, r, gq, gr):
 class LinalgQr(Function):
     """(Q, R) with A = QR, Q orthonormal columns and R upper triangular (mode reduced/complete/r). Saves Q, R."""
 
+    half_kernel = "geqrf_cpu"
     node_name, array_forward = "LinalgQrBackward0", True
 
     @staticmethod
@@ -69,6 +70,7 @@ class LinalgQr(Function):
 class LinalgEigh(Function):
     """(L, V) with A = V diag(L) V^H for a symmetric A (its ``uplo`` triangle read), L ascending. Saves L, V."""
 
+    half_kernel = "linalg_eigh_cpu"
     node_name, array_forward = "LinalgEighBackward0", True
 
     @staticmethod
@@ -136,6 +138,7 @@ def svd_backward(gu, gs, gvh, u, s, vh):
 class LinalgSvd(Function):
     """(U, S, Vh) with A = U diag(S) Vh, S descending (full_matrices: square U and Vh). Saves U, S, Vh."""
 
+    half_kernel = "linalg_svd_cpu"
     node_name, array_forward = "LinalgSvdBackward0", True
 
     @staticmethod

@@ -12,6 +12,7 @@ from ... import creation
 from ...tensor import Tensor
 from ..pointwise import where
 from .blas import matmul
+from .._util import refuse_low_precision
 from .checks import check_matrix
 from .decompositions import LinalgPinv, LinalgQr, LinalgSvd
 from .lu_decomposition import LinalgLuFactorEx, LinalgLuSolve
@@ -38,6 +39,7 @@ def slogdet(input: Tensor):
 
 def logdet(input: Tensor) -> Tensor:
     """log det A: nan for a negative determinant, -inf for a zero one (as torch: a where over slogdet)."""
+    refuse_low_precision(input, "logdet")
     sign, logabs = LinalgSlogdet.apply(input)
     return where(sign == -1, math.nan, logabs)
 

@@ -106,6 +106,7 @@ def lu_error(info, fn: str) -> RuntimeError | None:
 class LinalgLuFactorEx(Function):
     """(LU, pivots, info) of A = P L U (torch's linalg_lu_factor_ex). Saves LU and the pivots."""
 
+    half_kernel = "lu_cpu"
     node_name, array_forward = "LinalgLuFactorExBackward0", True
 
     @staticmethod
@@ -132,6 +133,7 @@ class LinalgLuFactorEx(Function):
 class LinalgLu(Function):
     """(P, L, U) with A = P L U, L unit lower (m x k), U upper (k x n). Saves P, L and U; P gets no gradient."""
 
+    half_kernel = "lu_cpu"
     node_name, array_forward = "LinalgLuBackward0", True
 
     @staticmethod
@@ -241,6 +243,7 @@ class LinalgLuSolve(Function):
     """X with A X = B, A^H X = B (adjoint), X A = B or X A^H = B (left=False), A = P L U given by lu_factor.
     Saves LU, the pivots and X."""
 
+    half_kernel = "linalg.lu_solve_cpu"
     node_name, array_forward, index_args = "LinalgLuSolveBackward0", True, (1,)
 
     @staticmethod

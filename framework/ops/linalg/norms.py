@@ -155,6 +155,7 @@ def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
 class Cdist(Function):
     """out[..., i, j] = |x1[..., i, :] - x2[..., j, :]|_p. Saves x1, x2 and out."""
 
+    half_kernel = "cdist"
     node_name, array_forward = "CdistBackward0", True
 
     @staticmethod

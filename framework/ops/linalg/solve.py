@@ -51,6 +51,7 @@ def _inv_or_nan(xp, m):
 class LinalgInv(Function):
     """out = A^{-1} (torch's linalg_inv_ex). Saves out."""
 
+    low_precision_check = "linalg.inv"
     node_name, array_forward = "LinalgInvExBackward0", True
 
     @staticmethod
@@ -81,6 +82,7 @@ def _cofactor_array(a):
 class LinalgDet(Function):
     """out = det(A). Saves A and out."""
 
+    half_kernel = "lu_cpu"
     node_name, array_forward = "LinalgDetBackward0", True
 
     @staticmethod
@@ -106,6 +108,7 @@ class LinalgDet(Function):
 class LinalgSlogdet(Function):
     """(sign, log|det A|). Saves A; the sign gets no gradient (real inputs)."""
 
+    low_precision_check = "linalg.slogdet"
     node_name, array_forward = "LinalgSlogdetBackward0", True
 
     @staticmethod
@@ -131,6 +134,7 @@ def is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
 class LinalgSolve(Function):
     """X with A X = B (B a matrix or, as torch decides, a vector; batch dims broadcast). Saves A and X."""
 
+    half_kernel = "lu_cpu"
     node_name, array_forward = "LinalgSolveExBackward0", True
 
     @staticmethod
@@ -180,6 +184,7 @@ class LinalgSolve(Function):
 class LinalgCholesky(Function):
     """L (lower, or its transpose U for upper=True) with A = L L^H. Saves L."""
 
+    half_kernel = "cholesky_cpu"
     node_name, array_forward = "LinalgCholeskyExBackward0", True
     fn = "linalg.cholesky"
 

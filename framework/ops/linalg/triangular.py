@@ -73,6 +73,7 @@ class LinalgSolveTriangular(Function):
     """X with A X = B (left) or X A = B, A upper or lower triangular (unit diagonal if unitriangular).
     Saves A and X."""
 
+    half_kernel = "triangular_solve_cpu"
     node_name, array_forward = "LinalgSolveTriangularBackward0", True
 
     @staticmethod
@@ -105,6 +106,7 @@ class LinalgSolveTriangular(Function):
 class TriangularSolve(Function):
     """torch.triangular_solve(b, A): (X with op(A) X = b, a copy of A), op(A) = A or A^T. Saves A and X."""
 
+    half_kernel = "triangular_solve_cpu"
     node_name, array_forward = "TriangularSolveBackward0", True
 
     @staticmethod

@@ -82,6 +82,7 @@ class SoftMarginLoss(Function):
 class MultiMarginLoss(Function):
     """loss_i = sum over j != y_i of w[y_i] max(0, margin - x[y_i] + x[j])**p / C. Saves the slopes in x."""
 
+    half_kernel = "multi_margin_loss_cpu_kernel"
     node_name, array_forward = "MultiMarginLossBackward0", True
 
     @staticmethod
@@ -116,6 +117,7 @@ class MultilabelMarginLoss(Function):
     """loss_i = sum over target labels j (up to the first -1) and non-target labels k of
     max(0, 1 - (x[j] - x[k])) / C. Saves the slopes in x."""
 
+    half_kernel = "multilabel_margin_loss_forward_out_frame"
     node_name, array_forward = "MultilabelMarginLossBackward0", True
 
     @staticmethod

@@ -178,6 +178,7 @@ def _forward_binary(ctx, a, b, name: str, saves: tuple):
 class SpecialZeta(Function):
     """out = the Hurwitz zeta function sum_k (q + k)^-x. Saves x and q; only q has a gradient (torch's too)."""
 
+    half_kernel = "zeta_cpu"
     node_name, array_forward = "SpecialZetaBackward0", True
 
     @staticmethod

@@ -106,6 +106,7 @@ class SpecialEntr(_Elementwise):
 class SpecialNdtri(_Elementwise):
     """out = the inverse of the standard normal CDF. Saves out."""
 
+    half_kernel = "ndtri_cpu"
     node_name, saves = "SpecialNdtriBackward0", "output"
     f = _special("ndtri")
     # torch: grad * std::sqrt(2 * M_PI) * (result.square() / 2).exp()
@@ -115,6 +116,7 @@ class SpecialNdtri(_Elementwise):
 class SpecialLogNdtr(_SavesBoth):
     """out = ln of the standard normal CDF. Saves a and out."""
 
+    half_kernel = "log_ndtr_cpu"
     node_name = "SpecialLogNdtrBackward0"
     f = _special("log_ndtr")
 

@@ -6,7 +6,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._util import broadcast_shapes_checked, check_addcdiv_dtypes, check_device, grad_for, operand
+from .._util import broadcast_shapes_checked, c_type_name, check_addcdiv_dtypes, check_device, grad_for, operand
 from ..scalar_ops import MulScalar
 
 
@@ -87,7 +87,7 @@ class Lerp(Function):
     @staticmethod
     def forward(ctx, a, end, weight):
         if a.dtype != end.dtype:
-            raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `end` but got dtype {_c_name(end.dtype)}")
+            raise RuntimeError(f"expected dtype {c_type_name(a.dtype)} for `end` but got dtype {c_type_name(end.dtype)}")
         broadcast_shapes_checked(a.shape, end.shape)
         ctx.weight, ctx.metas = weight, [(a.shape, a.dtype), (end.shape, end.dtype)]
         diff = end - a
@@ -111,9 +111,9 @@ class LerpTensor(Function):
     @staticmethod
     def forward(ctx, a, end, w):
         if a.dtype != end.dtype:
-            raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `end` but got dtype {_c_name(end.dtype)}")
+            raise RuntimeError(f"expected dtype {c_type_name(a.dtype)} for `end` but got dtype {c_type_name(end.dtype)}")
         if w.ndim and a.dtype != w.dtype:  # a 0-dim weight of another dtype is taken as a scalar
-            raise RuntimeError(f"expected dtype {_c_name(a.dtype)} for `weight` but got dtype {_c_name(w.dtype)}")
+            raise RuntimeError(f"expected dtype {c_type_name(a.dtype)} for `weight` but got dtype {c_type_name(w.dtype)}")
         broadcast_shapes_checked(a.shape, end.shape, w.shape)
         needs = ctx.needs_input_grad
         ctx.metas = [(x.shape, x.dtype) for x in (a, end, w)]
@@ -133,11 +133,6 @@ class LerpTensor(Function):
         ge = grad_for(grad * w, *ctx.metas[1]) if needs[1] else None
         gw = grad_for(grad * (end - a), *ctx.metas[2]) if needs[2] else None
         return ga, ge, gw
-
-
-def _c_name(np_dtype) -> str:
-    return {"float32": "float", "float64": "double", "int64": "long int", "int32": "int"}.get(str(np_dtype),
-                                                                                             str(np_dtype))
 
 
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value=1) -> Tensor:

@@ -324,6 +324,7 @@ class AvgPoolNd(Function):
     """out = the sum over each zero-padded window divided by torch's divisor (the window's size within the
     padding, or its size within the input, or divisor_override). Saves x (as torch's) and the divisors."""
 
+    half_kernel, half_operands = "avg_pool3d_out_frame", 1  # (the divisors are the op's own float64 array)
     node_name, array_forward = "AvgPool3DBackward0", True
 
     @classmethod
@@ -385,7 +386,8 @@ class AvgPoolBackward(Function):
         return gg, gx, None
 
 
-AvgPool2dNd = type("AvgPool2dNd", (AvgPoolNd,), {"node_name": "AvgPool2DBackward0", "__doc__": AvgPoolNd.__doc__})
+AvgPool2dNd = type("AvgPool2dNd", (AvgPoolNd,), {"node_name": "AvgPool2DBackward0", "__doc__": AvgPoolNd.__doc__,
+                                                 "half_kernel": None})  # torch's 2-d kernel has both dtypes
 
 
 _AVG_BACKWARDS: dict = {}

@@ -233,10 +233,16 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
     return out
 
 
+def _check_quantile_dtype(input: Tensor) -> None:
+    if input._array.dtype not in (np.float32, np.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+
+
 def quantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolation: str = "linear") -> Tensor:
     """The q-th quantiles (q a number or 1-D tensor) over all elements or along dim; NaN if a NaN is there."""
     if _amp.on and autocast_applies("quantile", input, q, dim, keepdim):
         return autocast_run("quantile", quantile, input, q, dim, keepdim, interpolation=interpolation)
+    _check_quantile_dtype(input)
     return _quantile(input, q, dim, keepdim, interpolation, False)
 
 
@@ -244,6 +250,7 @@ def nanquantile(input: Tensor, q, dim=None, keepdim: bool = False, *, interpolat
     """quantile ignoring NaN (NaN only where all are)."""
     if _amp.on and autocast_applies("nanquantile", input, q, dim, keepdim):
         return autocast_run("nanquantile", nanquantile, input, q, dim, keepdim, interpolation=interpolation)
+    _check_quantile_dtype(input)
     return _quantile(input, q, dim, keepdim, interpolation, True)
 
 

@@ -11,6 +11,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ... import dtypes
 from ...tensor import Tensor
 from .._separable import _node
+from .._util import refuse_half_kernel
 from ..pooling import adaptive_avg_pool2d, adaptive_avg_pool3d
 from . import interp_weights as W
 
@@ -108,6 +109,8 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
     if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.ndim == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
                          "tensor as input")
+    if antialias:
+        refuse_half_kernel(input, "compute_index_ranges_weights")  # torch has no float16/bfloat16 weights kernel
     if dim in (1, 2, 3) and mode in ("nearest", "nearest-exact"):
         exact, double = mode == "nearest-exact", input.dtype == dtypes.float64
         node = f"UpsampleNearest{'Exact' if exact else ''}{dim}DBackward0"

@@ -1,0 +1,174 @@
+"""float16 and bfloat16 where torch's CPU refuses them or mixes them with other dtypes: the same error class and
+first sentence as torch's (kernels without a half version, 'Low precision dtypes not supported', MKLDNN's
+convolution dtype checks, in-place sources of another dtype), and the programs the differential fuzzer found
+once bfloat16 entered its generator (a 0-d float32 operand of a bfloat16 gradient, versions, shared memory)."""
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+import framework as fw
+from op_table import OPS
+
+torch = pytest.importorskip("torch")
+
+
+@pytest.fixture
+def cpu_only(device):
+    if device != "cpu":
+        pytest.skip("CuPy has no bfloat16, and these are torch's CPU kernels' refusals")
+
+
+def _outcome(fn, m) -> str:
+    """'ok', or the error's class and first sentence (torch's module name read as ours)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            fn(m)
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        text = str(e).split("\n")[0].replace("torch.", "framework.")
+        end = re.search(r"\.(\s|$)", text)
+        return f"{type(e).__name__}: {text[: end.start() + 1] if end else text}"
+    return "ok"
+
+
+def _inputs(case):
+    rng = np.random.default_rng(33)
+    return [rng.uniform(*case.domain, size=s).astype(np.float32) for s in case.shapes]
+
+
+def _row(case, dtype_name):
+    arrays = _inputs(case)
+    return lambda m: case.fn(m, *[m.tensor(a).to(getattr(m, dtype_name)) for a in arrays])
+
+
+def _refused_rows():
+    """(row, dtype) pairs of the op table that torch refuses on the CPU in float16 or bfloat16."""
+    pairs = []
+    for case in OPS:
+        for name in ("bfloat16", "float16"):
+            if _outcome(_row(case, name), torch) != "ok":
+                pairs.append((case, name))
+    return pairs
+
+
+REFUSED = _refused_rows()
+
+
+def test_torch_refuses_some_rows():
+    names = {(c.name, d) for c, d in REFUSED}
+    assert {("linalg_det", "bfloat16"), ("linalg_inv", "float16"), ("cdist", "bfloat16"),
+            ("avg_pool3d", "float16")} <= names and len(names) > 40
+
+
+@pytest.mark.parametrize("case,dtype", REFUSED, ids=[f"{c.name}-{d}" for c, d in REFUSED])
+def test_refused_as_torch(case, dtype, cpu_only):
+    """Each op-table row torch refuses in a half dtype (a kernel with no such version, 'Low precision dtypes not
+    supported', quantile's float/double rule) raises the same here, not a NumPy error or a silent result."""
+    fn = _row(case, dtype)
+    assert _outcome(fn, fw) == _outcome(fn, torch)
+
+
+@pytest.mark.parametrize("x,w,b", [("bfloat16", "float32", None), ("bfloat16", "float64", "bfloat16"),
+                                   ("float32", "bfloat16", None), ("bfloat16", "bfloat16", "float32"),
+                                   ("float64", "bfloat16", None), ("float16", "float32", None),
+                                   ("bfloat16", "float16", None), ("float32", "float32", "float64")])
+def test_convolution_dtype_errors_as_torch(x, w, b, cpu_only):
+    """torch's text depends on its backend: MKLDNN (always for a bfloat16 input) names CPUBFloat16Type."""
+    for fn, shape in (("conv1d", (2, 3, 5)), ("conv2d", (2, 3, 5, 5)), ("conv2d", (1, 3, 5, 5)),
+                      ("conv3d", (1, 3, 4, 4, 4)), ("conv_transpose2d", (2, 3, 5, 5)),
+                      ("conv_transpose2d", (1, 3, 5, 5)), ("conv_transpose1d", (2, 3, 5))):
+        for padding in (0, "same"):
+            if padding == "same" and "transpose" in fn:
+                continue
+
+            def run(m):
+                inp = m.ones(*shape, dtype=getattr(m, x))
+                weight = m.ones(3, 3, *([3] * (len(shape) - 2)), dtype=getattr(m, w))
+                bias = None if b is None else m.ones(3, dtype=getattr(m, b))
+                getattr(m.nn.functional, fn)(inp, weight, bias, padding=padding)
+            assert _outcome(run, fw) == _outcome(run, torch), (fn, shape, padding)
+
+
+@pytest.mark.parametrize("code", [
+    "(a * 1).index_copy_(1, m.tensor([1]), b)",
+    "(a * 1).put_(m.tensor([2, 7]), b.flatten()[:2])",
+    "(a * 1).index_reduce_(0, m.tensor([0, 2]), b[:2], 'amin', include_self=False)",
+    "(a * 1).index_put_((m.tensor([[True, False, True, False]] * 3),), b.flatten()[:6].double())",
+    "m.lerp(a, a, b)",
+    "m.linalg.solve(b[:, :3].float() + 3 * m.eye(3), a[:, :3])",
+])
+def test_bfloat16_target_with_another_dtype_as_torch(code, cpu_only):
+    """A bfloat16 tensor written from (or combined with) a float32/float64 one: torch's dtype checks see both
+    dtypes (ours used to compute on a float32 copy of the target, which hid its dtype)."""
+    rng = np.random.default_rng(4)
+    a_, b_ = rng.uniform(-1, 1, (3, 4)), rng.uniform(-1, 1, (3, 4))
+
+    def run(m):
+        a, b = m.tensor(a_, dtype=m.bfloat16), m.tensor(b_, dtype=m.float32)
+        return eval(code, {"m": m, "a": a, "b": b})
+    assert _outcome(run, fw) == _outcome(run, torch)
+    assert _outcome(run, torch) != "ok"
+
+
+def test_index_put_into_itself_in_bfloat16(cpu_only):
+    for m_code in ("t[m.tensor([0, 0, -1], dtype=m.long)] = t[0]", "t.index_put_((m.tensor([0, 0]),), t[0], "
+                   "accumulate=True)", "t[m.tensor([1, 1])] = m.ones(3, dtype=m.bfloat16)"):
+        def run(m):
+            t = m.tensor(np.arange(6.0).reshape(2, 3) / 4, dtype=m.bfloat16)
+            with m.no_grad():
+                exec(m_code, {"m": m, "t": t})
+            return t
+        assert _outcome(run, fw) == _outcome(run, torch), m_code
+        if _outcome(run, torch) == "ok":
+            assert run(fw).float().tolist() == run(torch).float().tolist()
+
+
+def test_bfloat16_accumulate_rounds_after_each_add(cpu_only):
+    """torch's index_put_ with accumulate adds into bfloat16 one value at a time, each sum rounded."""
+    vals = np.array([1.0, 1 / 256, 1 / 256, 1 / 256])
+    out = []
+    for m in (torch, fw):
+        t = m.zeros(1, dtype=m.bfloat16)
+        t.index_put_((m.tensor([0, 0, 0, 0]),), m.tensor(vals, dtype=m.bfloat16), accumulate=True)
+        out.append(t.float().item())
+    assert out[0] == out[1] == 1.0  # 1 + 1/256 rounds back to 1 each time
+
+
+def test_zero_dim_float32_operand_of_a_bfloat16_gradient(cpu_only):
+    """t2 (bfloat16) / (0-d float32) is bfloat16 (a 0-d tensor does not promote), so is its backward: the 0-d
+    operand's gradient is summed in bfloat16's rounding, then cast to float32 (-140, not -140.43)."""
+    a2 = np.random.default_rng(5).uniform(-2, 2, (2, 2, 3, 4)).round(2)
+    grads = []
+    for m in (torch, fw):
+        t1 = m.tensor(0.57, dtype=m.float32, requires_grad=True)
+        t2 = m.tensor(a2, dtype=m.bfloat16, requires_grad=True)
+        t4 = t2 / (t1.abs() + 1) / 0.5
+        (t4 * t4).sum().backward()
+        grads.append((t1.grad.item(), t1.grad.dtype, t2.grad.float().numpy()))
+    assert grads[0][0] == grads[1][0] and str(grads[1][1]) == "framework.float32"
+    np.testing.assert_array_equal(grads[0][2], grads[1][2])
+
+
+def test_bfloat16_gradient_versions_as_torch(cpu_only):
+    """minimum(t, t)'s two gradients: each a masked_fill_ (version 1), summed in place (2), in bfloat16 too (the
+    (shape, dtype) forward keeps for backward is bfloat16's, not the float32 of its computation)."""
+    versions = []
+    for m in (torch, fw):
+        t1 = m.tensor([1.37], dtype=m.bfloat16, requires_grad=True)
+        t3 = m.minimum(t1, t1)
+        (t3 * t3).sum().backward()
+        versions.append((t1.grad._version, t1.grad.float().tolist()))
+    assert versions[0] == versions[1]
+
+
+def test_unsafe_chunk_shares_bfloat16_memory(cpu_only):
+    out = []
+    for m in (torch, fw):
+        t1 = m.tensor(np.ones((3, 4)), dtype=m.bfloat16, requires_grad=True)
+        piece = m.unsafe_chunk(t1, 2, 1)[1]
+        with m.no_grad():
+            t1.zero_()
+        out.append(piece.float().tolist())
+    assert out[0] == out[1] == [[0.0, 0.0]] * 3
