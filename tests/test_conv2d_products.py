@@ -31,7 +31,7 @@ def test_gradients_match_torch(name):
         ts = [m.tensor(a, requires_grad=True) for a in (x, w, b)]
         out = m.nn.functional.conv2d(*ts, padding=pad)
         out.backward(m.tensor(np.random.default_rng(1).standard_normal(tuple(out.shape))))
-        grads.append([out.detach().numpy()] + [t.grad.numpy() for t in ts])
+        grads.append([out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in ts])
     for ours, theirs in zip(*grads):
         np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
 
