@@ -334,3 +334,27 @@ def test_an_ordinary_model_with_the_new_layers_matches_torch():
     np.testing.assert_allclose(results[0][1], results[1][1], rtol=1e-3, atol=1e-4)
     for g, tg in zip(results[0][2], results[1][2]):
         np.testing.assert_allclose(g, tg, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 8, 8), (2, 3, 9, 7)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_pool2d_2x2_ties_nan_inf_and_signed_zeros_match_torch(shape, dtype):
+    # nn.MaxPool2d(2)'s own path: the first maximum of a tie, the last NaN, a gradient of inf or NaN kept only at
+    # the argmax, a -0 gradient landing as +0, and an odd row or column outside every window getting 0
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(3)
+    for trial in range(10):
+        a = rng.integers(-2, 3, shape).astype(dtype)
+        a[rng.random(shape) < 0.1], a[rng.random(shape) < 0.05], a[rng.random(shape) < 0.05] = np.nan, np.inf, -0.0
+        g = rng.integers(-2, 3, shape[:2] + (shape[2] // 2, shape[3] // 2)).astype(dtype)
+        g[rng.random(g.shape) < 0.1], g[rng.random(g.shape) < 0.1] = -0.0, np.inf
+        results = []
+        for m in (framework, torch):
+            x = m.tensor(a, requires_grad=True)
+            y = m.nn.functional.max_pool2d(x, 2)
+            y.backward(m.tensor(g))
+            results.append((_np(y), _np(x.grad)))
+        (y_ours, gx_ours), (y_theirs, gx_theirs) = results
+        assert np.array_equal(y_ours, y_theirs, equal_nan=True), trial
+        assert np.array_equal(gx_ours, gx_theirs, equal_nan=True), trial
+        assert np.array_equal(np.signbit(gx_ours), np.signbit(gx_theirs)), trial

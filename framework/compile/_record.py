@@ -279,6 +279,10 @@ class Recorder:
         if name in _FILLS or name in ("full", "full_like"):  # a fill of the buffer: no new array and copy per replay
             value = _FILLS[name] if name in _FILLS else (pargs[1] if len(pargs) > 1 else pkw["fill_value"])
             self.record(np.copyto, (self.plain(t), value), {"casting": "unsafe"}, f"np.{name}")  # as full() casts
+        elif name == "ascontiguousarray" and len(pargs) == 1 and not pkw and isinstance(pargs[0], np.ndarray) \
+                and result.shape == pargs[0].shape and result.dtype == pargs[0].dtype:
+            # a copy of an array as it is: replayed as copyto into its buffer (no allocation, no second copy)
+            self.record(np.copyto, (self.plain(t), pargs[0]), {}, f"np.{name}")
         elif name not in ("empty", "empty_like"):
             self.record(_into, (fn, pargs, pkw, self.plain(t)), {}, f"np.{name}")
         self._wrote(self.plain(t))

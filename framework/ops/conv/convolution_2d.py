@@ -75,9 +75,10 @@ class Conv2d(Function):
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
         n, oh, ow = x.shape[0], cols.shape[2], cols.shape[3]
-        cols = _im2col(cols)
-        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched: the result is NCHW as it comes
-        out = backend.matmul(w.reshape(w.shape[0], -1), cols).reshape(n, w.shape[0], oh, ow)
+        cols = _columns(cols)
+        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched over the columns' middle axis: the
+        # result is NCHW as it comes
+        out = backend.matmul(w.reshape(w.shape[0], -1), cols.transpose(1, 0, 2)).reshape(n, w.shape[0], oh, ow)
         if b is not None:
             if b.dtype == out.dtype:
                 out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
@@ -110,6 +111,35 @@ def _im2col(windows):
     return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
 
 
+def _columns(windows):
+    """(C·kh·kw, N, OH·OW) columns of an (N, C, OH, OW, kh, kw) window view, written into a new buffer in one
+    copy whose inner loop runs along an output row (OW long). With the samples in the middle, the same columns
+    serve a product per sample (a strided batch) and one product over all samples (a (C·kh·kw, N·OH·OW)
+    matrix), which the weight gradient takes when each sample's OH·OW is short."""
+    n, c, oh, ow, kh, kw = windows.shape
+    xp = get_array_module(windows)
+    cols = xp.empty((c, kh, kw, n, oh, ow), dtype=windows.dtype)
+    cols[...] = windows.transpose(1, 4, 5, 0, 2, 3)  # (into a buffer: a compiled replay copies once, no allocation)
+    return cols.reshape(c * kh * kw, n, oh * ow)
+
+
+def _weight_grad_arrays(g3, cols, w_shape):
+    """conv2d's weight gradient (O, C, kh, kw) from the output gradient g3 (N, O, OH·OW) and the columns
+    (C·kh·kw, N, OH·OW)."""
+    xp = get_array_module(g3)
+    n, o, length = g3.shape
+    ckk = cols.shape[0]
+    if length < ckk:  # short products per sample make poor GEMMs: one over (N·OH·OW), g moved to (O, N, OH·OW)
+        g_t = xp.empty((o, n, length), dtype=g3.dtype)
+        g_t[...] = g3.transpose(1, 0, 2)
+        gw = backend.matmul(cols.reshape(ckk, n * length), g_t.reshape(o, n * length).T)  # (C·kh·kw, O)
+        return xp.ascontiguousarray(gw.T).reshape(w_shape)
+    if o <= length:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
+        return backend.matmul(g3, cols.transpose(1, 2, 0)).sum(axis=0).reshape(w_shape)
+    # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
+    return backend.tensordot(xp, g3, cols, axes=((0, 2), (1, 2))).reshape(w_shape)
+
+
 def _input_grad_stride1(g, w, x_shape, padding, dilation):
     """conv2d's input gradient at stride 1: the columns' gradient computed on rows as wide as the padded input
     (g padded with zero columns), so each kernel offset (i, j) adds one contiguous run of the flattened input
@@ -136,7 +166,7 @@ def _input_grad_stride1(g, w, x_shape, padding, dilation):
 
 def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
     """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
-    ``cols``: the forward's (N, C·kh·kw, OH·OW) columns of x, when it kept them."""
+    ``cols``: the forward's (C·kh·kw, N, OH·OW) columns of x (``_columns``), when it kept them."""
     stride, padding, dilation = conf
     xp = get_array_module(g)
     n, o, oh, ow = g.shape
@@ -153,12 +183,8 @@ def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
         gx = xp.ascontiguousarray(gx)
     if needs[1]:
         if cols is None:
-            cols = _im2col(_windows(_pad(x, padding), kh, kw, stride, dilation))
-        if o <= oh * ow:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
-            gw = backend.matmul(g3, cols.transpose(0, 2, 1)).sum(axis=0)
-        else:  # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
-            gw = backend.tensordot(xp, g3, cols, axes=((0, 2), (0, 2)))
-        gw = gw.reshape(w.shape)
+            cols = _columns(_windows(_pad(x, padding), kh, kw, stride, dilation))
+        gw = _weight_grad_arrays(g3, cols, w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb

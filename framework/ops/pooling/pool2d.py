@@ -39,6 +39,48 @@ def _max_over_planes(windows) -> tuple:
     return out, idx
 
 
+def _max_pool_2x2(x) -> tuple:
+    """(max, its position in the window) of each 2×2 window of x at stride 2, no padding (nn.MaxPool2d(2)), as
+    torch picks it: the first maximum, or the last NaN. Taken in two rounds, first between the two elements of
+    each window row, then between the rows: the rule is associative, so this picks what torch's scan picks,
+    and the second round reads whole contiguous rows of x."""
+    xp = get_array_module(x)
+    n, c, h, w = x.shape
+    oh, ow = h // 2, w // 2
+    rows = x[:, :, :2 * oh, :2 * ow].reshape(n, c, oh, 2, 2 * ow)  # a view: only an axis is split
+    best, right = [], []
+    for r in (0, 1):
+        a, b = rows[:, :, :, r, 0::2], rows[:, :, :, r, 1::2]
+        take = xp.greater(b, a)
+        take |= xp.isnan(b)  # torch's val > max || isnan(val)
+        best.append(xp.maximum(a, b))  # = where(take, b, a): NaN propagates, a tie keeps a (the first)
+        right.append(take)
+    lower = xp.greater(best[1], best[0])
+    lower |= xp.isnan(best[1])
+    out = xp.maximum(best[0], best[1])
+    # position = 2·lower + (the lower row's take if lower else the upper's), on bytes (cheaper than a where)
+    right[0] ^= lower & (right[0] ^ right[1])
+    idx = xp.add(right[0], lower, dtype=np.int8)
+    idx += lower
+    return out, idx
+
+
+_SAME_SIZE_INT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _kept(g, keep):
+    """where(keep, g, 0) exactly (NaN and inf included), as a bitwise and of g's bits with an all-ones or zero
+    mask: a ufunc, several times cheaper than a where and recorded by framework.compile without a copy."""
+    xp = get_array_module(g)
+    bits = _SAME_SIZE_INT[g.dtype.itemsize]
+    return xp.bitwise_and(g.view(bits), xp.subtract(0, keep, dtype=bits)).view(g.dtype)
+
+
+def _non_overlapping(kernel, stride, padding) -> bool:
+    """Windows that tile the input without sharing an element: each input element has at most one window."""
+    return tuple(kernel) == tuple(stride) and tuple(padding) == (0, 0)
+
+
 class MaxPool2d(Function):
     """out = max over each window. Saves x and the argmax positions."""
 
@@ -54,7 +96,9 @@ class MaxPool2d(Function):
         n, c, oh, ow = cols.shape[:4]
         # (over a large window, argmax takes a window's first NaN where torch's val > max || isnan(val) keeps the
         # last: a declared deviation, tests/test_special_values.py; picking the last costs a second argmax)
-        if kh * kw <= _SMALL_WINDOW:
+        if (kh, kw) == (2, 2) and _non_overlapping(kernel, stride, padding):
+            out, idx = _max_pool_2x2(x)
+        elif kh * kw <= _SMALL_WINDOW:
             out, idx = _max_over_planes(cols)
         else:
             flat = cols.reshape(n, c, oh, ow, kh * kw)
@@ -83,6 +127,16 @@ class _MaxPoolBackward(Function):
         x_shape, (kh, kw), stride, padding, (oh, ow) = conf
         xp = get_array_module(g)
         n, c = x_shape[:2]
+        if kh * kw <= _SMALL_WINDOW and _non_overlapping((kh, kw), stride, padding):
+            # each input element is in one window at most: its gradient is written once, into its plane
+            h, w = x_shape[2:]
+            cover = (oh * kh, ow * kw) == (h, w)
+            out = xp.empty(x_shape, dtype=g.dtype) if cover else xp.zeros(x_shape, dtype=g.dtype)
+            zero = xp.zeros((), dtype=g.dtype)
+            for p in range(kh * kw):
+                # (+ 0: torch adds into zeros, so a -0 gradient lands as +0)
+                xp.add(_kept(g, idx == p), zero, out=_plane(out, p // kw, p % kw, stride, (oh, ow)))
+            return out
         if kh * kw <= _SMALL_WINDOW:  # each window position's share added to its plane: no scatter, no col2im
             (ph, pw), (h, w) = padding, x_shape[2:]
             out = xp.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=g.dtype)
