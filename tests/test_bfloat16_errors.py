@@ -172,3 +172,31 @@ def test_unsafe_chunk_shares_bfloat16_memory(cpu_only):
             t1.zero_()
         out.append(piece.float().tolist())
     assert out[0] == out[1] == [[0.0, 0.0]] * 3
+
+
+@pytest.mark.parametrize("x,p", [("bfloat16", "float32"), ("float16", "float32"), ("float32", "bfloat16"),
+                                 ("bfloat16", "float64")])
+def test_group_norm_half_input_with_float_parameters(x, p, cpu_only):
+    """torch's mixed-dtype path: a float16/bfloat16 input with float32 parameters normalises in the input's
+    dtype; other mixes are refused with its text."""
+    rng = np.random.default_rng(6)
+    xa, wa = rng.standard_normal((2, 4, 3)), rng.standard_normal(4)
+
+    def run(m):
+        xx = m.tensor(xa, dtype=getattr(m, x), requires_grad=True)
+        ww = m.tensor(wa, dtype=getattr(m, p), requires_grad=True)
+        out = m.nn.functional.group_norm(xx, 2, ww, ww)
+        out.sum().backward()
+        return out, xx.grad, ww.grad
+    assert _outcome(run, fw) == _outcome(run, torch)
+    if _outcome(run, torch) == "ok":
+        for o, t in zip(run(fw), run(torch)):
+            assert str(o.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+            np.testing.assert_allclose(o.detach().float().numpy(), t.detach().float().numpy(), rtol=0.05, atol=0.05)
+
+
+def test_cdist_dispatches_on_the_first_operand(cpu_only):
+    for a, b in (("bfloat16", "float32"), ("float32", "bfloat16"), ("float16", "float32"), ("float16", "float16")):
+        def run(m):
+            return m.cdist(m.ones(3, 2, dtype=getattr(m, a)), m.ones(4, 2, dtype=getattr(m, b)))
+        assert _outcome(run, fw) == _outcome(run, torch) != "ok", (a, b)

@@ -471,3 +471,19 @@ def test_an_elementwise_result_is_laid_out_by_its_first_operand_as_torchs(name):
         return _layout(y), y.reshape(-1).grad_fn.name() if y.requires_grad else None
 
     _same(run)
+
+
+def test_stale_no_grad_view_error_comes_before_the_empty_reduction_check():
+    """torch's autograd reads the input's history before the kernel checks its shape: min over an empty dim of a
+    no_grad view whose memory changed raises the view error, not the IndexError (found by the fuzzer)."""
+    messages = []
+    for m in (torch, framework):
+        t0 = m.tensor(-1.54, requires_grad=True)
+        t3 = t0.view(-1)
+        with m.no_grad():
+            t10 = t3.narrow(0, 0, 0)
+            t10 += -1.0
+        with pytest.raises(RuntimeError) as info:
+            t10.min(dim=0)
+        messages.append(str(info.value).split(".")[0])
+    assert messages[0] == messages[1] and messages[0].startswith("A view was created in no_grad mode")

@@ -267,7 +267,7 @@ def _check_group_norm_params(input: Tensor, weight: Tensor | None, bias: Tensor 
         # parameters), which wants float parameters and a half input
         if any(p.dtype != dtypes.float32 for p in params):
             raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if input.dtype != dtypes.float16:
+        if input.dtype not in (dtypes.float16, dtypes.bfloat16):
             raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
     elif len(params) == 2 and params[1].dtype != input.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(input._array.dtype)} but found "

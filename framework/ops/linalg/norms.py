@@ -10,7 +10,7 @@ from ...backend import errstate, get_array_module
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from .._layout import contiguous_result
-from .._util import normalize_dims, scalar_type_name, wrap_dim
+from .._util import normalize_dims, refuse_half_kernel, scalar_type_name, wrap_dim
 from ..pointwise import where_op
 from .checks import check_floating, check_same_dtype
 
@@ -212,6 +212,7 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     for i, x in ((1, x1), (2, x2)):
         check_floating(x._array, f"cdist only supports floating-point dtypes, X{i} got: {{}}")
     if x1.dtype != x2.dtype:
+        refuse_half_kernel(x1, "cdist")  # torch's kernel dispatches on x1's dtype before it reads x2's
         check_same_dtype("expected scalar type {} but found {}", x1._array, x2._array)
     if x1.shape[-1] != x2.shape[-1]:
         raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import namedtuple
 
 from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
@@ -178,6 +179,8 @@ def _nonempty_dims(a, dims, name: str) -> None:
     """torch's check before a max/min-like reduction along ``dims`` (as the user gave them): none may be empty."""
     if not a.ndim or a.numel() > 0:
         return
+    if a.requires_grad and is_grad_enabled():
+        a.grad_fn  # noqa: B018 - torch's autograd reads the input's history first: a stale view's error wins
     if dims is None or dims == () or dims == []:  # every dim of an empty tensor (amax/amin's default)
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. Specify the "
                            "reduction dim with the 'dim' argument.")
