@@ -487,3 +487,21 @@ def test_stale_no_grad_view_error_comes_before_the_empty_reduction_check():
             t10.min(dim=0)
         messages.append(str(info.value).split(".")[0])
     assert messages[0] == messages[1] and messages[0].startswith("A view was created in no_grad mode")
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "binary_cross_entropy"])
+@pytest.mark.parametrize("dt,dt2", [("int64", "int64"), ("int32", "int32"), ("bool", "bool"), ("float32", "int64"),
+                                    ("int64", "float32"), ("int64", "bool")])
+def test_losses_of_integer_operands_as_torch(name, dt, dt2):
+    """Both operands integral: torch's kernels have no such version ('"mse_cpu" not implemented for 'Long''); one
+    float: computed in its dtype (float32, not NumPy's float64). Found by the fuzzer (mse_loss of an argmax)."""
+    results = []
+    for m in (torch, framework):
+        def make(d):
+            return m.tensor([True, False, True] if d == "bool" else [1, 0, 1], dtype=getattr(m, d))
+        try:
+            out = getattr(m.nn.functional, name)(make(dt), make(dt2))
+            results.append(("ok", str(out.dtype).split(".")[1], float(out)))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            results.append((type(e).__name__, str(e).split("\n")[0].replace("torch.", "framework.")))
+    assert results[0] == results[1]

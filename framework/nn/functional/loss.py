@@ -13,7 +13,7 @@ from ...ops._util import broadcast_shapes_checked, scalar_type_name
 from ...ops.loss import (binary_cross_entropy as _loss_binary_cross_entropy,
                          binary_cross_entropy_with_logits as _fused_bce_with_logits, mse_loss as _loss_mse_loss,
                          nll as _nll)
-from ... import backend, creation, ops
+from ... import backend, creation, dtypes, ops
 from ...backend import get_array_module
 from ...ops import scalar_ops as _scalar
 from ...tensor import Tensor
@@ -58,7 +58,16 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
         shape = tuple(np.broadcast_shapes(tuple(input.shape), tuple(target.shape)))
         input = input if tuple(input.shape) == shape else input.expand(*shape)
         target = target if tuple(target.shape) == shape else target.expand(*shape)
+    _refuse_integer(input, target, "mse_cpu")
+    input = promote_integer_target(target, input)  # (an integer input with a float target: the same promotion)
     return _loss_mse_loss(input, promote_integer_target(input, target), reduction)
+
+
+def _refuse_integer(input: Tensor, target: Tensor, kernel: str) -> None:
+    """torch's regression-loss kernels have no integer or bool version: both operands integral is refused."""
+    dt = dtypes.promote_types(input._array.dtype, target._array.dtype)
+    if dt.kind not in "fVc":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dt)}\'')
 
 
 def l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, reduction: str = "mean",
@@ -78,7 +87,10 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
     if _amp.on and autocast_applies("binary_cross_entropy", input, target, weight, reduction):
         return autocast_run("binary_cross_entropy", binary_cross_entropy, input, target, weight, reduction=reduction)
     _check_same_size(input, target, "bce")
-    if input.dtype == target.dtype:  # else _loss.binary_cross_entropy raises torch's dtype error, which comes first
+    if input.dtype == target.dtype:
+        if input._array.dtype.kind not in "fV":  # torch's kernel dispatches on the dtype before its range checks
+            raise NotImplementedError(f"\"binary_cross_entropy\" not implemented for "
+                                      f"'{scalar_type_name(input._array.dtype)}'")  # else _loss.binary_cross_entropy raises torch's dtype error, which comes first
         with backend.input_check():
             x, t = input._array, target._array
             bad_input = ~((x >= 0) & (x <= 1))  # NaN fails too, as torch's check
@@ -252,8 +264,9 @@ def _legacy_reduction(size_average, reduce, reduction: str) -> str:
 
 
 def promote_integer_target(input: Tensor, target: Tensor) -> Tensor:
-    """An integer target cast to a floating input's dtype: torch's loss kernels compute in the promoted type, and
-    float32 with int64 promotes to float32 (NumPy's float64 would change the loss's dtype)."""
+    """An integer target cast to a floating input's dtype (or the other way round, arguments swapped): torch's
+    loss kernels compute in the promoted type, and float32 with int64 promotes to float32 (NumPy's float64 would
+    change the loss's dtype)."""
     if target._array.dtype.kind in "iu" and input._array.dtype.kind == "f":
         return target.to(input.dtype)
     return target
@@ -275,6 +288,8 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
     _check_reduction(reduction)
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    _refuse_integer(input, target, "smooth_l1_cpu")
+    input = promote_integer_target(target, input)
     input, target = _broadcast_pair(input, promote_integer_target(input, target), "smooth_l1_loss")
     return _SmoothL1.apply(input, target, reduction, float(beta))
 
@@ -288,6 +303,7 @@ def huber_loss(input: Tensor, target: Tensor, reduction: str = "mean", delta: fl
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
     if weight is not None:
         raise NotImplementedError("huber_loss(weight=...) is not supported")
+    _refuse_integer(input, target, "huber_cpu")
     input, target = _broadcast_pair(input, target, "huber_loss")
     return _Huber.apply(input, target, reduction, float(delta))
 
