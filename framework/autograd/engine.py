@@ -271,7 +271,7 @@ def _writable_alone(t) -> bool:
     the view, this local and getrefcount's references), dense and writeable."""
     a = t._array
     base = a.base
-    if t._version_counter is None or base is not None and sys.getrefcount(base) > 3:
+    if t._version_counter is None or base is not None:
         return False
     flags = getattr(a, "flags", None)
     return backend.is_non_overlapping_and_dense(a) and getattr(flags, "writeable", True)
