@@ -318,3 +318,77 @@ def test_conv2d_gradient_gradcheck():
         return framework.autograd.grad((y * y).sum(), [x, w], create_graph=True)
 
     assert gradcheck(grads, [x, w])
+
+
+# ---- issue 33: a gradient's _version (whether AccumulateGrad keeps it) and create_graph flags ---------------------
+
+A24 = np.array([[0.07, -1.02, -1.68, 1.99], [0.5, -0.24, 0.58, 0.4]])
+X8 = np.array([0.71, -0.84, -1.98, -0.13, 1.2, 0.3, -0.6, 0.9])
+
+
+def _same_ok(fn):
+    """_same, and the program must run (an error in both would hide the comparison)."""
+    result = _same(fn)
+    assert result[0] == "ok", result
+    return result
+
+
+def _grad_facts(t) -> tuple:
+    """What decides and shows whether AccumulateGrad kept the engine's gradient: its _version, strides, flags."""
+    g = t.grad
+    return g._version, g.stride(), g.requires_grad, _node(g)
+
+
+MM_CASES = {
+    "linear_3d": lambda m, x, w: m.nn.functional.linear(x.view(2, 1, 4), w),  # matmul folds to mm(x, w.t())
+    "linear_2d_bias": lambda m, x, w: m.nn.functional.linear(x.view(2, 4), w, w[:, 0]),  # addmm(b, x, w.t())
+    "mm_wt": lambda m, x, w: m.mm(x.view(2, 4), w.t()),
+    "mm_xt": lambda m, x, w: m.mm(x.view(4, 2).t(), w.t()),  # mat1 column-major too
+    "mm_xt_w": lambda m, x, w: m.mm(w, x.view(2, 4).t()),
+    "addmm_scaled": lambda m, x, w: m.addmm(w[0, :1], x.view(4, 2).t(), w.t(), beta=2, alpha=0.5),
+    "column": lambda m, x, w: m.mm(x.view(8, 1).t(), x.view(1, 8).t()),  # (1, 8) @ (8, 1): size-1 dims
+    "outer": lambda m, x, w: m.mm(x.view(8, 1), x.view(1, 8)[:, :2]),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("case", sorted(MM_CASES))
+def test_mm_gradient_of_a_column_major_operand_is_computed_transposed(case, create_graph):
+    """torch's mm_mat1/mat2_backward: an operand with strides (1, rows) (weight.t()) gets (m2 @ g.T).T, so the
+    leaf's gradient is C-contiguous after TBackward0 and AccumulateGrad keeps it (version 0)."""
+    def fn(m):
+        x = m.tensor(X8, dtype=m.float64, requires_grad=True)
+        w = m.tensor(A24, dtype=m.float64, requires_grad=True)
+        out = MM_CASES[case](m, x, w)
+        if create_graph:
+            grads = m.autograd.grad((out * out).sum(), [x, w], create_graph=True, allow_unused=True)
+            sum((g * g).sum() for g in grads if g is not None).backward()
+        else:
+            (out * out).sum().backward()
+        return [(_grad_facts(t), _arr(t.grad)) if t.grad is not None else None for t in (x, w)]
+
+    _same_ok(fn)
+
+
+NO_DOF = {
+    "var": lambda m, t: m.var(t),
+    "var_dim_none": lambda m, t: t.var(dim=None, correction=3),
+    "var_dim": lambda m, t: t.var(dim=0, correction=3),  # a dim given: torch's general formula (graph through t)
+    "std": lambda m, t: t.std(correction=3),
+    "var_mean": lambda m, t: sum(m.var_mean(t, correction=3)),
+    "var_mean_dim": lambda m, t: sum(m.var_mean(t, dim=0, correction=3)),
+    "std_mean": lambda m, t: m.std_mean(t, correction=2)[0],
+}
+
+
+@pytest.mark.parametrize("shape", [(), (2,)])
+@pytest.mark.parametrize("name", sorted(NO_DOF))
+def test_var_backward_without_degrees_of_freedom_has_no_graph_through_the_input(name, shape):
+    """torch's var_backward over all elements with dof <= 0 is grad * where(t == t.mean(), nan, inf): +inf for
+    every element off the mean (not inf * (t - mean)), and no graph through t under create_graph."""
+    def fn(m):
+        t = m.tensor(np.array([-0.62, 0.4] if shape else -0.62), dtype=m.float32, requires_grad=True)
+        NO_DOF[name](m, t).backward(m.tensor(0.63), create_graph=True)
+        return str(_arr(t.grad)), t.grad.requires_grad, _node(t.grad), t.grad._version
+
+    _same_ok(fn)
