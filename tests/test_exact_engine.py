@@ -392,3 +392,28 @@ def test_var_backward_without_degrees_of_freedom_has_no_graph_through_the_input(
         return str(_arr(t.grad)), t.grad.requires_grad, _node(t.grad), t.grad._version
 
     _same_ok(fn)
+
+
+SELECTIONS = {
+    "index_add_dim1": lambda m, t: m.index_add(m.zeros(2, 4), 1, m.tensor([3, 0]), t),  # source: index_select
+    "index_add_dim0": lambda m, t: m.index_add(m.zeros(3, 2), 0, m.tensor([2, 0]), t),
+    "index_select_dim1": lambda m, t: m.index_select(t, 1, m.tensor([1, 1, 0])),
+    "masked_select_broadcast": lambda m, t: m.masked_select(t[0], m.tensor([[True], [False]])),
+    "masked_select": lambda m, t: m.masked_select(t, m.tensor([[True, False], [False, True]])),
+    "masked_select_mask_broadcast": lambda m, t: m.masked_select(t, m.tensor([True, False])),
+}
+
+
+@pytest.mark.parametrize("retain_graph", [False, True])
+@pytest.mark.parametrize("name", sorted(SELECTIONS))
+def test_selection_gradients_version_as_torchs(name, retain_graph):
+    """index_select's result is C-contiguous along any dim (index_add's source gradient is then kept as it is:
+    version 0), and masked_select's gradient is written in place (version 1) unless the mask broadcast the input
+    (the engine's sum back to its shape is a new tensor: version 0)."""
+    def fn(m):
+        t = m.tensor(np.array([[-0.1, -1.18], [1.55, 0.56]]), dtype=m.float32, requires_grad=True)
+        out = SELECTIONS[name](m, t)
+        out.backward(m.ones_like(out) * 1.5, retain_graph=retain_graph)
+        return _grad_facts(t), _arr(t.grad), out.stride(), _arr(out)
+
+    _same_ok(fn)
