@@ -417,3 +417,42 @@ def test_selection_gradients_version_as_torchs(name, retain_graph):
         return _grad_facts(t), _arr(t.grad), out.stride(), _arr(out)
 
     _same_ok(fn)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_trace_gradient_carries_index_fill_writes(create_graph):
+    """torch's trace_backward fills zeros in place with index_fill_ of a tensor value (two writes: version 2),
+    also when backward(inputs=...) limits the run."""
+    def fn(m):
+        t = m.tensor(A24, requires_grad=True)
+        m.trace(t).backward(m.tensor(2.0), create_graph=create_graph)
+        first = _grad_facts(t)
+        u = m.tensor(X8[:3], requires_grad=True)
+        v = u * u
+        s = m.trace(m.tensor(A24, requires_grad=True) * 1)
+        w = m.tensor(A24, requires_grad=True)
+        (m.trace(w) * m.trace(w) + s).sum().backward(inputs=[w, v])
+        return first, _grad_facts(w), _arr(w.grad)
+
+    _same_ok(fn)
+
+
+@pytest.mark.parametrize("correction", [0, 1, 2])
+def test_cov_aweights_gradient_nodes_and_version(correction):
+    """torch.cov with aweights: correction * (w * aweights).sum() is int * Tensor (MulBackward1), and the
+    weights' gradient is summed from its uses in torch's node order (its _version)."""
+    def fn(m):
+        x = m.tensor(A24, dtype=m.float32)
+        w = m.tensor(np.array([1.87, 1.38, 1.77, 1.05]), dtype=m.float64, requires_grad=True)
+        c = m.cov(x, correction=correction, aweights=w)
+        names = []
+        stack = [c.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None:
+                names.append(node.name())
+                stack.extend(n for n, _ in node.next_functions)
+        g, = m.autograd.grad(c.sum(), [w])
+        return names, g._version, _arr(g)
+
+    _same_ok(fn)

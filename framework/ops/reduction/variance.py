@@ -64,9 +64,9 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x * w if w is not None else x).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
-        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+        norm_factor = w_sum - MulScalar.apply((w * aweights).sum(), correction) / w_sum  # torch's int * Tensor
     else:
-        norm_factor = w_sum - correction
+        norm_factor = w_sum - correction if correction != 0 else w_sum  # torch: no SubBackward0 for 0
     if bool(norm_factor.le(0)):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=2)

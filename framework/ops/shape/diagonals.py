@@ -215,6 +215,7 @@ class Trace(Function):
     """out = the sum of a matrix's diagonal (integers sum to int64). Saves nothing."""
 
     node_name, array_forward = "TraceBackward0", True
+    grad_writes = 2  # torch's index_fill_ with a tensor value (two in-place ops: index_fill_ of its .item())
 
     @staticmethod
     def forward(ctx, a):
