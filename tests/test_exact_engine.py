@@ -456,3 +456,26 @@ def test_cov_aweights_gradient_nodes_and_version(correction):
         return names, g._version, _arr(g)
 
     _same_ok(fn)
+
+
+SGN_SUMS = {
+    "sgn_last": lambda m, x: (x * 3).sum() + (x.sgn() * 2).sum(),  # sgn's zero gradient arrives first
+    "sgn_first": lambda m, x: (x.sgn() * 2).sum() + (x * 3).sum(),  # ... or second: summed in place
+    "sgn_twice": lambda m, x: (x.sgn() * 2).sum() + (x.sgn() * 2).sum(),
+    "sign_last": lambda m, x: (x * 3).sum() + (x.sign() * 2).sum(),  # sign's is a real zeros_like
+    "abs_double_backward": lambda m, x: (lambda g: (g * g).sum())(
+        m.autograd.grad(m.log(x.abs() + 0.5).sum(), [x], create_graph=True)[0]),  # abs's grad * sgn(x)
+}
+
+
+@pytest.mark.parametrize("name", sorted(SGN_SUMS))
+def test_sgn_gradient_is_a_zero_tensor_the_engine_sums_into_a_new_one(name):
+    """torch's sgn_backward of a real tensor is an _efficientzerotensor: a gradient summed with it is a copy of
+    the other (version 0), two of them stay a zero tensor; summed into a real gradient it is add_ (version 1)."""
+    def fn(m):
+        x = m.tensor(X8[:4], requires_grad=True)
+        SGN_SUMS[name](m, x).backward()
+        # (torch's .grad is then a ZeroTensor itself, which refuses .numpy(): only its facts are compared)
+        return _grad_facts(x), None if name == "sgn_twice" else _arr(x.grad)
+
+    _same_ok(fn)
