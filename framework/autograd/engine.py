@@ -271,8 +271,8 @@ def _accumulate(prev, g, outs: list):
 
 
 def _writable_alone(t) -> bool:
-    """The rest of torch's can_accumulate_inplace: t's memory is its own (a view's base held by nothing else:
-    the view, this local and getrefcount's references), dense and writeable."""
+    """The rest of torch's can_accumulate_inplace: t's memory is its own, dense and writeable. A view never
+    qualifies: torch's keeps its base alive (ViewInfo), so its storage has a second user."""
     a = t._array
     base = a.base
     if t._version_counter is None or base is not None:
