@@ -479,3 +479,25 @@ def test_sgn_gradient_is_a_zero_tensor_the_engine_sums_into_a_new_one(name):
         return _grad_facts(x), None if name == "sgn_twice" else _arr(x.grad)
 
     _same_ok(fn)
+
+
+ORDERED = {
+    "mul": lambda m, x, y: x * y,
+    "div": lambda m, x, y: x / y,
+    "mm": lambda m, x, y: m.mm(x, y),
+    "addmm": lambda m, x, y: m.addmm(m.zeros(3, 3, dtype=m.float64), x, y),
+    "atan2": lambda m, x, y: m.atan2(x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDERED))
+def test_create_graph_builds_the_operands_gradients_in_torchs_order(name):
+    """Which operand's gradient node a create_graph backward makes first (MulBackward0, DivBackward0 and
+    MmBackward0: the second operand's; AddmmBackward0: mat1's), which orders a later backward's sums."""
+    def fn(m):
+        x = m.tensor(A24[:, 1:].T.copy(), requires_grad=True)  # (3, 2), C-contiguous leaves
+        y = m.tensor(A24[:, :3] if name in ("mm", "addmm") else A24[:, :3].T.copy(), requires_grad=True)
+        gx, gy = m.autograd.grad(ORDERED[name](m, x, y).sum(), [x, y], create_graph=True)
+        return [g.grad_fn.name() for g in (gx, gy)], gx.grad_fn._sequence_nr() < gy.grad_fn._sequence_nr()
+
+    _same_ok(fn)
