@@ -501,3 +501,23 @@ def test_create_graph_builds_the_operands_gradients_in_torchs_order(name):
         return [g.grad_fn.name() for g in (gx, gy)], gx.grad_fn._sequence_nr() < gy.grad_fn._sequence_nr()
 
     _same_ok(fn)
+
+
+BROADCAST_SUMS = {
+    "scalar_leaf": lambda m: m.tensor(-0.67, requires_grad=True),  # summed to 0-d: a plain sum, not a view
+    "row_leaf": lambda m: m.tensor([[-0.67, 2.0]], requires_grad=True),
+    "vector_leaf": lambda m: m.tensor([-0.67, 2.0], requires_grad=True),  # leading dim dropped: a view
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROADCAST_SUMS))
+def test_a_gradient_summed_back_to_a_broadcast_input_is_a_view_only_when_torchs_is(name):
+    """torch's sum_to: a plain sum to a 0-d shape, a keepdim sum, and a view only to drop leading dims; only a
+    gradient that is not a view may have the next one summed into it in place (version 1)."""
+    def fn(m):
+        t = BROADCAST_SUMS[name](m)
+        out = t.reshape(1, 1, -1) * t  # the leaf's own gradient first (broadcast back), then its view's
+        out.backward(m.ones_like(out) * 0.5)
+        return _grad_facts(t), _arr(t.grad)
+
+    _same_ok(fn)
