@@ -76,6 +76,7 @@ class Tensor:
     _acc_ref = None
     _pending_diff = False
     _creation_meta = 0  # a view's CreationMeta (DEFAULT: may be modified in place under grad mode)
+    _efficient_zero = False  # a gradient torch makes as _efficientzerotensor (sgn's): the engine sums it specially
     # a base whose geometry an in-place view op changed (t_, squeeze_, ...): a list with, for each change, the view op
     # that undoes it (None where none does: as_strided_), so that views made before it still find their elements
     _geometry_inverses = ()

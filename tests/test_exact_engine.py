@@ -318,3 +318,206 @@ def test_conv2d_gradient_gradcheck():
         return framework.autograd.grad((y * y).sum(), [x, w], create_graph=True)
 
     assert gradcheck(grads, [x, w])
+
+
+# ---- issue 33: a gradient's _version (whether AccumulateGrad keeps it) and create_graph flags ---------------------
+
+A24 = np.array([[0.07, -1.02, -1.68, 1.99], [0.5, -0.24, 0.58, 0.4]])
+X8 = np.array([0.71, -0.84, -1.98, -0.13, 1.2, 0.3, -0.6, 0.9])
+
+
+def _same_ok(fn):
+    """_same, and the program must run (an error in both would hide the comparison)."""
+    result = _same(fn)
+    assert result[0] == "ok", result
+    return result
+
+
+def _grad_facts(t) -> tuple:
+    """What decides and shows whether AccumulateGrad kept the engine's gradient: its _version, strides, flags."""
+    g = t.grad
+    return g._version, g.stride(), g.requires_grad, _node(g)
+
+
+MM_CASES = {
+    "linear_3d": lambda m, x, w: m.nn.functional.linear(x.view(2, 1, 4), w),  # matmul folds to mm(x, w.t())
+    "linear_2d_bias": lambda m, x, w: m.nn.functional.linear(x.view(2, 4), w, w[:, 0]),  # addmm(b, x, w.t())
+    "mm_wt": lambda m, x, w: m.mm(x.view(2, 4), w.t()),
+    "mm_xt": lambda m, x, w: m.mm(x.view(4, 2).t(), w.t()),  # mat1 column-major too
+    "mm_xt_w": lambda m, x, w: m.mm(w, x.view(2, 4).t()),
+    "addmm_scaled": lambda m, x, w: m.addmm(w[0, :1], x.view(4, 2).t(), w.t(), beta=2, alpha=0.5),
+    "column": lambda m, x, w: m.mm(x.view(8, 1).t(), x.view(1, 8).t()),  # (1, 8) @ (8, 1): size-1 dims
+    "outer": lambda m, x, w: m.mm(x.view(8, 1), x.view(1, 8)[:, :2]),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("case", sorted(MM_CASES))
+def test_mm_gradient_of_a_column_major_operand_is_computed_transposed(case, create_graph):
+    """torch's mm_mat1/mat2_backward: an operand with strides (1, rows) (weight.t()) gets (m2 @ g.T).T, so the
+    leaf's gradient is C-contiguous after TBackward0 and AccumulateGrad keeps it (version 0)."""
+    def fn(m):
+        x = m.tensor(X8, dtype=m.float64, requires_grad=True)
+        w = m.tensor(A24, dtype=m.float64, requires_grad=True)
+        out = MM_CASES[case](m, x, w)
+        if create_graph:
+            grads = m.autograd.grad((out * out).sum(), [x, w], create_graph=True, allow_unused=True)
+            sum((g * g).sum() for g in grads if g is not None).backward()
+        else:
+            (out * out).sum().backward()
+        return [(_grad_facts(t), _arr(t.grad)) if t.grad is not None else None for t in (x, w)]
+
+    _same_ok(fn)
+
+
+NO_DOF = {
+    "var": lambda m, t: m.var(t),
+    "var_dim_none": lambda m, t: t.var(dim=None, correction=3),
+    "var_dim": lambda m, t: t.var(dim=0, correction=3),  # a dim given: torch's general formula (graph through t)
+    "std": lambda m, t: t.std(correction=3),
+    "var_mean": lambda m, t: sum(m.var_mean(t, correction=3)),
+    "var_mean_dim": lambda m, t: sum(m.var_mean(t, dim=0, correction=3)),
+    "std_mean": lambda m, t: m.std_mean(t, correction=2)[0],
+}
+
+
+@pytest.mark.parametrize("shape", [(), (2,)])
+@pytest.mark.parametrize("name", sorted(NO_DOF))
+def test_var_backward_without_degrees_of_freedom_has_no_graph_through_the_input(name, shape):
+    """torch's var_backward over all elements with dof <= 0 is grad * where(t == t.mean(), nan, inf): +inf for
+    every element off the mean (not inf * (t - mean)), and no graph through t under create_graph."""
+    def fn(m):
+        t = m.tensor(np.array([-0.62, 0.4] if shape else -0.62), dtype=m.float32, requires_grad=True)
+        NO_DOF[name](m, t).backward(m.tensor(0.63), create_graph=True)
+        return str(_arr(t.grad)), t.grad.requires_grad, _node(t.grad), t.grad._version
+
+    _same_ok(fn)
+
+
+SELECTIONS = {
+    "index_add_dim1": lambda m, t: m.index_add(m.zeros(2, 4), 1, m.tensor([3, 0]), t),  # source: index_select
+    "index_add_dim0": lambda m, t: m.index_add(m.zeros(3, 2), 0, m.tensor([2, 0]), t),
+    "index_select_dim1": lambda m, t: m.index_select(t, 1, m.tensor([1, 1, 0])),
+    "masked_select_broadcast": lambda m, t: m.masked_select(t[0], m.tensor([[True], [False]])),
+    "masked_select": lambda m, t: m.masked_select(t, m.tensor([[True, False], [False, True]])),
+    "masked_select_mask_broadcast": lambda m, t: m.masked_select(t, m.tensor([True, False])),
+}
+
+
+@pytest.mark.parametrize("retain_graph", [False, True])
+@pytest.mark.parametrize("name", sorted(SELECTIONS))
+def test_selection_gradients_version_as_torchs(name, retain_graph):
+    """index_select's result is C-contiguous along any dim (index_add's source gradient is then kept as it is:
+    version 0), and masked_select's gradient is written in place (version 1) unless the mask broadcast the input
+    (the engine's sum back to its shape is a new tensor: version 0)."""
+    def fn(m):
+        t = m.tensor(np.array([[-0.1, -1.18], [1.55, 0.56]]), dtype=m.float32, requires_grad=True)
+        out = SELECTIONS[name](m, t)
+        out.backward(m.ones_like(out) * 1.5, retain_graph=retain_graph)
+        return _grad_facts(t), _arr(t.grad), out.stride(), _arr(out)
+
+    _same_ok(fn)
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_trace_gradient_carries_index_fill_writes(create_graph):
+    """torch's trace_backward fills zeros in place with index_fill_ of a tensor value (two writes: version 2),
+    also when backward(inputs=...) limits the run."""
+    def fn(m):
+        t = m.tensor(A24, requires_grad=True)
+        m.trace(t).backward(m.tensor(2.0), create_graph=create_graph)
+        first = _grad_facts(t)
+        u = m.tensor(X8[:3], requires_grad=True)
+        v = u * u
+        s = m.trace(m.tensor(A24, requires_grad=True) * 1)
+        w = m.tensor(A24, requires_grad=True)
+        (m.trace(w) * m.trace(w) + s).sum().backward(inputs=[w, v])
+        return first, _grad_facts(w), _arr(w.grad)
+
+    _same_ok(fn)
+
+
+@pytest.mark.parametrize("correction", [0, 1, 2])
+def test_cov_aweights_gradient_nodes_and_version(correction):
+    """torch.cov with aweights: correction * (w * aweights).sum() is int * Tensor (MulBackward1), and the
+    weights' gradient is summed from its uses in torch's node order (its _version)."""
+    def fn(m):
+        x = m.tensor(A24, dtype=m.float32)
+        w = m.tensor(np.array([1.87, 1.38, 1.77, 1.05]), dtype=m.float64, requires_grad=True)
+        c = m.cov(x, correction=correction, aweights=w)
+        names = []
+        stack = [c.grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None:
+                names.append(node.name())
+                stack.extend(n for n, _ in node.next_functions)
+        g, = m.autograd.grad(c.sum(), [w])
+        return names, g._version, _arr(g)
+
+    _same_ok(fn)
+
+
+SGN_SUMS = {
+    "sgn_last": lambda m, x: (x * 3).sum() + (x.sgn() * 2).sum(),  # sgn's zero gradient arrives first
+    "sgn_first": lambda m, x: (x.sgn() * 2).sum() + (x * 3).sum(),  # ... or second: summed in place
+    "sgn_twice": lambda m, x: (x.sgn() * 2).sum() + (x.sgn() * 2).sum(),
+    "sign_last": lambda m, x: (x * 3).sum() + (x.sign() * 2).sum(),  # sign's is a real zeros_like
+    "abs_double_backward": lambda m, x: (lambda g: (g * g).sum())(
+        m.autograd.grad(m.log(x.abs() + 0.5).sum(), [x], create_graph=True)[0]),  # abs's grad * sgn(x)
+}
+
+
+@pytest.mark.parametrize("name", sorted(SGN_SUMS))
+def test_sgn_gradient_is_a_zero_tensor_the_engine_sums_into_a_new_one(name):
+    """torch's sgn_backward of a real tensor is an _efficientzerotensor: a gradient summed with it is a copy of
+    the other (version 0), two of them stay a zero tensor; summed into a real gradient it is add_ (version 1)."""
+    def fn(m):
+        x = m.tensor(X8[:4], requires_grad=True)
+        SGN_SUMS[name](m, x).backward()
+        # (torch's .grad is then a ZeroTensor itself, which refuses .numpy(): only its facts are compared)
+        return _grad_facts(x), None if name == "sgn_twice" else _arr(x.grad)
+
+    _same_ok(fn)
+
+
+ORDERED = {
+    "mul": lambda m, x, y: x * y,
+    "div": lambda m, x, y: x / y,
+    "mm": lambda m, x, y: m.mm(x, y),
+    "addmm": lambda m, x, y: m.addmm(m.zeros(3, 3, dtype=m.float64), x, y),
+    "atan2": lambda m, x, y: m.atan2(x, y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ORDERED))
+def test_create_graph_builds_the_operands_gradients_in_torchs_order(name):
+    """Which operand's gradient node a create_graph backward makes first (MulBackward0, DivBackward0 and
+    MmBackward0: the second operand's; AddmmBackward0: mat1's), which orders a later backward's sums."""
+    def fn(m):
+        x = m.tensor(A24[:, 1:].T.copy(), requires_grad=True)  # (3, 2), C-contiguous leaves
+        y = m.tensor(A24[:, :3] if name in ("mm", "addmm") else A24[:, :3].T.copy(), requires_grad=True)
+        gx, gy = m.autograd.grad(ORDERED[name](m, x, y).sum(), [x, y], create_graph=True)
+        return [g.grad_fn.name() for g in (gx, gy)], gx.grad_fn._sequence_nr() < gy.grad_fn._sequence_nr()
+
+    _same_ok(fn)
+
+
+BROADCAST_SUMS = {
+    "scalar_leaf": lambda m: m.tensor(-0.67, requires_grad=True),  # summed to 0-d: a plain sum, not a view
+    "row_leaf": lambda m: m.tensor([[-0.67, 2.0]], requires_grad=True),
+    "vector_leaf": lambda m: m.tensor([-0.67, 2.0], requires_grad=True),  # leading dim dropped: a view
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROADCAST_SUMS))
+def test_a_gradient_summed_back_to_a_broadcast_input_is_a_view_only_when_torchs_is(name):
+    """torch's sum_to: a plain sum to a 0-d shape, a keepdim sum, and a view only to drop leading dims; only a
+    gradient that is not a view may have the next one summed into it in place (version 1)."""
+    def fn(m):
+        t = BROADCAST_SUMS[name](m)
+        out = t.reshape(1, 1, -1) * t  # the leaf's own gradient first (broadcast back), then its view's
+        out.backward(m.ones_like(out) * 0.5)
+        return _grad_facts(t), _arr(t.grad)
+
+    _same_ok(fn)

@@ -5,6 +5,8 @@ does), and every binary op needs it in backward, so it lives here rather than in
 """
 from __future__ import annotations
 
+from .. import backend
+
 
 def sum_to(grad, shape: tuple):
     """Sum ``grad`` (a Tensor) down to ``shape``, undoing broadcasting (only when the shapes differ)."""
@@ -27,11 +29,18 @@ def sum_to(grad, shape: tuple):
 def sum_to_array(g, shape: tuple, dtype=None):
     """sum_to on a raw array (the engine's fast path), plus the cast back to the input's dtype."""
     if g.shape != tuple(shape):
+        # as torch's sum_to: a plain sum to a 0-d shape, else a keepdim sum then a view only to drop leading dims
+        # (whether the result is a view decides if the engine may later sum into it in place)
         lead = g.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape) if s == 1 and g.shape[i + lead] != 1)
-        if axes:
-            g = g.sum(axis=axes, keepdims=True)
-        g = g.reshape(shape)
+        if not shape:
+            g = backend.get_array_module(g).asarray(g.sum())
+        else:
+            axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
+                                              if s == 1 and g.shape[i + lead] != 1)
+            if axes:
+                g = g.sum(axis=axes, keepdims=True)
+            if lead:
+                g = g.reshape(shape)
     if dtype is not None and g.dtype != dtype:
         g = g.astype(dtype)
     return g

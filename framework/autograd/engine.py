@@ -255,6 +255,10 @@ def _needed_outputs(node, outs: list, needed: set, capture: dict | None) -> list
 def _accumulate(prev, g, outs: list):
     """prev + g, as torch's InputBuffer::accumulate without grad mode: in place into prev when only the engine
     holds it (which bumps its _version, as torch's add_), else into a new tensor."""
+    if prev._efficient_zero:  # torch's add of a ZeroTensor: the other one, copied (or a zero tensor again)
+        if g._efficient_zero:
+            return prev
+        return Tensor._make(backend.get_array_module(g._array).array(g._array, order="K", copy=True))
     # sys.getrefcount when only the engine holds prev: its buffer, this argument, getrefcount's own, and the output
     # list of the node running now if prev came from it (torch has moved it out of there)
     if sys.getrefcount(prev) <= 3 + sum(o is prev for o in outs) and _writable_alone(prev):
@@ -267,11 +271,11 @@ def _accumulate(prev, g, outs: list):
 
 
 def _writable_alone(t) -> bool:
-    """The rest of torch's can_accumulate_inplace: t's memory is its own (a view's base held by nothing else:
-    the view, this local and getrefcount's references), dense and writeable."""
+    """The rest of torch's can_accumulate_inplace: t's memory is its own, dense and writeable. A view never
+    qualifies: torch's keeps its base alive (ViewInfo), so its storage has a second user."""
     a = t._array
     base = a.base
-    if t._version_counter is None or base is not None and sys.getrefcount(base) > 3:
+    if t._version_counter is None or base is not None:
         return False
     flags = getattr(a, "flags", None)
     return backend.is_non_overlapping_and_dense(a) and getattr(flags, "writeable", True)

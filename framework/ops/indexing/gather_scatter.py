@@ -195,7 +195,10 @@ class IndexSelect(Function):
             raise IndexError("index out of range in self")
         ctx.shape, ctx.index = a.shape, (slice(None),) * dim + (index.reshape(-1),)
         ctx.save_for_backward(index)  # for the check only: ctx.index holds the same values while it passes
-        return a[ctx.index]
+        if a.ndim == 0:
+            return a[ctx.index]
+        # take: a fresh C-contiguous result as torch's (a[:, index] is laid out with the indexed dim first)
+        return backend.get_array_module(a).take(a, ctx.index[-1], axis=dim)
 
     @staticmethod
     def backward(ctx, grad):

@@ -92,8 +92,6 @@ class MaskedSelect(Function):
     """out = the elements of a where mask is True (a and mask broadcast together), in order, as a 1-D tensor.
     Saves a (as torch, whose backward reads it) and the mask."""
 
-    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
-
     node_name, array_forward, index_args = "MaskedSelectBackward0", True, (1,)
 
     @staticmethod
@@ -108,8 +106,14 @@ class MaskedSelect(Function):
     def backward(ctx, grad):
         _, mask = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
         zeros = Tensor._make(get_array_module(grad._array).zeros(ctx.shape, dtype=grad._array.dtype))
-        # torch's masked_select_backward: zeros.masked_scatter_(mask, grad), summed back to a's shape
-        return grad_for(_MaskedScatterGrad.apply(zeros, grad, mask), *ctx.a_meta), None
+        # torch's masked_select_backward: zeros.masked_scatter_(mask, grad) (in place: _version 1), summed back to
+        # a's shape by the engine when mask broadcast it (a new tensor: _version 0)
+        out = _MaskedScatterGrad.apply(zeros, grad, mask)
+        if tuple(ctx.shape) == tuple(ctx.a_meta[0]):
+            if out._version_counter is not None:
+                out._version_counter.bump("masked_scatter_")
+            return out, None
+        return grad_for(out, *ctx.a_meta), None
 
 
 class _MaskedScatterGrad(Function):

@@ -57,6 +57,33 @@ def _save_crossed(ctx, a, b):
     ctx.save_for_backward(a if need_b else None, b if need_a else None)
 
 
+def _column_major(m) -> bool:
+    """torch's test in mm_mat1_backward / mm_mat2_backward: strides (1, rows), a transposed C-contiguous matrix
+    (weight.t()); its gradient is then computed transposed, so after TBackward0 the weight's is C-contiguous."""
+    s0, s1 = m.strides
+    return s0 == m.itemsize and s1 == m.shape[0] * m.itemsize
+
+
+def _save_layouts(ctx, m1, m2, i1: int, i2: int) -> None:
+    """Remember which operands needing a gradient were column-major (torch saves their strides)."""
+    need = ctx.needs_input_grad
+    ctx.cols = (need[i1] and _column_major(m1), need[i2] and _column_major(m2))
+
+
+def _mat1_grad(g, m2, cols: bool):
+    """torch's mm_mat1_backward: g @ m2.T, or (m2 @ g.T).T when mat1 was column-major (arrays or tensors)."""
+    if isinstance(g, Tensor):
+        return m2.mm(g.t()).t() if cols else g.mm(m2.t())
+    return _mm(m2, g.T).T if cols else _mm(g, m2.T)
+
+
+def _mat2_grad(g, m1, cols: bool):
+    """torch's mm_mat2_backward: m1.T @ g, or (g.T @ m1).T when mat2 was column-major (arrays or tensors)."""
+    if isinstance(g, Tensor):
+        return g.t().mm(m1).t() if cols else m1.t().mm(g)
+    return _mm(g.T, m1).T if cols else _mm(m1.T, g)
+
+
 class Mm(Function):
     """out = a @ b for 2-D a, b. Saves a if b needs grad, b if a needs grad."""
 
@@ -69,13 +96,15 @@ class Mm(Function):
                                f"{b.shape[0]}x{b.shape[1]})")
         _check_dtypes(a, b)
         _save_crossed(ctx, a, b)
+        _save_layouts(ctx, a, b, 0, 1)
         return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = grad.mm(b.t()) if ctx.needs_input_grad[0] else None
-        gb = a.t().mm(grad) if ctx.needs_input_grad[1] else None
+        # torch's MmBackward0 builds mat2's gradient first (the order of the nodes a create_graph makes)
+        gb = _mat2_grad(grad, a, ctx.cols[1]) if ctx.needs_input_grad[1] else None
+        ga = _mat1_grad(grad, b, ctx.cols[0]) if ctx.needs_input_grad[0] else None
         return ga, gb
 
     @staticmethod
@@ -83,7 +112,8 @@ class Mm(Function):
         a, b = ctx.saved_arrays
         # a single row (vector @ matrix): b's gradient is an outer product, each element one product as torch's
         # (-0.0 stays -0.0; BLAS adds it to a +0.0)
-        return (_mm(g, b.T) if ctx.needs_input_grad[0] else None, _mm(a.T, g) if ctx.needs_input_grad[1] else None)
+        return (_mat1_grad(g, b, ctx.cols[0]) if ctx.needs_input_grad[0] else None,
+                _mat2_grad(g, a, ctx.cols[1]) if ctx.needs_input_grad[1] else None)
 
 
 class Mv(Function):
@@ -305,9 +335,7 @@ class Addmm(Function):
         need_1, need_2 = ctx.needs_input_grad[1], ctx.needs_input_grad[2]
         ctx.save_for_backward(m1 if need_2 else None, m2 if need_1 else None)
         ctx.bias_shape = bias.shape
-        # m2 is usually weight.t(): then the backward computes g2's transpose, so weight gets a C-ordered grad
-        flags = m2.flags  # (numpy builds a flags object on each read)
-        ctx.m2_transposed = flags.f_contiguous and not flags.c_contiguous
+        _save_layouts(ctx, m1, m2, 1, 2)  # m2 is usually weight.t(): weight then gets a C-ordered grad
         out = _mm(m1, m2)
         out += bias
         return out
@@ -316,18 +344,16 @@ class Addmm(Function):
     def backward(ctx, grad):
         m1, m2 = ctx.saved_tensors
         gb = sum_to(grad, ctx.bias_shape) if ctx.needs_input_grad[0] else None
-        g1 = grad.mm(m2.t()) if ctx.needs_input_grad[1] else None
-        g2 = m1.t().mm(grad) if ctx.needs_input_grad[2] else None
+        g1 = _mat1_grad(grad, m2, ctx.cols[0]) if ctx.needs_input_grad[1] else None
+        g2 = _mat2_grad(grad, m1, ctx.cols[1]) if ctx.needs_input_grad[2] else None
         return gb, g1, g2
 
     @staticmethod
     def backward_arrays(ctx, g):
         m1, m2 = ctx.saved_arrays
         gb = sum_to_array(g, ctx.bias_shape) if ctx.needs_input_grad[0] else None
-        g1 = _mm(g, m2.T) if ctx.needs_input_grad[1] else None
-        g2 = None
-        if ctx.needs_input_grad[2]:
-            g2 = _mm(g.T, m1).T if ctx.m2_transposed else _mm(m1.T, g)  # one row: an outer product, as Mm
+        g1 = _mat1_grad(g, m2, ctx.cols[0]) if ctx.needs_input_grad[1] else None
+        g2 = _mat2_grad(g, m1, ctx.cols[1]) if ctx.needs_input_grad[2] else None  # one row: as Mm
         return gb, g1, g2
 
 
@@ -367,8 +393,8 @@ class AddmmScaled(Addmm):
         beta, alpha = ctx.beta, ctx.alpha
         # torch's maybe_multiply: the scaled gradients are MulBackward1 nodes under create_graph
         gb = sum_to(maybe_multiply(grad, beta), ctx.bias_shape) if ctx.needs_input_grad[0] else None
-        g1 = maybe_multiply(grad.mm(m2.t()), alpha) if ctx.needs_input_grad[1] else None
-        g2 = maybe_multiply(m1.t().mm(grad), alpha) if ctx.needs_input_grad[2] else None
+        g1 = maybe_multiply(_mat1_grad(grad, m2, ctx.cols[0]), alpha) if ctx.needs_input_grad[1] else None
+        g2 = maybe_multiply(_mat2_grad(grad, m1, ctx.cols[1]), alpha) if ctx.needs_input_grad[2] else None
         return gb, g1, g2, None, None
 
     backward_arrays = None

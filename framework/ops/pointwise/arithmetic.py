@@ -155,8 +155,9 @@ class Mul(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = grad_for(grad * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        # other's gradient first, as torch's MulBackward0 (the order of the nodes a create_graph makes)
         gb = grad_for(grad * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        ga = grad_for(grad * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         return ga, gb
 
     @staticmethod
@@ -185,9 +186,10 @@ class Div(Function):
     @staticmethod
     def backward(ctx, grad):
         a, b = ctx.saved_tensors
-        ga = grad_for(grad / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        # torch's div_tensor_other_backward: -grad * ((a / b) / b), in that order (node names, rounding)
+        # torch's div_tensor_other_backward: -grad * ((a / b) / b), in that order (node names, rounding), and
+        # before self's gradient, as torch's DivBackward0
         gb = grad_for(-grad * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        ga = grad_for(grad / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         return ga, gb
 
     @staticmethod

@@ -60,6 +60,12 @@ class SgnOfAbs(Sign):
 
     node_name = "SgnBackward0"
 
+    @staticmethod
+    def backward(ctx, grad):
+        zeros = Sign.backward(ctx, grad)
+        zeros._efficient_zero = True  # torch's sgn_backward of a real tensor: at::_efficientzerotensor
+        return zeros
+
 
 class Log(Function):
     """out = ln(a). Saves a."""
@@ -330,7 +336,9 @@ class Sgn(Function):
     @staticmethod
     def backward(ctx, grad):
         ctx.saved_tensors  # (unpacking checks the versions, as torch's)
-        return _zeros(grad)  # torch's sgn_backward of a real tensor: zeros (not grad * 0: inf * 0 is NaN)
+        zeros = _zeros(grad)  # torch's sgn_backward of a real tensor: zeros (not grad * 0: inf * 0 is NaN)
+        zeros._efficient_zero = True  # at::_efficientzerotensor: the engine's sum with it is a new tensor
+        return zeros
 
 
 def sgn(input: Tensor) -> Tensor:

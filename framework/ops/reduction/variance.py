@@ -12,6 +12,7 @@ from ...backend import errstate, errstate as _errstate, get_array_module
 from ...tensor import Tensor
 from .._layout import contiguous_result
 from .._util import normalize_dims, scalar_type_name
+from ..pointwise.conditional import where
 from ..scalar_ops import DivScalar, MulScalar
 from .sums import _expand_back, _unsqueeze_dims
 
@@ -63,9 +64,9 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         raise RuntimeError("cov(): weights sum to zero, can't be normalized")
     avg = (x * w if w is not None else x).sum(1) / w_sum
     if w is not None and aweights is not None and correction != 0:
-        norm_factor = w_sum - correction * (w * aweights).sum() / w_sum
+        norm_factor = w_sum - MulScalar.apply((w * aweights).sum(), correction) / w_sum  # torch's int * Tensor
     else:
-        norm_factor = w_sum - correction
+        norm_factor = w_sum - correction if correction != 0 else w_sum  # torch: no SubBackward0 for 0
     if bool(norm_factor.le(0)):
         warnings.warn("cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
                       "observations.", UserWarning, stacklevel=2)
@@ -101,6 +102,12 @@ def _var_setup(ctx, a, dim, correction, keepdim) -> None:
         ctx.n *= a.shape[d]
 
 
+def _no_dof_grad(grad: Tensor, a: Tensor) -> Tensor:
+    """torch's var_backward over all elements with dof <= 0: grad * where(a == a.mean(), nan, inf), a factor
+    with no graph through a (so a create_graph gradient of a constant grad does not require grad)."""
+    return grad * where(a == a.mean(), math.nan, math.inf)
+
+
 def _acc_dtype(a):
     """The dtype torch's CPU var/std accumulate a float array in: double for float and half (so 1e30 ** 2 does
     not overflow a float32 variance, and the float32 result is the double one rounded, bit for bit)."""
@@ -127,6 +134,8 @@ class Var(Function):
         dof = ctx.n - ctx.correction
         scale = 2.0 / dof if dof != 0 else math.inf
         if ctx.all_dims:
+            if dof <= 0:
+                return _no_dof_grad(grad, a), None, None, None
             return MulScalar.apply(grad, scale) * (a - a.mean()), None, None, None
         if not ctx.keepdim and a.ndim > 1:
             grad = _unsqueeze_dims(grad, ctx.dims)
@@ -156,14 +165,16 @@ class Std(Function):
         # single element): unlike torch, the divisor is masked too, so no NaN comes back at higher orders
         zero = out == 0
         scale = (grad / MulScalar.apply(out.masked_fill(zero, 1.0), 2)).masked_fill(zero, 0.0)
+        dof = ctx.n - ctx.correction
+        if ctx.all_dims and dof <= 0:  # torch's var_backward over all elements with no degrees of freedom
+            return _no_dof_grad(scale, a), None, None, None
         if ctx.all_dims:
             centered = a - a.mean()
         else:
             if not ctx.keepdim and a.ndim > 1:
                 scale = _unsqueeze_dims(scale, ctx.dims)
             centered = a - a.mean(dim=ctx.dims, keepdim=True)
-        dof = ctx.n - ctx.correction
-        return MulScalar.apply(scale, 2.0 / dof if dof > 0 else math.inf) * centered, None, None, None
+        return MulScalar.apply(scale, 2.0 / dof if dof != 0 else math.inf) * centered, None, None, None
 
 
 def _correction(unbiased, correction):
@@ -191,10 +202,11 @@ class VarMean(Function):
     std = False
 
     @classmethod
-    def forward(cls, ctx, a, dims, correction, keepdim):
+    def forward(cls, ctx, a, dims, correction, keepdim, all_dims=False):
         xp = get_array_module(a)
         ctx.set_materialize_grads(False)  # an unused output's gradient stays None (adding zeros turns -0.0 to +0.0)
         ctx.dims, ctx.correction, ctx.keepdim = dims, correction, keepdim
+        ctx.all_dims = all_dims
         ctx.n = int(np.prod([a.shape[d] for d in dims])) if dims else 1
         acc = np.float64 if a.dtype.itemsize < 8 else None
         with errstate(xp, divide="ignore", invalid="ignore"):
@@ -210,20 +222,23 @@ class VarMean(Function):
         a, out = ctx.saved_tensors
         dims, keepdim, n = ctx.dims, ctx.keepdim, ctx.n
         gx = None
-        centered = a - a.mean(dim=dims, keepdim=True) if dims else a - a.mean()
         dof = n - ctx.correction
         if g_out is not None:
             g = g_out
             if cls.std:  # d std = d var / (2 std), 0 where the std is 0
                 zero = Tensor._make(out._array == 0)
                 g = (g / MulScalar.apply(out.masked_fill(zero, 1.0), 2)).masked_fill(zero, 0.0)
-            if not keepdim and a.ndim > 0 and dims:
-                g = _unsqueeze_dims(g, dims)
-            gx = MulScalar.apply(g, 2.0 / dof if dof > 0 else math.inf) * centered
+            if ctx.all_dims and dof <= 0:  # torch's var_backward, as Var's
+                gx = _no_dof_grad(g, a)
+            else:
+                if not keepdim and a.ndim > 0 and dims:
+                    g = _unsqueeze_dims(g, dims)
+                centered = a - a.mean(dim=dims, keepdim=True) if dims else a - a.mean()
+                gx = MulScalar.apply(g, 2.0 / dof if dof != 0 else math.inf) * centered
         if g_mean is not None:
             gm = DivScalar.apply(_expand_back(g_mean, tuple(a.shape), dims, keepdim), n)
             gx = gm if gx is None else gx + gm
-        return gx, None, None, None
+        return gx, None, None, None, None
 
 
 class StdMean(VarMean):
@@ -240,7 +255,7 @@ def _var_mean_args(fn: str, input, dim, unbiased, keepdim, correction):
     if correction is None:
         correction = 1 if unbiased is None or unbiased else 0
     dims = normalize_dims(dim, input.ndim)
-    return dims, correction, keepdim
+    return dims, correction, keepdim, dim is None or input.ndim == 0  # all dims: torch's var_backward rule
 
 
 def var_mean(input: Tensor, dim=None, unbiased=None, keepdim: bool = False, *, correction=None):

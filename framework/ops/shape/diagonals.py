@@ -228,7 +228,10 @@ class Trace(Function):
     @staticmethod
     def backward(ctx, grad):
         # torch's trace_backward: zeros(rows * cols).index_fill_(0, diagonal positions, grad).view(sizes)
-        return _DiagonalFill.apply(grad, ctx.shape).view(*ctx.shape)
+        filled = _DiagonalFill.apply(grad, ctx.shape)
+        if filled._version_counter is not None:  # index_fill_ with a tensor value writes twice (its .item()'s)
+            filled._version_counter.value += 2
+        return filled.view(*ctx.shape)  # a view made after the writes (its grad_fn is ViewBackward0)
 
 
 class _DiagonalFill(Function):
