@@ -31,25 +31,29 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
 
     The steps run feature-major (the state as (H, N)): the recurrent product is then W (4H, H) @ h (H, N), a
     product with many rows, which BLAS runs about twice as fast as the few-row h (N, H) @ W.T (N is a batch).
-    The input projection of all steps is one GEMM into (4H, T, N); each step's product is written straight into
-    its (4H, N) block of ``gates`` and every later pass of the step runs in place in that block or in (H, N)
-    blocks of the records: no temporaries, and no pass over a strided slice but the one projection read."""
+    Each step's gates are one product [W_hh | W_ih | b] @ [h; x_t; 1] written straight into its (4H, N) block of
+    ``gates`` (the same flops as one input-projection GEMM over all steps, without reading that projection back
+    from a strided slice each step, which costs more than the GEMM saves), and every later pass of the step runs
+    in place in that block or in (H, N) blocks of the records: no temporaries."""
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
-    scale = _gate_scale(xp, hidden, x.dtype)
-    w_hh_s = w_hh * scale
-    proj = backend.matmul(w_ih * scale, x.reshape(steps * batch, -1).T).reshape(4 * hidden, steps, batch)
-    if b_ih is not None:
-        proj += ((b_ih + b_hh)[:, None] * scale)[:, :, None]
+    parts = [w_hh, w_ih] + ([(b_ih + b_hh)[:, None]] if b_ih is not None else [])
+    w = xp.concatenate(parts, axis=1)
+    w *= _gate_scale(xp, hidden, x.dtype)
     gates = xp.empty((steps, 4 * hidden, batch), dtype=x.dtype)
     c_all = xp.empty((steps, hidden, batch), dtype=x.dtype)
     tanh_c = xp.empty_like(c_all)
     y = xp.empty((steps, batch, hidden), dtype=x.dtype)
     ig = xp.empty((hidden, batch), dtype=x.dtype)  # i * g of one step
-    h, c = h0.T.copy(), c0.T  # h: the one (H, N) buffer of the state, written each step (a copy: never h0)
+    hx = xp.empty((w.shape[1], batch), dtype=x.dtype)  # [h; x_t; 1], the product's right operand
+    h, x_t = hx[:hidden], hx[hidden:hidden + x.shape[2]]  # h: the state, written each step (never h0 itself)
+    h[...] = h0.T
+    if b_ih is not None:
+        hx[-1] = 1
+    c = c0.T
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         g = gates[t]
-        xp.matmul(w_hh_s, h, out=g)  # the four gates from one product
-        g += proj[:, t]
+        x_t[...] = x[t].T
+        xp.matmul(w, hx, out=g)  # the four gates from one product
         xp.tanh(g, out=g)
         i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
         for s in (g[:2 * hidden], o):  # sigmoid = 0.5 tanh + 0.5 on the i, f and o rows (scalar passes: about
@@ -60,7 +64,7 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
         xp.multiply(i, gg, out=ig)
         c_t += ig
         xp.tanh(c_t, out=tc)
-        xp.multiply(o, tc, out=h)  # C-contiguous: the next product runs faster on it than on a strided view
+        xp.multiply(o, tc, out=h)
         y[t] = h.T
         c = c_t
     return y, (gates, c_all, tanh_c)
