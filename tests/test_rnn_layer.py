@@ -184,3 +184,23 @@ def test_lstm_float16_stays_step_by_step():
     f = framework.nn.LSTM(I, H).half()
     y, _ = f(framework.tensor(np.ones((T, N, I), np.float16), requires_grad=True))
     assert y.grad_fn.name() == "StackBackward0"
+
+
+def test_batch_of_one_leaves_states_and_incoming_gradients_alone():
+    """With one sequence h0.T and the incoming (1, H) gradients' .T are already contiguous: the layer's in-place
+    state buffers must still be its own, not h0 or the caller's gradient tensors."""
+    rng = np.random.default_rng(8)
+    xs = [framework.tensor(a, requires_grad=True) for a in (
+        rng.standard_normal((T, 1, I)), rng.uniform(-0.5, 0.5, (4 * H, I)), rng.uniform(-0.5, 0.5, (4 * H, H)),
+        rng.uniform(-0.5, 0.5, 4 * H), rng.uniform(-0.5, 0.5, 4 * H), rng.standard_normal((1, H)),
+        rng.standard_normal((1, H)))]
+    h0, c0 = _host(xs[5]).copy(), _host(xs[6]).copy()
+    outs = lstm_layer(*xs)
+    assert np.array_equal(_host(xs[5]), h0) and np.array_equal(_host(xs[6]), c0)
+    seeds = [framework.tensor(rng.standard_normal(tuple(o.shape))) for o in outs]
+    kept = [_host(s).copy() for s in seeds]
+    got = framework.autograd.grad(list(outs), xs, seeds)
+    assert all(np.array_equal(_host(s), k) for s, k in zip(seeds, kept))
+    want = framework.autograd.grad(list(lstm_layer_reference(*xs)), xs, seeds)
+    for a, b in zip(got, want):
+        assert_close(a, _host(b), rtol=1e-10, atol=1e-12)

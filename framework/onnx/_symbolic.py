@@ -22,7 +22,7 @@ from ..ops.pooling import AvgPool2d, MaxPool2d
 from ..ops.conv import Conv2d, ConvTranspose2d
 from ..ops.pooling import AdaptiveAvgPool2D
 from ..ops.conv import Conv1d
-from ..ops.normalization import GroupNorm
+from ..ops.normalization import GroupNorm, NativeLayerNorm
 from ..ops.conv import ConvNd, ConvTransposeNd
 from ..ops.conversion import Clone
 from ..ops.reduction import Amax, Amin, MaxAll, MaxDim, MinAll, MinDim
@@ -413,6 +413,16 @@ def _batch_norm(g, call):
     y = g.node("BatchNormalization", [g.name(x0), scale, shift, g.name(running_mean), g.name(running_var)],
                epsilon=float(eps))
     return [y, None, None]
+
+
+@maps(NativeLayerNorm)
+def _layer_norm(g, call):
+    x0, weight, bias, (ndims, eps) = call.args
+    x = g.name(x0)
+    normalized = _shape(x0)[x0._array.ndim - ndims:]
+    scale = g.name(weight) if weight is not None else g.constant(np.ones(normalized, x0._array.dtype))
+    inputs = [x, scale] + ([g.name(bias)] if bias is not None else [])
+    return [g.node("LayerNormalization", inputs, axis=-int(ndims), epsilon=float(eps))]
 
 
 @maps(GroupNorm)

@@ -1,5 +1,8 @@
-"""Normalization ops: batch_norm (torch's native_batch_norm), group_norm and the weight-norm interface."""
+"""Normalization ops: batch_norm (torch's native_batch_norm), layer_norm (native_layer_norm), group_norm and the
+weight-norm interface."""
 from __future__ import annotations
+
+import numpy as np
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
 from ..autograd.function import Function
@@ -107,6 +110,106 @@ def batch_norm(x: Tensor, running_mean, running_var, weight, bias, training: boo
     of them are edges."""
     stats = () if running_mean is None else (running_mean, running_var)
     return NativeBatchNorm.apply(x, weight, bias, (training, momentum, eps), *stats)
+
+
+def _wide(dtype):
+    """The dtype a layer norm computes in: float32 for float16 and bfloat16 (rounded once at the end)."""
+    return dtype if dtype.char in "fd" else np.dtype(np.float32)
+
+
+class NativeLayerNorm(Function):
+    """out = (x - mean) * rstd * weight + bias over the last ``ndims`` dims, one node as torch's native_layer_norm.
+    Saves x, weight and bias; keeps the normalised x and rstd (torch keeps mean and rstd) for the backward.
+    float16 and bfloat16 are computed in float32 and rounded once, as torch's CPU kernel."""
+
+    node_name, array_forward, none_edges = "NativeLayerNormBackward0", True, True  # (x, weight, bias) always
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, conf):
+        ndims, eps = conf
+        xp = get_array_module(x)
+        size = 1
+        for n in x.shape[x.ndim - ndims:]:
+            size *= n
+        ctx.save_for_backward(x, weight, bias)  # the inputs themselves (before any cast): their edges
+        wide = _wide(x.dtype)
+        xhat = x.reshape(-1, size).astype(wide, copy=False)
+        if weight is not None:
+            weight = weight.astype(wide, copy=False)
+        if bias is not None:
+            bias = bias.astype(wide, copy=False)
+        mean = xhat.mean(axis=1, keepdims=True)
+        xhat = xhat - mean  # the one fresh (rows, size) buffer: centred, then normalised in place
+        var = (xhat * xhat).mean(axis=1, keepdims=True)  # two passes, as torch's CPU kernel
+        rstd = 1 / xp.sqrt(var + eps)
+        xhat *= rstd
+        out = xhat * weight.reshape(-1) if weight is not None else xhat.copy()
+        if bias is not None:
+            out += bias.reshape(-1)
+        ctx.xhat, ctx.rstd, ctx.conf = xhat, rstd, conf
+        return out.reshape(x.shape).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        """torch's layer_norm_backward_cpu: gx = rstd (gxhat - mean(gxhat) - xhat mean(gxhat xhat)) per row,
+        gxhat = g weight; the weight and bias gradients sum over the rows."""
+        x, weight, bias = ctx.saved_arrays
+        xp = get_array_module(g)
+        xhat, rstd = ctx.xhat, ctx.rstd
+        need_x, need_w, need_b = ctx.needs_input_grad[:3]
+        g = g.reshape(xhat.shape).astype(xhat.dtype, copy=False)
+        gx = gw = gb = None
+        if need_w:
+            gw = (g * xhat).sum(axis=0).reshape(weight.shape).astype(weight.dtype, copy=False)
+        if need_b:
+            gb = g.sum(axis=0).reshape(bias.shape).astype(bias.dtype, copy=False)
+        if need_x:
+            gxhat = g * weight.reshape(-1).astype(xhat.dtype, copy=False) if weight is not None else g
+            t = gxhat * xhat
+            m2 = t.mean(axis=1, keepdims=True)
+            xp.multiply(xhat, m2, out=t)
+            gx = gxhat - gxhat.mean(axis=1, keepdims=True)
+            gx -= t
+            gx *= rstd
+            gx = gx.reshape(x.shape).astype(x.dtype, copy=False)
+        return gx, gw, gb, None
+
+    @staticmethod
+    def backward(ctx, grad):
+        """The same formulas on Tensors, with mean and rstd recomputed from x (so create_graph=True
+        differentiates through them too: exact second derivatives)."""
+        x, weight, _ = ctx.saved_tensors
+        ndims, eps = ctx.conf
+        dims = tuple(range(x.ndim - ndims, x.ndim))
+        lead = tuple(range(x.ndim - ndims))
+        mean = x.mean(dim=dims, keepdim=True)
+        rstd = (x.var(dim=dims, unbiased=False, keepdim=True) + eps).rsqrt()
+        xhat = (x - mean) * rstd
+        over_rows = (lambda t: t.sum(dim=lead)) if lead else (lambda t: t)  # noqa: E731
+        needs = ctx.needs_input_grad
+        gw = over_rows(grad * xhat) if needs[1] else None
+        gb = over_rows(grad) if needs[2] else None
+        gx = None
+        if needs[0]:
+            gxhat = grad * weight if weight is not None else grad
+            gx = rstd * (gxhat - gxhat.mean(dim=dims, keepdim=True)
+                         - xhat * (gxhat * xhat).mean(dim=dims, keepdim=True))
+        return gx, gw, gb, None
+
+
+def layer_norm(x: Tensor, normalized_shape: tuple, weight: Tensor | None, bias: Tensor | None,
+               eps: float) -> Tensor | None:
+    """NativeLayerNorm.apply for floating input whose trailing dims are ``normalized_shape`` (and weight,
+    bias of that shape and dtype); None otherwise (the caller composes the op from Tensor ops)."""
+    shape = tuple(normalized_shape)
+    dtype = x._array.dtype
+    if not shape or dtype.char not in "fdeE" or x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape \
+            or x.numel() == 0:
+        return None
+    for p in (weight, bias):
+        if p is not None and (tuple(p.shape) != shape or p._array.dtype != dtype):
+            return None
+    return NativeLayerNorm.apply(x, weight, bias, (len(shape), float(eps)))
 
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:

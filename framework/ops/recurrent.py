@@ -17,87 +17,106 @@ from .pointwise import unary
 from .shape import joining as combine
 
 
-def _gate_affine(xp, hidden: int, dtype):
-    """(scale, shift), (4H, 1) columns: sigmoid(z) = 0.5 tanh(z / 2) + 0.5 for the i, f, o gates and tanh(z) for g,
-    so all four activations are one tanh of the scaled pre-activations, then one multiply-add. The halving is
-    folded into the weights (exact in binary floating point)."""
+def _gate_scale(xp, hidden: int, dtype):
+    """(4H, 1) column: sigmoid(z) = 0.5 tanh(z / 2) + 0.5 for the i, f, o gates and tanh(z) for g, so all four
+    activations are one tanh of the scaled pre-activations. The halving is folded into the weights (exact in
+    binary floating point)."""
     half = xp.full(hidden, 0.5, dtype=dtype)
-    scale = xp.concatenate([half, half, xp.ones(hidden, dtype=dtype), half])
-    shift = xp.concatenate([half, half, xp.zeros(hidden, dtype=dtype), half])
-    return scale[:, None], shift[:, None]
+    return xp.concatenate([half, half, xp.ones(hidden, dtype=dtype), half])[:, None]
 
 
 def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
-    """(y, work) for x (T, N, I); work = (gates, c, tanh(c)) of every step, feature-major: (4H or H, T, N).
+    """(y, work) for x (T, N, I); work = (gates, c, tanh(c)) of every step, step-major and feature-major:
+    (T, 4H or H, N), so each step reads and writes one contiguous block.
 
     The steps run feature-major (the state as (H, N)): the recurrent product is then W (4H, H) @ h (H, N), a
     product with many rows, which BLAS runs about twice as fast as the few-row h (N, H) @ W.T (N is a batch).
-    The (4H, T, N) layout makes the input projection one plain GEMM and, in backward, the gate gradients of all
-    steps a (4H, T*N) matrix for the weight gradients, with no transposing copy of the big arrays."""
+    Each step's gates are one product [W_hh | W_ih | b] @ [h; x_t; 1] written straight into its (4H, N) block of
+    ``gates`` (the same flops as one input-projection GEMM over all steps, without reading that projection back
+    from a strided slice each step, which costs more than the GEMM saves), and every later pass of the step runs
+    in place in that block or in (H, N) blocks of the records: no temporaries."""
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
-    scale, shift = _gate_affine(xp, hidden, x.dtype)
-    w_hh_s = w_hh * scale
-    gates = backend.matmul(w_ih * scale, x.reshape(steps * batch, -1).T).reshape(4 * hidden, steps, batch)
-    if b_ih is not None:
-        gates += ((b_ih + b_hh)[:, None] * scale)[:, :, None]
-    y = xp.empty((steps, batch, hidden), dtype=x.dtype)
-    c_all = xp.empty((hidden, steps, batch), dtype=x.dtype)
+    parts = [w_hh, w_ih] + ([(b_ih + b_hh)[:, None]] if b_ih is not None else [])
+    w = xp.concatenate(parts, axis=1)
+    w *= _gate_scale(xp, hidden, x.dtype)
+    gates = xp.empty((steps, 4 * hidden, batch), dtype=x.dtype)
+    c_all = xp.empty((steps, hidden, batch), dtype=x.dtype)
     tanh_c = xp.empty_like(c_all)
-    h, c = xp.ascontiguousarray(h0.T), xp.ascontiguousarray(c0.T)
+    y = xp.empty((steps, batch, hidden), dtype=x.dtype)
+    ig = xp.empty((hidden, batch), dtype=x.dtype)  # i * g of one step
+    hx = xp.empty((w.shape[1], batch), dtype=x.dtype)  # [h; x_t; 1], the product's right operand
+    h, x_t = hx[:hidden], hx[hidden:hidden + x.shape[2]]  # h: the state, written each step (never h0 itself)
+    h[...] = h0.T
+    if b_ih is not None:
+        hx[-1] = 1
+    c = c0.T
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        # each step works in fresh contiguous (4H, N) / (H, N) arrays and stores them into the strided (.., T, N)
-        # records once: faster than running every pass on the strided slices
-        g = backend.matmul(w_hh_s, h)  # the four gates from one product
-        g += gates[:, t]
+        g = gates[t]
+        x_t[...] = x[t].T
+        xp.matmul(w, hx, out=g)  # the four gates from one product
         xp.tanh(g, out=g)
-        g *= scale
-        g += shift
-        gates[:, t] = g
         i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
-        c = f * c
-        c += i * gg
-        tc = xp.tanh(c)
-        c_all[:, t], tanh_c[:, t] = c, tc
-        h = o * tc  # C-contiguous: the next product runs faster on it than on a strided view
+        for s in (g[:2 * hidden], o):  # sigmoid = 0.5 tanh + 0.5 on the i, f and o rows (scalar passes: about
+            s *= 0.5  # twice as fast as one multiply-add by (4H, 1) columns)
+            s += 0.5
+        c_t, tc = c_all[t], tanh_c[t]
+        xp.multiply(f, c, out=c_t)
+        xp.multiply(i, gg, out=ig)
+        c_t += ig
+        xp.tanh(c_t, out=tc)
+        xp.multiply(o, tc, out=h)
         y[t] = h.T
+        c = c_t
     return y, (gates, c_all, tanh_c)
 
 
 def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tanh_c, reverse: bool, needs):
     """(gx, gw_ih, gw_hh, gb_ih, gb_hh, gh0, gc0) of one LSTM layer (None where not needed).
 
-    Every factor that does not depend on the recurrence is computed for all steps at once; the loop over time
-    (feature-major, as the forward) only carries dh and dc:
-    dgates_t = [dc_t * (g (1-i) i, c_{t-1} (1-f) f, i (1-g^2)), dh_t * tanh(c_t) o (1-o)]."""
+    The loop over time (feature-major, as the forward, the steps the other way round) carries dh and dc and
+    works in (4H, N) and (H, N) buffers that stay in cache, reading each step's contiguous records:
+    dgates_t = [dc_t g i (1-i), dc_t c_{t-1} f (1-f), dc_t i (1-g^2), dh_t tanh(c_t) o (1-o)] with
+    dc_t = dc_{t+1} f_{t+1} + dh_t o (1 - tanh(c_t)^2). The input gradient and both weight gradients (summed over
+    time) then come from the gate gradients of all steps, (4H, T*N), as one large GEMM each."""
     steps, batch, hidden = y.shape
     h2, h3 = 2 * hidden, 3 * hidden
-    c0_t = c0.T[:, None]
-    c_prev = xp.concatenate([c_all[:, 1:], c0_t], axis=1) if reverse else \
-        xp.concatenate([c0_t, c_all[:, :-1]], axis=1)
-    factor = gates * (1 - gates)  # sigmoid' = s (1 - s) for i, f, o; tanh' (the g rows) just below
-    xp.multiply(gates[h2:h3], gates[h2:h3], out=factor[h2:h3])
-    xp.subtract(1, factor[h2:h3], out=factor[h2:h3])
-    factor[:hidden] *= gates[h2:h3]  # now the factors of dc (i, f, g rows) and of dh (o rows)
-    factor[hidden:h2] *= c_prev
-    factor[h2:h3] *= gates[:hidden]
-    factor[h3:] *= tanh_c
-    dc_from_dh = gates[h3:] * (1 - tanh_c * tanh_c)  # d c_t / d h_t through tanh(c_t)
-    forget = gates[hidden:h2]
+    dtype = y.dtype
+    c0_t = xp.ascontiguousarray(c0.T)
     w_hh_t = xp.ascontiguousarray(w_hh.T)
-    dgates = xp.empty_like(gates)
-    d = xp.empty((4 * hidden, batch), dtype=y.dtype)  # one step's gate gradients, contiguous (as in forward)
-    dh = xp.zeros((hidden, batch), dtype=y.dtype) if ghn is None else xp.ascontiguousarray(ghn.T)
-    dc = xp.zeros((hidden, batch), dtype=y.dtype) if gcn is None else xp.ascontiguousarray(gcn.T)
-    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):  # the steps the other way round
+    dgates = xp.empty((4 * hidden, steps, batch), dtype=dtype)  # columns in (t, n) order, as the rows of x and y
+    d = xp.empty((4 * hidden, batch), dtype=dtype)  # one step's gate gradients
+    fac = xp.empty((4 * hidden, batch), dtype=dtype)  # one step's activation derivatives
+    a = xp.empty((hidden, batch), dtype=dtype)
+    # dh and dc are updated in place: fresh arrays, never the incoming gradients themselves
+    dh = xp.zeros((hidden, batch), dtype=dtype) if ghn is None else ghn.T.copy()
+    dc = xp.zeros((hidden, batch), dtype=dtype) if gcn is None else gcn.T.copy()
+    first = steps - 1 if reverse else 0  # the step whose previous cell state is c0
+    for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
         if gy is not None:
             dh += gy[t].T
-        xp.multiply(dh, factor[h3:, t], out=d[h3:])
-        dc += dh * dc_from_dh[:, t]
-        xp.multiply(factor[:h3, t].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
-        dc *= forget[:, t]
+        g, tc = gates[t], tanh_c[t]
+        i, f, gg, o = g[:hidden], g[hidden:h2], g[h2:h3], g[h3:]
+        c_prev = c0_t if t == first else c_all[t + 1 if reverse else t - 1]
+        xp.subtract(1, g, out=fac)
+        fac *= g  # s (1 - s), the sigmoid's derivative, for the i, f, o rows
+        fg = fac[h2:h3]
+        xp.multiply(gg, gg, out=fg)
+        xp.subtract(1, fg, out=fg)  # 1 - g^2, tanh's, for the g rows
+        xp.multiply(tc, tc, out=a)
+        xp.subtract(1, a, out=a)
+        a *= o
+        a *= dh
+        dc += a  # through h_t = o tanh(c_t)
+        xp.multiply(dh, tc, out=d[h3:])
+        d[h3:] *= fac[h3:]
+        xp.multiply(fac[:h3].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
+        d[:hidden] *= gg
+        d[hidden:h2] *= c_prev
+        d[h2:h3] *= i
+        dc *= f
         dgates[:, t] = d
-        dh = backend.matmul(w_hh_t, d)
-    flat = dgates.reshape(4 * hidden, steps * batch)  # columns in (t, n) order, as the rows of x and y
+        xp.matmul(w_hh_t, d, out=dh)
+    flat = dgates.reshape(4 * hidden, steps * batch)
     gx = backend.matmul(flat.T, w_ih).reshape(x.shape) if needs[0] else None
     gw_ih = backend.matmul(flat, x.reshape(steps * batch, -1)) if needs[1] else None
     gw_hh = None
@@ -139,7 +158,7 @@ class LstmLayer(Function):
         ctx.work, ctx.reverse = work, reverse
         ctx.set_materialize_grads(False)
         last = 0 if reverse else -1
-        return y, y[last].copy(), xp.ascontiguousarray(work[1][:, last].T)
+        return y, y[last].copy(), xp.ascontiguousarray(work[1][last].T)
 
     @staticmethod
     def backward(ctx, gy, ghn, gcn):

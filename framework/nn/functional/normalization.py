@@ -77,9 +77,28 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     return _bn.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
 
 
+def _check_layer_norm_shapes(input, normalized_shape, weight, bias) -> None:
+    """torch's errors for an input that does not end in normalized_shape, or a weight/bias of another shape."""
+    shape = [int(n) for n in normalized_shape]
+    listed = lambda dims: "[" + ", ".join(str(int(n)) for n in dims) + "]"  # noqa: E731
+    if input.ndim < len(shape) or list(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={listed(shape)}, expected input with shape "
+                           f"[*, {', '.join(map(str, shape))}], but got input of size{listed(input.shape)}")
+    for name, p in (("weight", weight), ("bias", bias)):
+        if p is not None and list(p.shape) != shape:
+            raise RuntimeError(f"Expected {name} to be of same shape as normalized_shape, but got {name} of shape "
+                               f"{listed(p.shape)} and normalized_shape = {listed(shape)}")
+
+
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     if _amp.on and autocast_applies("layer_norm", input, normalized_shape, weight, bias, eps):
         return autocast_run("layer_norm", layer_norm, input, normalized_shape, weight, bias, eps)
+    if isinstance(normalized_shape, int):  # torch takes one int for one dim
+        normalized_shape = (normalized_shape,)
+    _check_layer_norm_shapes(input, normalized_shape, weight, bias)
+    fused = _bn.layer_norm(input, normalized_shape, weight, bias, eps)
+    if fused is not None:
+        return fused
     dims = tuple(range(input.ndim - len(tuple(normalized_shape)), input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = input.var(dim=dims, unbiased=False, keepdim=True)
