@@ -174,22 +174,25 @@ def test_unsafe_chunk_shares_bfloat16_memory(cpu_only):
     assert out[0] == out[1] == [[0.0, 0.0]] * 3
 
 
+@pytest.mark.parametrize("norm", ["group_norm", "layer_norm"])
 @pytest.mark.parametrize("x,p", [("bfloat16", "float32"), ("float16", "float32"), ("float32", "bfloat16"),
-                                 ("bfloat16", "float64")])
-def test_group_norm_half_input_with_float_parameters(x, p, cpu_only):
+                                 ("bfloat16", "float64"), ("float32", "float64"), ("float64", "float32")])
+def test_norm_half_input_with_float_parameters(norm, x, p, cpu_only):
     """torch's mixed-dtype path: a float16/bfloat16 input with float32 parameters normalises in the input's
-    dtype; other mixes are refused with its text."""
+    dtype (layer_norm still one NativeLayerNormBackward0 node); other mixes are refused with its text."""
     rng = np.random.default_rng(6)
-    xa, wa = rng.standard_normal((2, 4, 3)), rng.standard_normal(4)
+    xa, wa = rng.standard_normal((2, 3, 4)), rng.standard_normal(4)
 
     def run(m):
         xx = m.tensor(xa, dtype=getattr(m, x), requires_grad=True)
         ww = m.tensor(wa, dtype=getattr(m, p), requires_grad=True)
-        out = m.nn.functional.group_norm(xx, 2, ww, ww)
+        out = m.nn.functional.group_norm(xx.transpose(1, 2), 2, ww, ww) if norm == "group_norm" else \
+            m.nn.functional.layer_norm(xx, (4,), ww, ww)
         out.sum().backward()
         return out, xx.grad, ww.grad
     assert _outcome(run, fw) == _outcome(run, torch)
     if _outcome(run, torch) == "ok":
+        assert type(run(fw)[0].grad_fn).__name__ == type(run(torch)[0].grad_fn).__name__
         for o, t in zip(run(fw), run(torch)):
             assert str(o.dtype).split(".")[1] == str(t.dtype).split(".")[1]
             np.testing.assert_allclose(o.detach().float().numpy(), t.detach().float().numpy(), rtol=0.05, atol=0.05)

@@ -197,6 +197,19 @@ class NativeLayerNorm(Function):
         return gx, gw, gb, None
 
 
+def check_mixed_dtypes(input: Tensor, params: list) -> bool:
+    """torch's CPU norms (layer_norm, group_norm): parameters whose first dtype is not the input's take its
+    mixed-dtype path, meant for a half input with float32 parameters, and anything else is refused. True when the
+    mixed path is taken."""
+    if not params or params[0].dtype == input.dtype:
+        return False
+    if any(p.dtype != dtypes.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+    return True
+
+
 def layer_norm(x: Tensor, normalized_shape: tuple, weight: Tensor | None, bias: Tensor | None,
                eps: float) -> Tensor | None:
     """NativeLayerNorm.apply for floating input whose trailing dims are ``normalized_shape`` (and weight,
@@ -206,8 +219,10 @@ def layer_norm(x: Tensor, normalized_shape: tuple, weight: Tensor | None, bias: 
     if not shape or dtype.char not in "fdeE" or x.ndim < len(shape) or tuple(x.shape[x.ndim - len(shape):]) != shape \
             or x.numel() == 0:
         return None
-    for p in (weight, bias):
-        if p is not None and (tuple(p.shape) != shape or p._array.dtype != dtype):
+    params = [p for p in (weight, bias) if p is not None]
+    mixed = check_mixed_dtypes(x, params)  # a half x with float32 parameters: computed in float32 all the same
+    for p in params:
+        if tuple(p.shape) != shape or (p._array.dtype != dtype and not mixed):
             return None
     return NativeLayerNorm.apply(x, weight, bias, (len(shape), float(eps)))
 
@@ -365,14 +380,7 @@ def _check_group_norm_params(input: Tensor, weight: Tensor | None, bias: Tensor 
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {weight_shape} and input of shape {list(input.shape)}")
     params = [p for p in (weight, bias) if p is not None]
-    if params and params[0].dtype != input.dtype:
-        # the first parameter's dtype differs: torch takes its mixed-dtype path (meant for half inputs with float
-        # parameters), which wants float parameters and a half input
-        if any(p.dtype != dtypes.float32 for p in params):
-            raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
-        if input.dtype not in (dtypes.float16, dtypes.bfloat16):
-            raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
-    elif len(params) == 2 and params[1].dtype != input.dtype:
+    if not check_mixed_dtypes(input, params) and len(params) == 2 and params[1].dtype != input.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(input._array.dtype)} but found "
                            f"{scalar_type_name(params[1]._array.dtype)}")
 
