@@ -352,3 +352,24 @@ def test_leaf_view_check_comes_before_the_index_dtype_check_program():
             m.zeros(2)[m.tensor([0.5])] = 1.0
         with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
             m.zeros(2).index_put_((m.tensor([0.5]),), m.tensor(1.0))
+
+
+@pytest.mark.parametrize("op", ["relu", "nan_to_num"])
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_unary_result_of_an_expand_is_laid_out_as_torchs(op, indexing):
+    """relu and nan_to_num wrote an expand()'s result in its memory order (NumPy's zeros_like/copy), torch in
+    TensorIterator's: that decides whether a row of the result overlaps the whole in index_put_'s check."""
+    def program(m):
+        t = m.meshgrid([m.tensor([1.03, 0.63, -1.36]), m.tensor([0.41, 0.15])], indexing=indexing)[0]
+        return getattr(m, op)(t).stride()
+    outcomes = _outcomes(program)
+    assert outcomes[1] == outcomes[0]
+
+
+def test_index_put_of_a_row_of_a_relu_of_an_expand_into_it_is_refused_program():
+    def program(m):  # the fuzzer's shrunk program (seed 602649)
+        t2 = m.tensor([1.03, 0.63, -1.36], requires_grad=True)
+        t8 = m.relu(m.meshgrid([t2, m.tensor([0.41, 0.15])], indexing="xy")[0])
+        t8[m.tensor([-1, 1])] = t8[:1]
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "RuntimeError" and outcomes[1] == outcomes[0]
