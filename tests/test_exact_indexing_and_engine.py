@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -260,7 +261,9 @@ def _outcomes(fn) -> list:
     outcomes = []
     for m in (torch, framework):
         try:
-            outcomes.append(("ok", fn(m)))
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch warns of index_put_ into an expand
+                outcomes.append(("ok", fn(m)))
         except Exception as e:  # noqa: BLE001 - the error is compared
             outcomes.append((type(e).__name__, str(e).split("\n")[0].replace("torch.", "framework.")))
     return outcomes
@@ -373,3 +376,34 @@ def test_index_put_of_a_row_of_a_relu_of_an_expand_into_it_is_refused_program():
         t8[m.tensor([-1, 1])] = t8[:1]
     outcomes = _outcomes(program)
     assert outcomes[0][0] == "RuntimeError" and outcomes[1] == outcomes[0]
+
+
+SERIAL_PUTS = {  # torch's CPU index_put_ with accumulate adds one element at a time, reading the values as it goes
+    "expanded_0d_mask": lambda m, t0: t0[:1].squeeze(0).expand(2).index_put_(
+        (m.tensor([True, True]),), m.as_tensor(t0[0]), accumulate=True),
+    "expanded_rows_own_row": lambda m, t0: t0.expand(3, 4).index_put_(
+        (m.tensor([True, False, True]),), t0.expand(3, 4)[1], accumulate=True),
+    "expanded_rows_copy": lambda m, t0: t0.expand(3, 4).index_put_((m.tensor([0, 2, 1]),), t0 * 1, accumulate=True),
+    "strided_reads_other_strided": lambda m, t0: t0[::2].index_put_((m.tensor([1, 0]),), t0[::2].flip(0),
+                                                                    accumulate=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SERIAL_PUTS))
+def test_accumulating_put_that_reads_what_it_writes_is_serial_as_torchs(name):
+    def program(m):
+        t0 = m.tensor([1.5, 2.0, 3.0, 4.0], dtype=m.float64)
+        SERIAL_PUTS[name](m, t0)
+        return t0.tolist()
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "ok" and outcomes[1] == outcomes[0]
+
+
+def test_accumulating_put_into_an_expand_program():
+    def program(m):  # the fuzzer's shrunk program (seed 607822)
+        t0 = m.tensor(1.87, dtype=m.float64)
+        t1 = t0.expand(2)
+        t1.index_put_((t1 > 0,), m.as_tensor(t1[0], dtype=t1.dtype), accumulate=True)
+        return t0.item()
+    outcomes = _outcomes(program)
+    assert outcomes[1] == outcomes[0] == ("ok", pytest.approx(7.48))

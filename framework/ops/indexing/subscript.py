@@ -352,7 +352,10 @@ class IndexPut(Function):
                                f"{scalar_type_name(a.dtype)} for the destination and {scalar_type_name(values.dtype)} "
                                f"for the source.")
         try:
-            _put(a, index, values, accumulate)
+            if accumulate and _reads_what_it_writes(a, values):
+                _accumulate_serially(a, index, values)
+            else:
+                _put(a, index, values, accumulate)
         except (ValueError, TypeError):  # NumPy's broadcast failure (TypeError for a boolean mask): torch's text
             _check_put_shape(a, index, values)
             raise
@@ -378,11 +381,12 @@ def _is_array(p) -> bool:
 
 
 def _masked_fill_index(a, values, parts: tuple):
-    """torch's canDispatchToMaskedFill: index_put_ (no accumulate) of one CPU value through exactly one bool mask
+    """torch's canDispatchToMaskedFill: index_put_ (no accumulate) of one value through exactly one bool mask
     (besides basic parts) is masked_fill_(mask, value.item()): no dtype match needed, no overlap check. Returns the
-    index to fill through (the parts, the mask as bool), or None; raises torch's error for a mask whose shape is
-    not that of the dims it indexes, checked as torch does on the basic parts' view."""
-    if values.size != 1 or backend.device_of(values) != "cpu" or any(isinstance(p, (bool, np.bool_)) for p in parts):
+    index to fill through, or None; raises torch's error for a mask whose shape is not that of the dims it indexes,
+    checked as torch does on the basic parts' view. torch dispatches only for a CPU value; here a value on the GPU
+    is filled in the same way, so that a program behaves alike on every device."""
+    if values.size != 1 or any(isinstance(p, (bool, np.bool_)) for p in parts):
         return None
     arrays = [k for k, p in enumerate(parts) if _is_array(p)]
     if len(arrays) != 1 or parts[arrays[0]].dtype not in (np.bool_, np.uint8):
@@ -412,7 +416,7 @@ def _masked_fill_index(a, values, parts: tuple):
 def _masked_fill(a, index: tuple, values) -> None:
     """a[index] = the one value, cast to a's dtype (torch's masked_fill_ with value.item())."""
     value = values.reshape(()).astype(a.dtype)
-    if get_array_module(a) is not np:
+    if get_array_module(value) is not get_array_module(a):
         value = value.item()  # a CPU value into device memory
     a[index] = value
 
@@ -426,6 +430,26 @@ def _check_put_overlap(a, values, parts: tuple) -> None:
         if hasattr(other, "shape") and backend.memory_owner(other) is owner and \
                 backend.memory_overlap(a, other) in ("full", "partial"):
             raise diagnostics.partial_overlap()
+
+
+def _reads_what_it_writes(a, values) -> bool:
+    """Whether an accumulating put may read memory it has written: ``a`` repeats memory (an expand) or the values
+    share its memory in a way the overlap check could not judge."""
+    return backend.repeats_memory(a) or (
+        backend.memory_owner(values) is backend.memory_owner(a) and backend.memory_overlap(a, values) == "too_hard")
+
+
+def _accumulate_serially(a, index, values) -> None:
+    """a[index] += values one element at a time, in the indexed result's order, each reading the values' memory as
+    it is then: torch's CPU index_put_ with accumulate runs serially, so an expanded ``a`` adds up what it wrote."""
+    host = backend.to_numpy
+    grid = np.indices(a.shape)
+    host_index = tuple(host(p) if _is_array(p) else p for p in index)
+    coords = [g[host_index] for g in grid]
+    view = get_array_module(a).broadcast_to(values, coords[0].shape)  # reads the values' memory when indexed
+    for k in np.ndindex(coords[0].shape):
+        at = tuple(int(c[k]) for c in coords)
+        a[at] += view[k]
 
 
 def _check_put_shape(a, index, values) -> None:
