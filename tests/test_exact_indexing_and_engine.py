@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import warnings
 
 import numpy as np
 import pytest
@@ -253,3 +254,156 @@ def test_gradient_version_matches_torch(name):
             __import__("warnings").simplefilter("ignore")  # backward(create_graph=True)'s reference-cycle warning
             versions.append(VERSION_PROGRAMS[name](m, m.tensor([1.0, -2.0, 3.0], requires_grad=True)))
     assert versions[1] == versions[0]
+
+
+def _outcomes(fn) -> list:
+    """fn(m) under torch and framework: ("ok", value) or (error class, first line)."""
+    outcomes = []
+    for m in (torch, framework):
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # torch warns of index_put_ into an expand
+                outcomes.append(("ok", fn(m)))
+        except Exception as e:  # noqa: BLE001 - the error is compared
+            outcomes.append((type(e).__name__, str(e).split("\n")[0].replace("torch.", "framework.")))
+    return outcomes
+
+
+EXPANDS = [((3, 2, 1), (1, 1, 2)), ((3, 2), (2, 3)), ((2, 3), (-1, 2, 3)), ((2, 3), (-1, 2, 4)),
+           ((2, 3), (-1, -1, 3)), ((2, 3), (5, 4, -1)), ((2, 3), (-2, 2, 3)), ((1, 3), (4, -1))]
+
+
+@pytest.mark.parametrize("shapes", EXPANDS, ids=str)
+def test_expand_checks_dims_from_the_last_as_torch(shapes):
+    """torch's inferExpandGeometry walks the dims from the last: the last mismatching dim is the one reported, and a
+    -1 in a new leading dim is refused (framework read it as the size of a dim counted from the end)."""
+    shape, target = shapes
+    outcomes = _outcomes(lambda m: list(m.zeros(*shape).expand(*target).shape))
+    assert outcomes[1] == outcomes[0]
+
+
+def test_setitem_of_a_value_that_does_not_expand_reports_the_last_dim_program():
+    def program(m):  # the fuzzer's shrunk program (seed 506582)
+        t2 = m.tensor(np.arange(24.0).reshape(2, 3, 4), requires_grad=True).movedim((0, 1), (2, 0))
+        t2[-1:3, -4::1, -1:4] = t2
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "RuntimeError" and outcomes[1] == outcomes[0]
+
+
+ONE_VALUE_MASK_PUTS = {  # torch's index_put_ becomes masked_fill_(mask, value.item()) (canDispatchToMaskedFill)
+    "other_dtype_0d": "t[t > 0] = m.tensor(1.77, dtype=m.float64)",
+    "other_dtype_none_true": "t[m.tensor([False, False, False])] = m.tensor([0.4], dtype=m.float64)",
+    "float_into_long": "t = t.long(); t[t > 0] = m.tensor(3.7)",
+    "value_of_more_dims": "t.index_put_((m.tensor([True, False, True]),), m.tensor([[[3.]]], dtype=m.float64))",
+    "zero_dim_mask": "t.index_put_((m.tensor(True),), m.tensor(3., dtype=m.float64))",
+    "after_basic_parts": "t[1:, m.tensor([True, False]), None] = m.tensor([5.], dtype=m.float64)",
+    "after_ellipsis_int": "t[..., 0, m.tensor([True, False, True])] = m.tensor([5.], dtype=m.float64)",
+    "after_int": "t[0, m.tensor([True, False])] = m.tensor([[5.]], dtype=m.float64)",
+    "list_mask": "t[[True, False, True]] = m.tensor([2.], dtype=m.float64)",
+    "mask_then_slice": "t[m.tensor([True, False, True]), 1:] = m.tensor([2.], dtype=m.float64)",
+    "two_dim_mask": "t[m.tensor([[True, False], [True, True], [False, False]])] = m.tensor([2.], dtype=m.float64)",
+    "mask_shape": "t[m.tensor([True, False])] = 1.0",
+    "mask_shape_after_slice": "t[1:, m.tensor([True, False, True])] = 1.0",
+    "mask_shape_after_ellipsis": "t[..., m.tensor([True, False, True])] = m.tensor([5.], dtype=m.float64)",
+    "mask_shape_two_dims": "t[m.tensor([[True, False], [True, True]])] = m.tensor([2.])",
+    "mask_of_too_many_dims": "t[0].index_put_((m.tensor([[True], [False]]),), m.tensor(1.))",
+    "mask_of_too_many_dims_setitem": "t[0][m.tensor([[True], [False]])] = 1.0",
+    "byte_mask": "t[m.tensor([1, 0, 1], dtype=m.uint8)] = m.tensor(3.)",
+    "byte_mask_index_put_": "t.index_put_((m.tensor([1, 0, 1], dtype=m.uint8),), m.tensor(3.))",
+    "accumulate_needs_the_dtype": "t.index_put_((t > 0,), m.tensor([3.], dtype=m.float64), accumulate=True)",
+    "two_masks_need_the_dtype": "t.index_put_((m.tensor([True, False, True]), m.tensor([True, False])), "
+                                "m.tensor([3.], dtype=m.float64))",
+    "two_values_need_the_dtype": "t[t > 0] = m.tensor([1.0, 2.0, 3.0, 4.0, 5.0], dtype=m.float64)",
+    "index_put_out_of_place": "t = t.index_put((t > 2,), m.tensor(-1, dtype=m.int32))",
+}
+
+
+@pytest.mark.parametrize("name", sorted(ONE_VALUE_MASK_PUTS))
+def test_one_value_mask_put_is_torchs_masked_fill(name):
+    def program(m):
+        t = m.tensor(np.arange(6.0).reshape(3, 2), dtype=m.float32)
+        g = {"m": m, "t": t}
+        exec(ONE_VALUE_MASK_PUTS[name], g)
+        return g["t"].cpu().numpy().tolist()
+    outcomes = _outcomes(program)
+    assert outcomes[1] == outcomes[0]
+
+
+def test_one_value_mask_put_program_and_its_gradient():
+    def program(m):  # the fuzzer's shrunk program (seed 500740), then the same with the graph recorded
+        t1 = m.tensor([0.76], requires_grad=True)
+        with m.no_grad():
+            t1[t1 > 0] = m.tensor(1.77, dtype=m.float64)
+        t = m.zeros(3, 2, requires_grad=True).clone()
+        v = m.tensor(2.0, dtype=m.float64, requires_grad=True)
+        t[t.detach() == 0] = v
+        (t * 3).sum().backward()
+        return t1.tolist(), type(t.grad_fn).__name__, v.grad.item(), str(v.grad.dtype).split(".")[1]
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "ok" and outcomes[1] == outcomes[0]
+
+
+def test_leaf_view_check_comes_before_the_index_dtype_check_program():
+    def program(m):  # the fuzzer's shrunk program (seed 502137)
+        t4 = m.tensor([-0.29], dtype=m.float64, requires_grad=True)
+        t9 = t4[:-1].narrow(0, 0, 0)
+        t9[m.tensor([])] = 0.5
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "RuntimeError" and outcomes[1] == outcomes[0]
+    for m in (torch, framework):  # without the view of a leaf: the index's dtype is refused
+        with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+            m.zeros(2)[m.tensor([0.5])] = 1.0
+        with pytest.raises(IndexError, match="tensors used as indices must be long, int, byte or bool tensors"):
+            m.zeros(2).index_put_((m.tensor([0.5]),), m.tensor(1.0))
+
+
+@pytest.mark.parametrize("op", ["relu", "nan_to_num"])
+@pytest.mark.parametrize("indexing", ["xy", "ij"])
+def test_unary_result_of_an_expand_is_laid_out_as_torchs(op, indexing):
+    """relu and nan_to_num wrote an expand()'s result in its memory order (NumPy's zeros_like/copy), torch in
+    TensorIterator's: that decides whether a row of the result overlaps the whole in index_put_'s check."""
+    def program(m):
+        t = m.meshgrid([m.tensor([1.03, 0.63, -1.36]), m.tensor([0.41, 0.15])], indexing=indexing)[0]
+        return getattr(m, op)(t).stride()
+    outcomes = _outcomes(program)
+    assert outcomes[1] == outcomes[0]
+
+
+def test_index_put_of_a_row_of_a_relu_of_an_expand_into_it_is_refused_program():
+    def program(m):  # the fuzzer's shrunk program (seed 602649)
+        t2 = m.tensor([1.03, 0.63, -1.36], requires_grad=True)
+        t8 = m.relu(m.meshgrid([t2, m.tensor([0.41, 0.15])], indexing="xy")[0])
+        t8[m.tensor([-1, 1])] = t8[:1]
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "RuntimeError" and outcomes[1] == outcomes[0]
+
+
+SERIAL_PUTS = {  # torch's CPU index_put_ with accumulate adds one element at a time, reading the values as it goes
+    "expanded_0d_mask": lambda m, t0: t0[:1].squeeze(0).expand(2).index_put_(
+        (m.tensor([True, True]),), m.as_tensor(t0[0]), accumulate=True),
+    "expanded_rows_own_row": lambda m, t0: t0.expand(3, 4).index_put_(
+        (m.tensor([True, False, True]),), t0.expand(3, 4)[1], accumulate=True),
+    "expanded_rows_copy": lambda m, t0: t0.expand(3, 4).index_put_((m.tensor([0, 2, 1]),), t0 * 1, accumulate=True),
+    "strided_reads_other_strided": lambda m, t0: t0[::2].index_put_((m.tensor([1, 0]),), t0[::2].flip(0),
+                                                                    accumulate=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SERIAL_PUTS))
+def test_accumulating_put_that_reads_what_it_writes_is_serial_as_torchs(name):
+    def program(m):
+        t0 = m.tensor([1.5, 2.0, 3.0, 4.0], dtype=m.float64)
+        SERIAL_PUTS[name](m, t0)
+        return t0.tolist()
+    outcomes = _outcomes(program)
+    assert outcomes[0][0] == "ok" and outcomes[1] == outcomes[0]
+
+
+def test_accumulating_put_into_an_expand_program():
+    def program(m):  # the fuzzer's shrunk program (seed 607822)
+        t0 = m.tensor(1.87, dtype=m.float64)
+        t1 = t0.expand(2)
+        t1.index_put_((t1 > 0,), m.as_tensor(t1[0], dtype=t1.dtype), accumulate=True)
+        return t0.item()
+    outcomes = _outcomes(program)
+    assert outcomes[1] == outcomes[0] == ("ok", pytest.approx(7.48))

@@ -505,3 +505,56 @@ def test_losses_of_integer_operands_as_torch(name, dt, dt2):
         except Exception as e:  # noqa: BLE001 - the error is what is compared
             results.append((type(e).__name__, str(e).split("\n")[0].replace("torch.", "framework.")))
     assert results[0] == results[1]
+
+
+# ---- nearest interpolation's backward sums each input's own outputs (a NaN reaches no other input) --------------
+
+def _interp_grad(m, shape, mode, nan_at, **kw):
+    x = m.tensor(np.linspace(-1.0, 1.0, int(np.prod(shape))).reshape(shape), requires_grad=True)
+    y = m.nn.functional.interpolate(x, mode=mode, **kw)
+    g = np.ones(tuple(y.shape))
+    g.reshape(-1)[nan_at % g.size] = np.nan
+    (gx,) = m.autograd.grad(y, x, m.tensor(g, dtype=y.dtype))
+    return gx.detach().cpu().numpy()
+
+
+@pytest.mark.parametrize("mode", ["nearest", "nearest-exact"])
+@pytest.mark.parametrize("dims", [1, 2, 3])
+@pytest.mark.parametrize("scale", [0.3, 0.5, 1.5, 2.0])
+def test_nearest_backward_with_a_nan_gradient_matches_torch(mode, dims, scale):
+    shape = (1, 2) + (7, 5, 4)[:dims]
+    for nan_at in (0, 5):
+        ours = _interp_grad(framework, shape, mode, nan_at, scale_factor=scale)
+        theirs = _interp_grad(torch, shape, mode, nan_at, scale_factor=scale)
+        np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+        np.testing.assert_allclose(np.nan_to_num(ours), np.nan_to_num(theirs), rtol=1e-6)
+        assert (np.signbit(ours) == np.signbit(theirs)).all()  # an untouched input gets +0.0
+
+
+def test_nearest_exact_3d_backward_program():
+    def program(m):  # the fuzzer's shrunk program (seed 608243)
+        t2 = m.tensor(-0.71).std(dim=-1, keepdim=True)
+        a3 = [[[[[0.35, -0.17], [-0.97, 0.43], [1.55, 0.78], [-2.0, -1.0]],
+                 [[1.92, 1.74], [-0.34, -1.51], [0.1, 0.3], [0.2, 1.09]]]]]
+        t3 = m.tensor(a3, requires_grad=True)
+        t4 = m.nn.functional.interpolate(t3, scale_factor=(1.5, 0.5, 2), mode="nearest-exact")
+        t6 = m.minimum(m.atan2(t2, t4), t4)
+        return np.isnan(m.autograd.grad(t6.sum(), [t4, t3])[1].cpu().numpy()).tolist()
+
+    assert _same(program)[0] == "ok"
+
+
+@pytest.mark.parametrize("mode,shape", [("linear", (1, 1, 6)), ("bilinear", (1, 1, 6, 5)),
+                                        ("trilinear", (1, 1, 4, 3, 5))])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_linear_modes_copy_a_dim_whose_size_does_not_change(mode, shape, align_corners):
+    """torch copies a dim whose size stays, whatever the scale (1.1 on 6 pixels keeps 6): no tap of weight 0 on the
+    neighbour, so a NaN stays where it is, and the values are the input's."""
+    def program(m):
+        x = m.tensor(np.arange(float(np.prod(shape))).reshape(shape))
+        scaled = m.nn.functional.interpolate(x, scale_factor=1.1, mode=mode, align_corners=align_corners)
+        x.view(-1)[3] = float("nan")
+        y = m.nn.functional.interpolate(x, size=shape[2:], mode=mode, align_corners=align_corners)
+        return np.isnan(y.cpu().numpy()).tolist(), scaled.cpu().numpy().round(5).tolist()
+
+    _same(program)

@@ -152,32 +152,26 @@ XFAIL_GROUPS = {
     "remainder by a subnormal divisor: torch's a - b * floor(a / b) overflows to NaN, ours (fmod based) is exact": [
         "remainder_neg forward big float32", "remainder_neg forward big float64",
     ],
-    "linear maps (bilinear/linear interpolation, adaptive_avg_pool2d) and the backward of every map (pad, "
-    "nearest included) are matrix products: an inf or NaN anywhere along a row of the input or of the incoming "
-    "gradient spreads as 0 * inf = NaN, where torch's kernels sum only their own terms. A term-by-term sum is ~4x "
-    "slower, and choosing it only when inf/NaN are present needs a host read (a graph break under "
-    "framework.compile, a sync on a GPU). pad and nearest forwards are gathers, exact": [
+    "linear maps (bilinear/linear interpolation, adaptive_avg_pool2d) and pad's backward are matrix products: an "
+    "inf or NaN anywhere along a row of the input or of the incoming gradient spreads as 0 * inf = NaN, where "
+    "torch's kernels sum only their own terms. A term-by-term sum is ~4x slower, and choosing it only when inf/NaN "
+    "are present needs a host read (a graph break under framework.compile, a sync on a GPU). pad and nearest "
+    "forwards are gathers, nearest's backward a sum of gathers, exact": [
         f"{c} {w} {s} {d}" for c, w in (
             ("adaptive_avg_pool2d", "grad_special"), ("adaptive_avg_pool2d_3d", "forward"),
             ("adaptive_avg_pool2d_3d", "grad_special"), ("interpolate_bilinear", "forward"),
             ("interpolate_bilinear", "grad_special"), ("interpolate_bilinear_corners", "grad_special"),
             ("interpolate_bilinear_scale", "forward"), ("interpolate_linear", "forward"),
-            ("interpolate_linear", "grad_special"), ("interpolate_nearest", "grad_special"),
-            ("interpolate_nearest1d", "grad_special"), ("interpolate_nearest_size", "grad_special"),
-            ("pad_reflect1d", "grad_special"), ("pad_reflect2d", "grad_special"),
+            ("interpolate_linear", "grad_special"), ("pad_reflect1d", "grad_special"), ("pad_reflect2d", "grad_special"),
             ("pad_replicate1d", "grad_special"), ("pad_replicate2d", "grad_special"))
         for s in ("small", "big") for d in ("float32", "float64")
     ] + [f"{c} forward small {d}" for c in ("adaptive_avg_pool2d", "interpolate_bilinear_corners")
          for d in ("float32", "float64")]
       + [f"interpolate_bilinear_scale grad_special big {d}" for d in ("float32", "float64")],
-    "F.interpolate's other modes are the same matrix products as the linear maps above (nearest-exact's backward; "
-    "bicubic, area's adaptive average pools and the antialiased maps both ways): an inf or NaN along a row spreads "
-    "as 0 * inf = NaN, and over cancelling +-1e30 terms (or float32 overflow) what is left depends on the "
-    "summation order, where torch's kernels sum only their own taps in their own order": [
-        f"{c} {w} {s} {d}" for c in ("interpolate_nearest_exact1d", "interpolate_nearest_exact",
-                                     "interpolate_nearest_exact3d")
-        for w in ("grad_special",) for s in ("small", "big") for d in ("float32", "float64")
-    ] + [
+    "F.interpolate's other modes are the same matrix products as the linear maps above (bicubic, area's adaptive "
+    "average pools and the antialiased maps both ways): an inf or NaN along a row spreads as 0 * inf = NaN, and over "
+    "cancelling +-1e30 terms (or float32 overflow) what is left depends on the summation order, where torch's "
+    "kernels sum only their own taps in their own order": [
         f"{c} {w} {s} {d}" for c in ("interpolate_bicubic", "interpolate_bicubic_corners", "interpolate_area1d",
                                      "interpolate_area", "interpolate_area3d", "interpolate_bilinear_aa")
         for w in ("forward", "grad_special") for s in ("small", "big") for d in ("float32", "float64")

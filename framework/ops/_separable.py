@@ -8,16 +8,55 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 
 
-def _apply_maps(xp, a, mats, picks=None):
-    """Apply one (out, in) matrix to each of the last len(mats) dims of a (a gather where ``picks`` gives one)."""
+def _apply_maps(xp, a, mats, picks=None, taps=None):
+    """Apply one (out, in) matrix to each of the last len(mats) dims of a (a gather where ``picks`` gives one, a
+    sum over each row's taps where ``taps`` does)."""
     k = len(mats)
     for i, m in enumerate(mats):
         axis = a.ndim - k + i
         if picks is not None and picks[i] is not None:
             a = xp.take(a, xp.asarray(picks[i]), axis=axis)
+        elif taps is not None and taps[i] is not None:
+            a = _sum_taps(xp, a, axis, *taps[i])
         else:
             a = xp.moveaxis(xp.moveaxis(a, axis, -1) @ m.T, -1, axis)
     return a
+
+
+def _taps(m):
+    """The host matrix ``m`` as each row's taps: (columns, weights, used), each (rows, most taps in a row); a row's
+    spare places have column 0, weight 0 and used False. Summed by _sum_taps, an input reaches only the outputs it
+    has a weight in, as in torch's kernels, where a matrix product spreads a NaN or inf to every output of its row
+    (0 * inf is NaN). None for anything but a plain host matrix."""
+    if type(m) is not np.ndarray or m.ndim != 2:
+        return None
+    hit = m != 0
+    counts = hit.sum(axis=1)
+    width = max(int(counts.max()), 1) if m.size else 1
+    cols, weights = np.zeros((m.shape[0], width), dtype=np.int64), np.zeros((m.shape[0], width))
+    used = np.zeros((m.shape[0], width), dtype=bool)
+    rows, found = np.nonzero(hit)  # row by row, columns ascending: the order torch's kernels add them in
+    place = np.arange(len(rows)) - np.repeat(np.cumsum(counts) - counts, counts)
+    cols[rows, place], weights[rows, place], used[rows, place] = found, m[rows, found], True
+    ones = bool((weights[used] == 1).all())
+    return cols, None if ones else weights, used
+
+
+def _sum_taps(xp, a, axis, cols, weights, used):
+    """``a`` mapped along ``axis`` by a matrix given as its rows' taps (see _taps): one gather (and multiply) per
+    tap place, added up from +0.0 (as torch's kernels add into zeros); a row without taps is exactly 0."""
+    shape = [1] * a.ndim
+    shape[axis] = -1
+    out = None
+    for j in range(len(cols)):
+        term = xp.take(a, cols[j], axis=axis)
+        if weights is not None:
+            term = term * weights[j].reshape(shape)
+        if used[j] is not None:  # some rows have no tap at this place
+            term = xp.where(used[j].reshape(shape), term, xp.zeros((), dtype=term.dtype))
+        out = term if out is None else out + term
+    out += 0  # torch adds into zeros: a sum of -0.0 terms is +0.0
+    return out
 
 
 def _picks(m):
@@ -39,18 +78,24 @@ class SeparableMap(Function):
 
     array_forward = True
     saves_input = False  # torch's reflection/replication pad backwards take the input; upsampling's do not
+    # sum each row's taps (gathers) instead of a matrix product, so a NaN/inf reaches only the outputs it has a weight
+    # in: for nearest's backward (a cheap sum of 1-weight taps). The other maps stay matrix products, several
+    # times faster than tap sums (see tests/test_special_values.py's xfails)
+    exact_taps = False
 
     @classmethod
     def forward(cls, ctx, a, mats, grad_mats=None):
         xp = get_array_module(a)
         picks = [_picks(m) for m in mats]  # read on the host, before the matrices go to a's device
+        taps = [None if p is not None or not cls.exact_taps else _device_taps(xp, _taps(m), a.dtype)
+                for m, p in zip(mats, picks)]
         ctx.host_mats = mats
         ctx.grad_mats = [m.T for m in mats] if grad_mats is None else grad_mats
         mats = [xp.asarray(m, dtype=a.dtype) for m in mats]
         ctx.mats = mats
         if cls.saves_input:
             ctx.save_for_backward(a)
-        return xp.ascontiguousarray(_apply_maps(xp, a, mats, picks))
+        return xp.ascontiguousarray(_apply_maps(xp, a, mats, picks, taps))
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -60,6 +105,18 @@ class SeparableMap(Function):
             return (_backward_op(cls).apply(grad, a, [m.T for m in ctx.mats]),) + nones
         # the backward's own backward applies this map's matrices again (torch's double backward reruns the forward)
         return (_transposed_op(cls).apply(grad, ctx.grad_mats, ctx.host_mats),) + nones
+
+
+def _device_taps(xp, taps, dtype):
+    """_taps' columns, weights and use, per tap place, on the device of ``xp`` (the weights in ``dtype``; no use
+    mask where every row has a tap there, no weights where all are 1)."""
+    if taps is None:
+        return None
+    cols, weights, used = taps
+    places = range(cols.shape[1])
+    return ([xp.asarray(cols[:, j]) for j in places],
+            None if weights is None else [xp.asarray(weights[:, j], dtype=dtype) for j in places],
+            [None if used[:, j].all() else xp.asarray(used[:, j]) for j in places])
 
 
 _TRANSPOSED_OPS: dict = {}
@@ -75,8 +132,9 @@ def _transposed_op(cls: type) -> type:
     if op is None:
         name = getattr(cls, "node_name", "")
         node = name.replace("Backward0", "BackwardBackward0") if name.endswith("Backward0") else "SeparableMapBackward"
-        op = _TRANSPOSED_OPS[cls] = type(cls.__name__ + "Grad", (SeparableMap,),
-                                         {"node_name": node, "back_of": cls, "saves_input": False})
+        op = _TRANSPOSED_OPS[cls] = type(cls.__name__ + "Grad", (SeparableMap,), {
+            "node_name": node, "back_of": cls, "saves_input": False,
+            "exact_taps": name.startswith("UpsampleNearest")})
     return op
 
 

@@ -19,16 +19,22 @@ def _is_advanced(i) -> bool:
     return isinstance(i, (list, np.ndarray, Tensor)) or (hasattr(i, "__cuda_array_interface__"))
 
 
-def _index_part(i):
-    """One part of an advanced index as Index/IndexPut take it: a Tensor as it is (checked; the op saves it), a
-    list as an array; slices, None, Ellipsis and numbers as they are."""
+def _index_part(i, check: bool = True):
+    """One part of an advanced index as Index/IndexPut take it: a Tensor as it is (its dtype checked, unless
+    ``check`` is False: index_put_ checks it after the in-place checks, as torch's; the op saves it), a list as an
+    array; slices, None, Ellipsis and numbers as they are."""
     if isinstance(i, Tensor):
-        if i._array.dtype.kind not in "biu":
-            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        if check:
+            _check_index_dtype(i._array)
         return i
     if isinstance(i, list):
         return np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
     return i
+
+
+def _check_index_dtype(p) -> None:
+    if getattr(p, "dtype", None) is not None and p.dtype.kind not in "biu":
+        raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
 
 
 def _on_device(parts: tuple, a) -> tuple:
@@ -53,15 +59,21 @@ def _put(target, index, values, accumulate: bool) -> None:
         target[index] = values
 
 
+def _check_count(ndim: int, parts) -> int:
+    """torch's IndexError for an index of more dims than the tensor (a bool mask counts its dims); the count."""
+    consuming = sum(p.ndim if getattr(p, "dtype", None) is not None and p.dtype.kind == "b" else 1
+                    for p in parts if p is not None and p is not Ellipsis)
+    if consuming > ndim:
+        raise IndexError(f"too many indices for tensor of dimension {ndim}")
+    return consuming
+
+
 def check_bounds(shape: tuple, index) -> None:
     """torch's IndexError for an out-of-range integer-array index, raised before the array call: CuPy would
     wrap such an index around and read another element instead of raising.  Like torch, the message counts
     dimensions among the index arrays (``a[:, [7]]`` reports dimension 0)."""
     parts = index if isinstance(index, tuple) else (index,)
-    consuming = sum(p.ndim if getattr(p, "dtype", None) is not None and p.dtype.kind == "b" else 1
-                    for p in parts if p is not None and p is not Ellipsis)
-    if consuming > len(shape):
-        raise IndexError(f"too many indices for tensor of dimension {len(shape)}")
+    consuming = _check_count(len(shape), parts)
     dim = ordinal = 0
     for p in parts:
         if p is Ellipsis:
@@ -324,11 +336,18 @@ class IndexPut(Function):
 
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):
-        _check_put_overlap(a, values, parts, accumulate)
+        fill = None if accumulate else _masked_fill_index(a, values, parts)
+        if fill is None:
+            _check_put_overlap(a, values, parts)
+            for p in parts:
+                _check_index_dtype(p)
         ctx.save_for_backward(*_saved_parts(parts))
         index = _on_device(parts, a)
         ctx.index, ctx.accumulate = index, accumulate
         ctx.v_meta = (tuple(getattr(values, "shape", ())), getattr(values, "dtype", None))
+        if fill is not None:
+            _masked_fill(a, _on_device(fill, a), values)
+            return a
         check_bounds(a.shape, index)
         if values.dtype != a.dtype:
             _check_put_shape(a, index, values)  # torch checks the shapes first
@@ -336,7 +355,10 @@ class IndexPut(Function):
                                f"{scalar_type_name(a.dtype)} for the destination and {scalar_type_name(values.dtype)} "
                                f"for the source.")
         try:
-            _put(a, index, values, accumulate)
+            if accumulate and _reads_what_it_writes(a, values):
+                _accumulate_serially(a, index, values)
+            else:
+                _put(a, index, values, accumulate)
         except (ValueError, TypeError):  # NumPy's broadcast failure (TypeError for a boolean mask): torch's text
             _check_put_shape(a, index, values)
             raise
@@ -357,18 +379,80 @@ class IndexPut(Function):
         return (ga, gv, None) + (None,) * len(ctx.index)
 
 
-def _check_put_overlap(a, values, parts: tuple, accumulate: bool) -> None:
-    """torch's index_put_: neither the values nor an index may share any memory with the written-to tensor, except
-    when it becomes a masked_fill_ (one bool mask, one value, no accumulate), which reads the value first."""
+def _is_array(p) -> bool:
+    return getattr(p, "ndim", None) is not None and not isinstance(p, np.generic)
+
+
+def _masked_fill_index(a, values, parts: tuple):
+    """torch's canDispatchToMaskedFill: index_put_ (no accumulate) of one value through exactly one bool mask
+    (besides basic parts) is masked_fill_(mask, value.item()): no dtype match needed, no overlap check. Returns the
+    index to fill through, or None; raises torch's error for a mask whose shape is not that of the dims it indexes,
+    checked as torch does on the basic parts' view. torch dispatches only for a CPU value; here a value on the GPU
+    is filled in the same way, so that a program behaves alike on every device."""
+    if values.size != 1 or any(isinstance(p, (bool, np.bool_)) for p in parts):
+        return None
+    arrays = [k for k, p in enumerate(parts) if _is_array(p)]
+    if len(arrays) != 1 or parts[arrays[0]].dtype not in (np.bool_, np.uint8):
+        return None
+    k, mask = arrays[0], parts[arrays[0]]
+    basic = [p for p in parts if p is not None and p is not Ellipsis and not _is_array(p)]
+    spare = max(a.ndim - len(basic) - mask.ndim, 0)  # the dims an Ellipsis stands for
+    key = [q for p in parts for q in ((slice(None),) * mask.ndim if p is mask else (p,))]
+    try:
+        view_shape = a[tuple(key)].shape  # basic indexing only: a view
+    except IndexError:  # a mask of more dims than are left (index_put_'s parts are all tensors): torch's error below
+        view_shape = a.shape
+    at = sum(1 if p is None or isinstance(p, slice) else spare if p is Ellipsis else 0 for p in parts[:k])
+    for j, n in enumerate(mask.shape):
+        if at + j >= len(view_shape):
+            n_dims = len(view_shape)
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n_dims}, {n_dims - 1}], but got "
+                             f"{at + j})")
+        if n != view_shape[at + j]:
+            raise IndexError(f"The shape of the mask {list(mask.shape)} at index {j} does not match the shape of the "
+                             f"indexed tensor {list(view_shape)} at index {at + j}")
+    if mask.dtype != np.bool_:
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    return tuple(parts)
+
+
+def _masked_fill(a, index: tuple, values) -> None:
+    """a[index] = the one value, cast to a's dtype (torch's masked_fill_ with value.item())."""
+    value = values.reshape(()).astype(a.dtype)
+    if get_array_module(value) is not get_array_module(a):
+        value = value.item()  # a CPU value into device memory
+    a[index] = value
+
+
+def _check_put_overlap(a, values, parts: tuple) -> None:
+    """torch's index_put_ (when it is no masked_fill_): neither the values nor an index may share any memory with
+    the written-to tensor."""
     indices = [p for p in parts if isinstance(p, (bool, np.bool_)) or getattr(p, "ndim", 0) > 0]
-    if not accumulate and values.size == 1 and len(indices) == 1 and getattr(indices[0], "dtype", bool) in (
-            np.bool_, np.uint8):
-        return
     owner = backend.memory_owner(a)
     for other in (values, *indices):
         if hasattr(other, "shape") and backend.memory_owner(other) is owner and \
                 backend.memory_overlap(a, other) in ("full", "partial"):
             raise diagnostics.partial_overlap()
+
+
+def _reads_what_it_writes(a, values) -> bool:
+    """Whether an accumulating put may read memory it has written: ``a`` repeats memory (an expand) or the values
+    share its memory in a way the overlap check could not judge."""
+    return backend.repeats_memory(a) or (
+        backend.memory_owner(values) is backend.memory_owner(a) and backend.memory_overlap(a, values) == "too_hard")
+
+
+def _accumulate_serially(a, index, values) -> None:
+    """a[index] += values one element at a time, in the indexed result's order, each reading the values' memory as
+    it is then: torch's CPU index_put_ with accumulate runs serially, so an expanded ``a`` adds up what it wrote."""
+    host = backend.to_numpy
+    grid = np.indices(a.shape)
+    host_index = tuple(host(p) if _is_array(p) else p for p in index)
+    coords = [g[host_index] for g in grid]
+    view = get_array_module(a).broadcast_to(values, coords[0].shape)  # reads the values' memory when indexed
+    for k in np.ndindex(coords[0].shape):
+        at = tuple(int(c[k]) for c in coords)
+        a[at] += view[k]
 
 
 def _check_put_shape(a, index, values) -> None:
@@ -405,7 +489,7 @@ def _index_put_parts(name: str, a, indices, values) -> list:
             raise TypeError(f"expected Tensor as element {k} in argument 0, but got {type(i).__name__}")
     if len(indices) > a.ndim:
         raise IndexError(f"too many indices for tensor of dimension {a.ndim} (got {len(indices)})")
-    return [_index_part(i) for i in indices]
+    return [_index_part(i, check=False) for i in indices]
 
 
 def index_put_(input: Tensor, indices, values: Tensor, accumulate: bool = False) -> Tensor:
@@ -453,7 +537,8 @@ def setitem(a, idx, value) -> None:
         a, key = view, tuple(_bool_index(i) if _is_bool(i) else i if i is Ellipsis else slice(None)
                              for i in key if i is None or i is Ellipsis or _is_bool(i) or isinstance(i, slice))
     if any(_is_advanced(i) for i in key):
-        parts = [_index_part(i) for i in key]
+        parts = [_index_part(i, check=False) for i in key]
+        _check_count(a.ndim, [p._array if isinstance(p, Tensor) else p for p in parts])  # torch's applySlicing
         if isinstance(value, Tensor):
             IndexPut.apply(a, _strip_leading_ones(value, always=False), False, *parts)
         else:

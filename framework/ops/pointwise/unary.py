@@ -9,6 +9,7 @@ from ... import dtypes
 from ...backend import errstate as _errstate, get_array_module
 from ...tensor import Tensor
 from .. import backward_ops as _bw, scalar_ops as _scalar
+from .._layout import iterator_layout
 
 
 def _float(a):
@@ -199,7 +200,9 @@ def _relu(xp, a):
     # max(0, a) into a zero buffer: torch's sign of zero (relu(-0.0) is -0.0; max(a, 0) gives +0.0), and numpy's
     # maximum of two arrays is ~2x faster than with a scalar operand
     out = xp.zeros_like(a)
-    return xp.maximum(out, a, out=out)
+    # zeros_like follows a's memory order, which for an expand() is not TensorIterator's (torch: C order there)
+    out = xp.maximum(out, a, out=out)
+    return out if a.flags.c_contiguous else iterator_layout(out, [a])
 
 
 class Relu(_SavesOutput):
@@ -410,7 +413,9 @@ class NanToNum(Function):
         ctx.save_for_backward(a)
         if a.dtype.kind not in "fV":
             return a.copy()
-        return get_array_module(a).nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf).astype(a.dtype, copy=False)
+        out = get_array_module(a).nan_to_num(a, nan=nan, posinf=posinf, neginf=neginf).astype(a.dtype, copy=False)
+        # numpy's copy follows an expand()'s memory order, torch's does not
+        return out if a.flags.c_contiguous else iterator_layout(out, [a])
 
     @staticmethod
     def backward(ctx, grad):

@@ -221,12 +221,23 @@ class Expand(Function):
             raise RuntimeError(f"expand(framework.{_legacy(a)}{{{list(a.shape)}}}, size={list(shape)}): the number "
                                "of sizes provided (%d) must be greater or equal to the number of dimensions in the "
                                "tensor (%d)" % (len(shape), a.ndim))
-        target = tuple(a.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-        for i, s in enumerate(a.shape):
-            if s != 1 and s != target[i + lead]:
-                raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing size "
-                                   f"({s}) at non-singleton dimension {i + lead}.  Target sizes: {list(shape)}.  "
+        target = list(shape)
+        for i in range(len(shape) - 1, -1, -1):  # torch's inferExpandGeometry: the last dim is checked first
+            if i < lead:
+                if shape[i] == -1:
+                    raise RuntimeError(f"The expanded size of the tensor (-1) isn't allowed in a leading, "
+                                       f"non-existing dimension {i}")
+                if shape[i] < 0:  # torch's sizes check then fails on the negative size
+                    raise RuntimeError("numel: integer multiplication overflow")
+                continue
+            s = a.shape[i - lead]
+            if shape[i] == -1:
+                target[i] = s
+            elif s != 1 and s != shape[i]:
+                raise RuntimeError(f"The expanded size of the tensor ({shape[i]}) must match the existing size "
+                                   f"({s}) at non-singleton dimension {i}.  Target sizes: {list(shape)}.  "
                                    f"Tensor sizes: {list(a.shape)}")
+        target = tuple(target)
         ctx.shape = a.shape
         out = broadcast_view(a, target)
         strides = _expand_strides(a, target)

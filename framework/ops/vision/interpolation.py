@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ... import dtypes
 from ...tensor import Tensor
@@ -76,17 +78,33 @@ def _check_sizes(input: Tensor, out: list) -> None:
     raise RuntimeError(f"Input and output sizes should be greater than 0, but got input ({ins}){sep} ({outs})")
 
 
+def _out_sizes(input: Tensor, output_size, scales) -> list:
+    return output_size or [int(n * s) for n, s in zip(input.shape[2:], scales)]  # ATen truncates n * scale
+
+
+def _copy_if_same_size(input: Tensor, output_size, scales, matrix):
+    """``matrix``, or the identity when no spatial size changes: torch's kernel then copies (no taps of weight 0
+    that would carry a NaN to a neighbour)."""
+    if list(_out_sizes(input, output_size, scales)) != list(input.shape[2:]):
+        return matrix
+    return lambda o, n, s: W.selection(np.arange(n), n)
+
+
 def _separable(input: Tensor, node: str, output_size, scales, matrix, grad_matrix=None) -> Tensor:
     """Apply ``matrix(n_out, n_in, scale)`` along each spatial dim as one node named ``node`` (whose backward
     applies ``grad_matrix``'s matrices when given, else the transposes)."""
     spatial = list(input.shape[2:])
-    out = output_size or [int(n * s) for n, s in zip(spatial, scales)]  # ATen truncates n * scale
+    out = _out_sizes(input, output_size, scales)
     _check_sizes(input, out)
     scales = scales or [None] * len(spatial)
     mats = [matrix(o, n, s) for o, n, s in zip(out, spatial, scales)]
     if grad_matrix is None:
         return _node(node).apply(input, mats)
     return _node(node).apply(input, mats, [grad_matrix(o, n, s) for o, n, s in zip(out, spatial, scales)])
+
+
+def _transposed(matrix):
+    return lambda o, n, s: matrix(o, n, s).T
 
 
 def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "nearest", align_corners=None,
@@ -128,14 +146,17 @@ def interpolate(input: Tensor, size=None, scale_factor=None, mode: str = "neares
         if antialias:
             return _separable(input, "UpsampleBilinear2DAaBackward0", output_size, scales,
                               lambda o, n, s: W.antialias_matrix(o, n, s, align_corners, "bilinear"))
-        return _separable(input, f"{_LINEAR_NODE[dim]}Backward0", output_size, scales,
-                          lambda o, n, s: W.linear_matrix(o, n, s, align_corners))
+        # a dim whose size does not change is copied (torch: whatever the scale, no taps of weight 0)
+        return _separable(input, f"{_LINEAR_NODE[dim]}Backward0", output_size, scales, lambda o, n, s: W.selection(
+            np.arange(n), n) if o == n else W.linear_matrix(o, n, s, align_corners))
     if dim == 2 and mode == "bicubic":
         if antialias:
             return _separable(input, "UpsampleBicubic2DAaBackward0", output_size, scales,
                               lambda o, n, s: W.antialias_matrix(o, n, s, align_corners, "bicubic"))
-        return _separable(input, "UpsampleBicubic2DBackward0", output_size, scales,
-                          lambda o, n, s: W.cubic_matrix(o, n, s, align_corners))
+        cubic = lambda o, n, s: W.cubic_matrix(o, n, s, align_corners)  # noqa: E731
+        # torch's bicubic backward copies when no size changes; its forward computes all taps even then
+        return _separable(input, "UpsampleBicubic2DBackward0", output_size, scales, cubic,
+                          _transposed(_copy_if_same_size(input, output_size, scales, cubic)))
     if dim == 2 and mode == "lanczos":
         if align_corners:
             raise ValueError("Lanczos mode does not support align_corners=True")
