@@ -15,7 +15,7 @@ from ..ops.activation import LogSoftmax, Softmax
 from ..ops.activation import Celu, CeluInplace, Elu, EluInplace, Hardsigmoid, Hardswish, Hardtanh, Mish, Silu, Softplus
 from ..ops.pointwise import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reciprocal, Rsub, Sub
 from ..ops.pointwise import AddInplace, DivInplace, MulInplace, NegInplace, PowScalarInplace, SubInplace
-from ..ops.normalization import NativeBatchNorm
+from ..ops.normalization import NativeBatchNorm, NativeLayerNorm
 from ..ops.pointwise import Maximum, Minimum
 from ..ops.linalg import Baddbmm, VectorNorm
 from ..ops.pooling import AvgPool2d, MaxPool2d
@@ -413,6 +413,22 @@ def _batch_norm(g, call):
     y = g.node("BatchNormalization", [g.name(x0), scale, shift, g.name(running_mean), g.name(running_var)],
                epsilon=float(eps))
     return [y, None, None]
+
+
+@maps(NativeLayerNorm)
+def _layer_norm(g, call):
+    x0, weight, bias, n, eps = call.args
+    x, rank = g.name(x0), x0._array.ndim
+    axes = list(range(rank - n, rank))
+    mean = g.reduce("ReduceMean", x, axes, True)
+    centred = g.node("Sub", [x, mean])
+    var = g.reduce("ReduceMean", g.node("Mul", [centred, centred]), axes, True)
+    y = g.node("Div", [centred, g.node("Sqrt", [g.node("Add", [var, g.name(float(eps), x0)])])])
+    if weight is not None:
+        y = g.node("Mul", [y, g.name(weight)])
+    if bias is not None:
+        y = g.node("Add", [y, g.name(bias)])
+    return [y]
 
 
 @maps(GroupNorm)

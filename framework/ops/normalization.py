@@ -1,4 +1,5 @@
-"""Normalization ops: batch_norm (torch's native_batch_norm), group_norm and the weight-norm interface."""
+"""Normalization ops: batch_norm (torch's native_batch_norm), layer_norm (native_layer_norm), group_norm and the
+weight-norm interface."""
 from __future__ import annotations
 
 from ..amp.state import autocast_applies, autocast_run, state as _amp
@@ -107,6 +108,79 @@ def batch_norm(x: Tensor, running_mean, running_var, weight, bias, training: boo
     of them are edges."""
     stats = () if running_mean is None else (running_mean, running_var)
     return NativeBatchNorm.apply(x, weight, bias, (training, momentum, eps), *stats)
+
+
+class NativeLayerNorm(Function):
+    """out = (x - mean) * rstd * weight + bias over the trailing ``n`` dims. Saves x, weight and bias, keeps mean and
+    rstd (torch's result1/result2): one output buffer, no normalised copy kept for the backward."""
+
+    node_name, array_forward, none_edges = "NativeLayerNormBackward0", True, True  # (x, weight, bias) always
+
+    @staticmethod
+    def forward(ctx, x, weight, bias, n, eps):
+        xp = get_array_module(x)
+        axes = tuple(range(x.ndim - n, x.ndim))
+        mean = x.mean(axis=axes, keepdims=True)
+        out = x - mean  # the one fresh buffer: centred, then normalised, scaled and shifted in place
+        rstd = 1 / xp.sqrt(xp.square(out).mean(axis=axes, keepdims=True) + eps)
+        out *= rstd
+        if weight is not None:
+            out *= weight
+        if bias is not None:
+            out += bias
+        ctx.save_for_backward(x, weight, bias)
+        ctx.mean, ctx.rstd, ctx.n, ctx.eps = mean, rstd, n, eps
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        if is_grad_enabled():  # create_graph: Tensor ops, the statistics recomputed from x (exact second derivatives)
+            return _layer_norm_backward_composite(ctx, grad)
+        x, weight, _ = ctx.saved_arrays
+        g = grad._array
+        axes = tuple(range(x.ndim - ctx.n, x.ndim))
+        lead = tuple(range(x.ndim - ctx.n))
+        xhat = x - ctx.mean
+        xhat *= ctx.rstd
+        needs = ctx.needs_input_grad
+        gx = gw = gb = None
+        if needs[1]:
+            gw = Tensor._make((g * xhat).sum(axis=lead))
+        if needs[2]:
+            gb = Tensor._make(g.sum(axis=lead))
+        if needs[0]:
+            # torch's layer_norm_backward: rstd * (g w - mean(g w) - xhat * mean(g w xhat)) over the normalised dims
+            gxhat = g * weight if weight is not None else g.copy()
+            proj = (gxhat * xhat).mean(axis=axes, keepdims=True)
+            xhat *= proj
+            gxhat -= gxhat.mean(axis=axes, keepdims=True)
+            gxhat -= xhat
+            gxhat *= ctx.rstd
+            gx = Tensor._make(gxhat)
+        return gx, gw, gb, None, None
+
+
+def _layer_norm_backward_composite(ctx, grad):
+    """The backward of NativeLayerNorm as Tensor ops, mean and rstd recomputed from x, for create_graph=True."""
+    x, weight, _ = ctx.saved_tensors
+    dims = tuple(range(x.ndim - ctx.n, x.ndim))
+    lead = tuple(range(x.ndim - ctx.n))
+    mean = x.mean(dim=dims, keepdim=True)
+    rstd = (x.var(dim=dims, unbiased=False, keepdim=True) + ctx.eps).rsqrt()
+    xhat = (x - mean) * rstd
+    needs = ctx.needs_input_grad
+    gw = (grad * xhat).sum(dim=lead) if needs[1] else None
+    gb = grad.sum(dim=lead) if needs[2] else None
+    gx = None
+    if needs[0]:
+        gxhat = grad * weight if weight is not None else grad
+        gx = rstd * (gxhat - gxhat.mean(dim=dims, keepdim=True) - xhat * (gxhat * xhat).mean(dim=dims, keepdim=True))
+    return gx, gw, gb, None, None
+
+
+def layer_norm(x: Tensor, n: int, weight: Tensor | None, bias: Tensor | None, eps: float) -> Tensor:
+    """NativeLayerNorm.apply over the last ``n`` dims (weight and bias already of their shape)."""
+    return NativeLayerNorm.apply(x, weight, bias, int(n), float(eps))
 
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:

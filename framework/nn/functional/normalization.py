@@ -9,7 +9,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.grad_mode import no_grad
 from ...ops._util import c_type_name
 from ...ops.vision import pad
-from ... import ops
+from ... import dtypes, ops
 from ...ops import normalization as _bn
 from ...tensor import Tensor
 
@@ -80,7 +80,10 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-5):
     if _amp.on and autocast_applies("layer_norm", input, normalized_shape, weight, bias, eps):
         return autocast_run("layer_norm", layer_norm, input, normalized_shape, weight, bias, eps)
-    dims = tuple(range(input.ndim - len(tuple(normalized_shape)), input.ndim))
+    n = len(tuple(normalized_shape))
+    if _fused_layer_norm(input, n, weight, bias):
+        return _bn.layer_norm(input, n, weight, bias, eps)
+    dims = tuple(range(input.ndim - n, input.ndim))
     mean = input.mean(dim=dims, keepdim=True)
     var = input.var(dim=dims, unbiased=False, keepdim=True)
     out = (input - mean) / (var + eps).sqrt()
@@ -89,6 +92,16 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps: float = 1e-
     if bias is not None:
         out = out + bias
     return out
+
+
+def _fused_layer_norm(input, n: int, weight, bias) -> bool:
+    """One NativeLayerNormBackward0 node (as torch's) for float32/float64 input whose weight and bias (if any) have
+    its dtype and the normalised shape; anything else keeps the composite, which promotes and checks as before."""
+    if not isinstance(input, Tensor) or input.dtype not in (dtypes.float32, dtypes.float64) or not 0 < n <= input.ndim:
+        return False
+    shape = tuple(input.shape[input.ndim - n:])
+    return all(p is None or (isinstance(p, Tensor) and p.dtype == input.dtype and tuple(p.shape) == shape)
+               for p in (weight, bias))
 
 
 def normalize(input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out=None) -> Tensor:
