@@ -1,7 +1,9 @@
-"""Shared benchmark plumbing: argument parsing, thread pinning, timing, peak RSS, one JSON line out."""
+"""Shared benchmark plumbing: argument parsing, thread pinning, timing, peak RSS, a step's peak live bytes, one JSON
+line out."""
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -72,6 +74,87 @@ def rss_mb() -> float:
             return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2 ** 20
     except OSError:
         return float("nan")
+
+
+def _tracemalloc_peak(step) -> int:
+    """Peak bytes traced during one ``step()`` above the bytes live before it (NumPy reports its data buffers to
+    tracemalloc, so this is arrays plus Python objects: graph nodes, Tensor wrappers)."""
+    import tracemalloc
+
+    gc.collect()
+    tracemalloc.reset_peak()
+    before = tracemalloc.get_traced_memory()[0]
+    step()
+    return tracemalloc.get_traced_memory()[1] - before
+
+
+def _torch_memory_events(fn) -> list[int]:
+    """The signed byte counts (+ allocation, - free) of torch's CPU allocator while ``fn()`` runs, in time order
+    (torch.profiler with profile_memory=True records each one)."""
+    from torch.autograd import DeviceType
+    from torch.profiler import ProfilerActivity, profile
+
+    gc.collect()
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        fn()
+    cpu = (DeviceType.CPU, DeviceType.MKLDNN, DeviceType.IDEEP)
+    return [n for _, n in sorted((e.start_ns(), e.nbytes()) for e in prof.profiler.kineto_results.events()
+                                 if e.name() == "[memory]" and e.device_type() in cpu)]
+
+
+def _torch_profiler_peak(step) -> int:
+    """Peak bytes of CPU tensor storage during one ``step()`` above the bytes live before it: the running total of
+    the allocator's events and its maximum."""
+    total = peak = 0
+    for nbytes in _torch_memory_events(step):
+        total += nbytes
+        peak = max(peak, total)
+    return peak
+
+
+def memory_pass(make_step, impl: str, warmup: int = 2, steps: int = 3) -> dict:
+    """A step's memory, in MB, on a fresh ``make_step()`` (a separate pass after the timed steps: tracing slows a
+    step). ``step_peak_mb``: the largest, over ``steps`` calls, of the peak of live bytes allocated during one
+    steady-state ``step()`` above the bytes live before it (activations, gradients, temporaries). ``held_mb``: the
+    bytes still live after building the step and ``warmup`` steps (parameters, optimizer state, data, and whatever a
+    compiled step keeps between calls). tracemalloc counts framework's (NumPy reports its data buffers to it);
+    torch.profiler's memory events count torch's. Both count the arrays' data; tracemalloc also counts framework's
+    Python objects (its autograd graph), which torch keeps in C++ where its profiler does not see them, so
+    framework's figures are the higher-or-equal side of a fair count."""
+    import tracemalloc
+
+    import numpy as np
+
+    mb = 2 ** 20
+    if impl == "torch":
+        _torch_memory_events(lambda: None)  # the profiler's first start is slow: not part of the count
+        box = []
+        tracemalloc.start()  # the data: torch.from_numpy shares NumPy's buffers, which torch's allocator never saw
+        try:
+            held = sum(_torch_memory_events(lambda: box.append(_warm(make_step(), warmup))))
+            gc.collect()
+            held += sum(t.size for t in tracemalloc.take_snapshot().traces if t.domain == np.lib.tracemalloc_domain)
+        finally:
+            tracemalloc.stop()
+        step = box[0]
+        return {"step_peak_mb": round(max(_torch_profiler_peak(step) for _ in range(steps)) / mb, 2),
+                "held_mb": round(held / mb, 2)}
+    gc.collect()
+    tracemalloc.start()
+    try:
+        step = _warm(make_step(), warmup)
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0]
+        return {"step_peak_mb": round(max(_tracemalloc_peak(step) for _ in range(steps)) / mb, 2),
+                "held_mb": round(held / mb, 2)}
+    finally:
+        tracemalloc.stop()
+
+
+def _warm(step, n: int):
+    for _ in range(n):
+        step()
+    return step
 
 
 class OptimizerTimer:

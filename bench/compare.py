@@ -6,8 +6,10 @@ with the same thread count, and print medians and the ratios framework/numpy and
     python -m bench.compare --profile --only cnn   # where an eager step's time goes (bench/step_profile.py)
 
 The real-model rows (cnn, lstm_lm, transformer: bench/models.py) run the same model code with torch and framework;
-they have no NumPy contender.  Their "step MB" is the process's peak RSS during the timed steps above its RSS
-before them, for framework and torch alike (the OS's count: allocator caches kept from warm-up are not in it).
+they have no NumPy contender.  Their "peak MB" is the peak of live bytes allocated during one steady-state step above
+those live before it (activations, gradients, temporaries) and "held MB" the bytes live between steps (parameters,
+optimizer state, data, a compiled step's buffers): measured after the timed steps, with tracemalloc for framework and
+torch.profiler's memory events for torch (bench/common.py memory_pass).
 
 OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE are unset for every contender alike (they slow a current numpy).
 """
@@ -25,6 +27,7 @@ WORKLOADS = ["small_ops", "mlp", "gan", "deep_chain", "matmul", "cnn", "lstm_lm"
 MODELS = ["cnn", "lstm_lm", "transformer"]  # bench/models.py: the same model code for torch and framework
 GPU_WORKLOADS = ["gpu_mlp", "matmul"]  # --device cuda: the GPU-sized MLP step and an 8192² matmul
 IMPLS = ["framework", "framework-compiled", "numpy", "torch"]
+MODEL_IMPLS = ["framework", "framework-compiled", "torch"]
 METRIC = {"small_ops": ("us_per_op", "us/op"), "mlp": ("median_s", "ms/step"), "gan": ("median_s", "ms/step"),
           "deep_chain": ("median_s", "ms/step"), "matmul": ("median_s", "ms"), "gpu_mlp": ("median_s", "ms/step"),
           **{w: ("median_s", "ms/step") for w in MODELS}}
@@ -157,13 +160,16 @@ def main(argv=None) -> int:
                 n = last["numpy"]
                 extra = (f" peak MB fw/np {f['peak_rss_mb']}/{n['peak_rss_mb']}, after-drop fw "
                          f"{f['rss_before_mb']}->{f['rss_after_mb']}->{f['rss_after_repeats_mb']}")
+            memory = {}
             if workload in MODELS:
-                extra += " step MB " + " ".join(f"{impl} {r['step_peak_mb']}" for impl, r in last.items())
+                memory = {k: " / ".join(str(last[i][k]) if i in last else "n/a" for i in MODEL_IMPLS)
+                          for k in ("step_peak_mb", "held_mb")}
+                extra += f" peak MB fw / compiled / torch {memory['step_peak_mb']}, held MB {memory['held_mb']}"
             opt_med = {impl: statistics.median(v) for impl, v in opt_samples.items() if v}
             if opt_med:
                 extra += " optimizer us/param " + " ".join(f"{impl} {v:.2f}" for impl, v in opt_med.items())
             lines.append((threads, workload, unit, med.get("framework"), med.get("numpy"), med.get("torch"), r_np, r_t,
-                          check_traces(last, workload), extra, opt_med, comp, c_np, c_t))
+                          check_traces(last, workload), extra, opt_med, comp, c_np, c_t, memory))
             print(f"threads={threads} {workload:10s} framework {med.get('framework', float('nan')):9.3f} {unit:7s} "
                   f"compiled {comp:9.3f}  "
                   f"numpy {med.get('numpy', float('nan')):9.3f}  torch {med.get('torch', float('nan')):9.3f}  "
@@ -171,15 +177,16 @@ def main(argv=None) -> int:
                   f"traces {lines[-1][8]}{extra}", flush=True)
     if args.markdown:
         print("\n| threads | workload | unit | framework | compiled | numpy | torch | fw/numpy | fw/torch "
-              "| compiled/numpy | compiled/torch | optimizer µs/param fw / numpy / torch |")
-        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+              "| compiled/numpy | compiled/torch | optimizer µs/param fw / numpy / torch "
+              "| peak MB fw / compiled / torch | held MB fw / compiled / torch |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         def fmt(v, digits=3):
             return "n/a" if v is None or v != v else f"{v:.{digits}f}"
 
-        for t, w, u, f, n, tt, rn, rt, _, _, om, c, cn, ct in lines:
+        for t, w, u, f, n, tt, rn, rt, _, _, om, c, cn, ct, mem in lines:
             opt = " / ".join(fmt(om.get(impl), 2) for impl in IMPLS if impl != "framework-compiled") if om else ""
             print(f"| {t} | {w} | {u} | {fmt(f)} | {fmt(c)} | {fmt(n)} | {fmt(tt)} | {fmt(rn, 2)} | {fmt(rt, 2)} "
-                  f"| {fmt(cn, 2)} | {fmt(ct, 2)} | {opt} |")
+                  f"| {fmt(cn, 2)} | {fmt(ct, 2)} | {opt} | {mem.get('step_peak_mb', '')} | {mem.get('held_mb', '')} |")
     return 0
 
 

@@ -154,9 +154,11 @@ MAKERS = {"cnn": make_cnn, "lstm_lm": make_lstm_lm, "transformer": make_transfor
 
 def run(workload: str, doc: str) -> None:
     """The command line of one workload (python -m bench.<workload> --impl ...): time it and print its JSON line.
-    step_peak_mb: the process's peak RSS over the timed steps above its RSS before them (the OS's count, so torch's
-    caching allocator and NumPy's malloc are measured alike; memory an allocator kept from warm-up is not in it)."""
-    from .common import parse, peak_rss_mb, report, rss_mb, skip, time_steps
+    step_peak_mb: the peak of live bytes allocated during one steady-state step above those live before it;
+    held_mb: the bytes live between steps (parameters, optimizer state, data, a compiled step's buffers); both
+    measured on a fresh step in a separate pass after the timed steps (bench.common.memory_pass: tracemalloc for
+    framework, torch.profiler's memory events for torch)."""
+    from .common import memory_pass, parse, report, skip, time_steps
 
     args = parse(doc)
     if args.impl == "numpy":
@@ -164,6 +166,7 @@ def run(workload: str, doc: str) -> None:
     step = MAKERS[workload](args.impl, args.quick)
     warmup, steps = (2, 3) if args.quick else (5, 20)
     trace = [step() for _ in range(warmup)]
-    before = rss_mb()
     median, timed = time_steps(step, 0, steps)
-    report(workload, args.impl, median, trace + timed, step_peak_mb=round(max(0.0, peak_rss_mb() - before), 1))
+    del step  # the memory pass builds its own: what this one holds is not in its count
+    memory = memory_pass(lambda: MAKERS[workload](args.impl, args.quick), args.impl)
+    report(workload, args.impl, median, trace + timed, **memory)

@@ -91,7 +91,7 @@ def test_model_rows_run_for_every_contender_and_agree(workload):
             continue
         if "skipped" in row:  # torch not installed
             continue
-        assert row["median_s"] > 0 and row["step_peak_mb"] >= 0 and len(row["loss_trace"]) == 5
+        assert row["median_s"] > 0 and row["step_peak_mb"] > 0 and row["held_mb"] > 0 and len(row["loss_trace"]) == 5
         traces[impl] = row["loss_trace"]
     for impl, trace in traces.items():
         assert trace == pytest.approx(traces["framework"], rel=1e-4, abs=1e-4), impl
@@ -102,3 +102,37 @@ def test_compare_profile_groups_a_step_by_op_and_array_call():
                           "cnn"], capture_output=True, text=True, cwd=ROOT, check=True).stdout
     assert "threads=1 cnn:" in out and "array" in out and "framework" in out
     assert "Conv2d.forward" in out and "Conv2d.backward" in out
+
+
+def _known_step(lib):
+    """make_step() for bench.common.memory_pass: each step allocates one 8 MB temporary and a 4 MB result kept
+    until the next step replaces it, on top of 2 MB built with the step."""
+    def make_step():
+        base, kept = lib.zeros(2 * 2 ** 18), []
+
+        def step():
+            tmp = lib.ones(8 * 2 ** 18)  # float32: 8 MB
+            out = tmp[: 4 * 2 ** 18] * 2  # 4 MB, live with tmp
+            del tmp
+            kept[:] = [out + base[0]]  # 4 MB more, while out is live; the previous step's result is freed here
+        return step
+    return make_step
+
+
+@pytest.mark.parametrize("lib_name", ["numpy", "torch"])
+def test_memory_pass_counts_a_known_allocation(lib_name):
+    """The peak above the live bytes before a step: 8 MB temporary + 4 MB + 4 MB at most (12 MB while tmp and out
+    are live, 8 MB later), whichever library counts it; held: the 2 MB base plus the 4 MB result kept."""
+    from bench.common import memory_pass
+
+    if lib_name == "torch":
+        torch = pytest.importorskip("torch")
+        lib = type("Lib", (), {"zeros": staticmethod(torch.zeros), "ones": staticmethod(torch.ones)})
+    else:
+        import numpy as np
+
+        lib = type("Lib", (), {"zeros": staticmethod(lambda n: np.zeros(n, np.float32)),
+                               "ones": staticmethod(lambda n: np.ones(n, np.float32))})
+    row = memory_pass(_known_step(lib), "torch" if lib_name == "torch" else "framework")
+    assert row["step_peak_mb"] == pytest.approx(12.0, abs=0.1)
+    assert row["held_mb"] == pytest.approx(6.0, abs=0.3)

@@ -334,3 +334,28 @@ def test_grad_homes_go_with_their_parameters():
     del model, opt
     gc.collect()
     assert ref() is None and not any(k in GRAD_HOMES for k in keys)  # (another test's parameters may come and go)
+
+
+def test_zero_grad_none_frees_the_flat_grad_buffer():
+    """As torch frees the grads at zero_grad(), the optimizer forgets its flat gradient there once no parameter
+    has a slot of it as .grad: its memory is not kept through the next forward. A grad a user kept holds its own
+    view (so its values), and is never written into."""
+    import weakref
+
+    model, opt = _mlp_backward(True)
+    bucket = opt._flat[id(opt.param_groups[0])][1][0][0]
+    model[0].zero_grad()  # only some grads dropped: the others still live in the buffer
+    assert bucket.grad is not None and model[2].weight.grad._array.base is bucket.grad
+    kept = model[2].weight.grad
+    kept_values = kept.cpu().numpy().copy()
+    opt.zero_grad()
+    assert bucket.grad is None and bucket.grad_views is None
+    (model(framework.randn(5, 3)) ** 2).mean().backward()  # a fresh buffer, the grads straight into its slots
+    assert all(p.grad._array.base is bucket.grad for p in model.parameters())
+    opt.step()
+    np.testing.assert_array_equal(kept.cpu().numpy(), kept_values)  # never written into
+    flat = weakref.ref(bucket.grad) if isinstance(bucket.grad, np.ndarray) else None
+    opt.zero_grad()
+    assert bucket.grad is None
+    if flat is not None:  # (NumPy: nothing else holds it, so it is freed, not only forgotten)
+        assert flat() is None

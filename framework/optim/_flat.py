@@ -132,6 +132,16 @@ class FlatBucket:
         gradient_copied()  # framework.compile: the replay may compute g straight into the slot
         return view
 
+    def drop_grad(self) -> None:
+        """zero_grad(set_to_none=True) dropped the grads: forget the flat gradient unless a parameter still has its
+        slot as .grad, so its memory is freed there, as torch's grads are (a .grad a user kept keeps its own view;
+        the next backward starts a fresh buffer either way)."""
+        views = self.grad_views
+        if views is None or any(p._grad is not None and p._grad._array is v for p, v in zip(self.params, views)):
+            return
+        self.grad = self.grad_views = None
+        self.taken = set()
+
     def gather_grads(self):
         """The flat gradient: the grads are reused in place when they are still our views (zero_grad(set_to_none=
         False) keeps them), else copied into a *new* buffer (an old grad a user kept must not be overwritten)."""

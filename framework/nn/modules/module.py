@@ -9,7 +9,7 @@ from typing import Iterator
 from ...autograd.grad_mode import no_grad
 from ... import dtypes
 from ...creation import as_tensor, empty_like
-from ...tensor import Tensor
+from ...tensor import GRAD_HOMES, Tensor
 from ..parameter import Parameter
 from .module_hooks import call_with_hooks, has_call_hooks, ModuleHooks
 
@@ -29,11 +29,15 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 
 def zero_grads_(parameters, set_to_none: bool = True) -> None:
     """What Module.zero_grad and Optimizer.zero_grad do: drop each .grad, or zero it in place."""
+    homes = {}  # id -> weak reference to a FlatBucket (optim/_flat.py) that holds some of these grads
     for p in parameters:
         if p._grad is None:
             continue
         if set_to_none:
             p._grad = None
+            home = GRAD_HOMES.get(id(p)) if GRAD_HOMES else None
+            if home is not None:
+                homes[id(home[0])] = home[0]
         else:  # torch zeroes the same tensor (code holding p.grad sees the zeros), cut from any graph first
             g = p._grad
             if g.grad_fn is not None:
@@ -44,6 +48,10 @@ def zero_grads_(parameters, set_to_none: bool = True) -> None:
             else:
                 g.requires_grad_(False)
             g.zero_()
+    for ref in homes.values():  # an optimizer's flat gradient whose grads were all dropped: freed now, as torch's are
+        bucket = ref()
+        if bucket is not None:
+            bucket.drop_grad()
 
 
 class Module(ModuleHooks):

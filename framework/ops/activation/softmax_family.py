@@ -51,8 +51,12 @@ class LogSoftmax(Function):
             return a.copy()
         if not a.flags.c_contiguous:  # as softmax: a C-contiguous result, as torch's
             a = xp.ascontiguousarray(a)
-        out = a - a.max(axis=dim, keepdims=True)
-        out -= xp.log(xp.exp(out).sum(axis=dim, keepdims=True))  # in place in the one fresh buffer
+        top = a.max(axis=dim, keepdims=True)
+        out = xp.asarray(a - top)  # (NumPy returns a scalar for 0-d input)
+        # exp in place to sum it, then a - max again: the one fresh buffer, no second one as large as a
+        total = xp.exp(out, out=out).sum(axis=dim, keepdims=True)
+        xp.subtract(a, top, out=out)
+        out -= xp.log(total)
         ctx.save_for_backward(out)
         return out
 

@@ -4,6 +4,8 @@ Each op saves what torch's saves, and only when the other input needs it: ``a * 
 if ``a`` requires grad.  The in-place twins (add_, mul_, ...) are in arithmetic_inplace.py."""
 from __future__ import annotations
 
+import operator
+
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.broadcast import sum_to_array
 from ...autograd.function import Function
@@ -20,6 +22,14 @@ from .unary import _float
 def _compute(fn, a, b, out_dtype):
     """fn(a, b) computed in ``out_dtype``, torch's promoted dtype (operands cast first, as torch does)."""
     first, second = a, b
+    if type(b) is float and getattr(a, "dtype", None) is out_dtype and out_dtype.kind in "fV":
+        # an array of the result's dtype and a Python float (the commonest call): promote() would cast nothing
+        # (NumPy keeps a Python number weakly typed), so it is skipped
+        try:
+            out = fn(a, b)
+        except ValueError:
+            raise broadcast_error(shape_of(a), shape_of(b)) from None
+        return out if out.dtype is out_dtype or out.dtype == out_dtype else out.astype(out_dtype)
     a, b = promote(a, b, out_dtype)
     try:
         out = fn(a, b)
@@ -75,7 +85,7 @@ class Add(Function):
         dt = binary_dtype(a, b)
         if alpha != 1:
             _check_alpha(dt, alpha)
-        return _compute(lambda x, y: x + y * alpha if alpha != 1 else x + y, a, b, dt)
+        return _compute(operator.add if alpha == 1 else (lambda x, y: x + y * alpha), a, b, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -106,7 +116,7 @@ class Sub(Function):
             _check_bool_sub(a, b)
         if alpha != 1:
             _check_alpha(dt, alpha)
-        return _compute(lambda x, y: x - y * alpha if alpha != 1 else x - y, a, b, dt)
+        return _compute(operator.sub if alpha == 1 else (lambda x, y: x - y * alpha), a, b, dt)
 
     @staticmethod
     def backward(ctx, grad):
@@ -150,7 +160,7 @@ class Mul(Function):
         _meta(ctx, a, b)
         need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         ctx.save_for_backward(a if need_b else None, b if need_a else None)
-        return _compute(lambda x, y: x * y, a, b, binary_dtype(a, b))
+        return _compute(operator.mul, a, b, binary_dtype(a, b))
 
     @staticmethod
     def backward(ctx, grad):
@@ -181,7 +191,7 @@ class Div(Function):
         dt = binary_dtype(a, b)
         if dt.kind not in "fV":
             dt = dtypes.default_float.np
-        return _compute(lambda x, y: x / y, a, b, dt)
+        return _compute(operator.truediv, a, b, dt)
 
     @staticmethod
     def backward(ctx, grad):
