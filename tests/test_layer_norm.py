@@ -92,3 +92,23 @@ def test_matches_torch(xshape, shape, affine, dtype):
         assert (a is None) == (t is None)
         if a is not None:
             np.testing.assert_allclose(a, t, rtol=tol, atol=tol * (10 if dtype == "bfloat16" else 1))
+
+
+def test_layer_norm_graph_holds_one_output_sized_buffer():
+    """The node keeps x (alive anyway), weight, bias and per-row statistics, not a normalised copy: the forward
+    leaves one output-sized buffer live (the composite of sub/div/mul/add kept three or four)."""
+    import tracemalloc
+
+    x = framework.randn(256, 512, requires_grad=True)
+    w = framework.ones(512, requires_grad=True)
+    b = framework.zeros(512, requires_grad=True)
+    nbytes = 256 * 512 * 4
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        out = framework.nn.functional.layer_norm(x, (512,), w, b)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert out.grad_fn.name() == "NativeLayerNormBackward0"
+    assert nbytes <= held < 1.5 * nbytes

@@ -119,8 +119,8 @@ def _wide(dtype):
 
 class NativeLayerNorm(Function):
     """out = (x - mean) * rstd * weight + bias over the last ``ndims`` dims, one node as torch's native_layer_norm.
-    Saves x, weight and bias; keeps the normalised x and rstd (torch keeps mean and rstd) for the backward.
-    float16 and bfloat16 are computed in float32 and rounded once, as torch's CPU kernel."""
+    Saves x, weight and bias, and each row's mean and rstd (as torch: no normalised copy of x is held between
+    forward and backward). float16 and bfloat16 are computed in float32 and rounded once, as torch's CPU kernel."""
 
     node_name, array_forward, none_edges = "NativeLayerNormBackward0", True, True  # (x, weight, bias) always
 
@@ -146,7 +146,7 @@ class NativeLayerNorm(Function):
         out = xhat * weight.reshape(-1) if weight is not None else xhat.copy()
         if bias is not None:
             out += bias.reshape(-1)
-        ctx.xhat, ctx.rstd, ctx.conf = xhat, rstd, conf
+        ctx.mean, ctx.rstd, ctx.conf = mean, rstd, conf
         return out.reshape(x.shape).astype(x.dtype, copy=False)
 
     @staticmethod
@@ -155,7 +155,9 @@ class NativeLayerNorm(Function):
         gxhat = g weight; the weight and bias gradients sum over the rows."""
         x, weight, bias = ctx.saved_arrays
         xp = get_array_module(g)
-        xhat, rstd = ctx.xhat, ctx.rstd
+        rstd = ctx.rstd
+        xhat = x.reshape(rstd.shape[0], -1).astype(rstd.dtype, copy=False) - ctx.mean  # recomputed, as torch's
+        xhat *= rstd
         need_x, need_w, need_b = ctx.needs_input_grad[:3]
         g = g.reshape(xhat.shape).astype(xhat.dtype, copy=False)
         gx = gw = gb = None
