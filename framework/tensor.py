@@ -437,7 +437,9 @@ class Tensor:
         """Same storage, *own* version counter: in-place changes through it go unnoticed by autograd."""
         if self.is_inference():
             return self._detached_inference_tensor()
-        return Tensor._make(self._array, VersionCounter())  # a normal tensor, even inside inference_mode (torch)
+        # a normal tensor, even inside inference_mode (torch); its array is a new view of the same memory, so that an
+        # op given both x and x.data saves each as itself (its own version counter is then checked in backward)
+        return Tensor._make(self._array.view(), VersionCounter())
 
     @data.setter
     def data(self, value: "Tensor") -> None:

@@ -558,3 +558,28 @@ def test_linear_modes_copy_a_dim_whose_size_does_not_change(mode, shape, align_c
         return np.isnan(y.cpu().numpy()).tolist(), scaled.cpu().numpy().round(5).tolist()
 
     _same(program)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_an_op_given_x_and_x_data_checks_each_version(dtype):
+    """atan2(t1, t1.data) saves both; writing through .data (its own version counter) must fail the backward, as
+    torch's (ours saved the first tensor twice, the arrays being one object; found by the fuzzer)."""
+    def program(m):
+        t0 = m.tensor(-0.89, requires_grad=True)
+        t1 = t0.to(getattr(m, dtype))
+        t2 = t1.data
+        t4 = m.atan2(t1, t2)
+        t2[...] = t1
+        (t4 / (t2.abs() + 1)).sum().backward()
+    theirs = outcome(program, torch)
+    assert outcome(program, framework) == theirs and theirs[0] == "error"
+
+
+def test_expand_error_names_bfloat16_as_torch():
+    messages = []
+    for m in (torch, framework):
+        t0 = m.tensor([-0.16, -0.04, -0.79, 1.59], dtype=m.bfloat16)
+        with pytest.raises(RuntimeError) as info:
+            t0.expand(())
+        messages.append(str(info.value).replace("torch.", "framework."))
+    assert messages[0] == messages[1]

@@ -8,7 +8,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import broadcast_view, get_array_module, scatter_add
 from ...tensor import Tensor
-from .._util import normalize_dims, shape_args, wrap_dim
+from .._util import normalize_dims, shape_args, type_string, wrap_dim
 from ..conversion import Clone
 
 
@@ -218,7 +218,7 @@ class Expand(Function):
     def forward(ctx, a, shape):
         lead = len(shape) - a.ndim
         if lead < 0:
-            raise RuntimeError(f"expand(framework.{_legacy(a)}{{{list(a.shape)}}}, size={list(shape)}): the number "
+            raise RuntimeError(f"expand({type_string(a.dtype)}{{{list(a.shape)}}}, size={list(shape)}): the number "
                                "of sizes provided (%d) must be greater or equal to the number of dimensions in the "
                                "tensor (%d)" % (len(shape), a.ndim))
         target = list(shape)
@@ -335,10 +335,6 @@ def _scatter(values, index, shape, repeats: bool = True):
 def as_strided_backward(grad, index, shape, repeats: bool = True):
     """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula."""
     return AsStridedScatter.apply(grad, index, tuple(shape), repeats)
-
-
-def _legacy(a) -> str:
-    return dtypes.from_numpy_dtype(a.dtype).legacy
 
 
 def reshape(a, *shape):
