@@ -71,6 +71,11 @@ DECLARED_DEVIATIONS: list[Deviation] = [
               "message names) differs.", pending=False),
 ]
 
+# op-table rows whose torch 2.13 CPU kernel gives wrong bfloat16 values, so the generator gives them no bfloat16
+# operand (tests/test_bfloat16.py checks ours there against torch's float32 result rounded once): matrix_exp returns
+# inf/nan for ordinary 3x3 inputs in [-2, 2] (its float32 result is finite)
+TORCH_BFLOAT16_WRONG = {"linalg_matrix_exp"}
+
 # op-table rows that take any shape (elementwise or full reductions) and rows that take two broadcastable tensors
 ANY_SHAPE_ROWS = {
     "add_scalar", "radd_scalar", "rsub", "mul_scalar", "rdiv", "neg", "pow_scalar", "pow_half", "rpow", "abs", "exp",
@@ -443,6 +448,9 @@ class Generator:
                 else:
                     used.append(self.leaf(tuple(shape), lo, hi))
                     args.append(used[-1])
+        if case.name in TORCH_BFLOAT16_WRONG and any(
+                "bfloat16" in _dtype_name(self.ns[t].dtype) for t in re.findall(r"\bt\d+\b", " ".join(args))):
+            return
         name = self.fresh()
         self.emit(self.grad_mode(f"{name} = OP[{case.name!r}](m, {', '.join(args)})"), f"op.{case.name}")
 
