@@ -217,3 +217,43 @@ def test_dropout2d_on_3d_input_follows_torchs_transitional_rule():
         y = framework.nn.functional.dropout2d(framework.ones(30, 4, 5), 0.5).cpu().numpy()
     assert ((y == 0).all(-1) | (y == 2).all(-1)).all()  # (N, C, L): whole (n, c) rows dropped
     assert len({tuple(row) for row in (y[:, :, 0] == 0)}) > 2  # channels drop independently, not whole samples
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+@pytest.mark.parametrize("mode", ["self", "encoder-decoder", "separate"])
+def test_in_projection_graph_as_torch(batch_first, mode):
+    """torch's _in_projection_packed: self-attention (query is key is value) is one product with the packed
+    weight, split by unflatten/transpose/contiguous; key is value projects key and value together. The graph's
+    node names (every node, counted) and the values and gradients equal torch's."""
+    from collections import Counter
+
+    def nodes(out):
+        seen, count, stack = set(), Counter(), [out.grad_fn]
+        while stack:
+            f = stack.pop()
+            if f is None or id(f) in seen:
+                continue
+            seen.add(id(f))
+            count[type(f).__name__] += 1
+            stack.extend(n for n, _ in f.next_functions)
+        return count
+
+    rng = np.random.default_rng(3)
+    xa, ya = rng.standard_normal((3, 5, 8)), rng.standard_normal((3, 5, 8))
+    results = []
+    for m in (torch, framework):
+        m.manual_seed(0)
+        mha = m.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+        if m is framework:
+            mha.load_state_dict({k: framework.tensor(v.detach().numpy()) for k, v in state.items()})
+        else:
+            state = mha.state_dict()
+        x = m.tensor(xa, dtype=m.float32, requires_grad=True)
+        y = m.tensor(ya, dtype=m.float32, requires_grad=True)
+        q, k, v = {"self": (x, x, x), "encoder-decoder": (x, y, y), "separate": (x, y, y * 1)}[mode]
+        out, _ = mha(q, k, v)
+        out.sum().backward()
+        results.append((nodes(out), out.detach().numpy(), x.grad.numpy(), mha.in_proj_weight.grad.numpy()))
+    assert results[0][0] == results[1][0]
+    for theirs, ours in zip(results[0][1:], results[1][1:]):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)

@@ -23,6 +23,24 @@ def _as_bias(mask: Tensor | None, dtype, name: str) -> Tensor | None:
     return mask
 
 
+def _in_projection_packed(q, k, v, w, b):
+    """q, k and v projected by the packed (3E, E) in_proj weight, as torch's _in_projection_packed: self-attention
+    (q is k is v) is one product (one GEMM, one saved copy of the input), then split into three contiguous
+    blocks; k is v (encoder-decoder) projects q alone and k, v together; otherwise three products."""
+    E = q.shape[-1]
+    if k is v:
+        if q is k:
+            proj = linear(q, w, b).unflatten(-1, (3, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+            return proj[0], proj[1], proj[2]
+        w_q, w_kv = w.split([E, E * 2])
+        b_q, b_kv = (None, None) if b is None else b.split([E, E * 2])
+        kv = linear(k, w_kv, b_kv).unflatten(-1, (2, E)).unsqueeze(0).transpose(0, -2).squeeze(-2).contiguous()
+        return linear(q, w_q, b_q), kv[0], kv[1]
+    w_q, w_k, w_v = w.chunk(3)
+    b_q, b_k, b_v = (None, None, None) if b is None else b.chunk(3)
+    return linear(q, w_q, b_q), linear(k, w_k, b_k), linear(v, w_v, b_v)
+
+
 def _attention_forward(query, key, value, num_heads: int, in_proj_weight, in_proj_bias, out_proj_weight,
                        out_proj_bias, training: bool = True, key_padding_mask=None, need_weights: bool = True,
                        attn_mask=None, dropout_p: float = 0.0, q_proj_weight=None, k_proj_weight=None,
@@ -37,16 +55,12 @@ def _attention_forward(query, key, value, num_heads: int, in_proj_weight, in_pro
         raise RuntimeError("Need attn_mask if specifying the is_causal hint. You may use the Transformer module "
                            "method `generate_square_subsequent_mask` to create this mask.")
     if q_proj_weight is None:
-        bq = bk = bv = None
-        if in_proj_bias is not None:
-            bq, bk, bv = in_proj_bias.chunk(3)
-        wq, wk, wv = in_proj_weight.chunk(3)
+        q, k, v = _in_projection_packed(query, key, value, in_proj_weight, in_proj_bias)
     else:
-        wq, wk, wv = q_proj_weight, k_proj_weight, v_proj_weight
         bq, bk, bv = in_proj_bias.chunk(3) if in_proj_bias is not None else (None, None, None)
-    q = linear(query, wq, bq)
-    k = linear(key, wk, bk)
-    v = linear(value, wv, bv)
+        q = linear(query, q_proj_weight, bq)
+        k = linear(key, k_proj_weight, bk)
+        v = linear(value, v_proj_weight, bv)
     # (L, N, E) -> (N * heads, L, head_dim), as torch
     q = q.reshape(L, N * num_heads, head_dim).transpose(0, 1)
     k = k.reshape(S, N * num_heads, head_dim).transpose(0, 1)

@@ -300,8 +300,13 @@ class MultiheadAttention(Module):
             query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)
             if key_padding_mask is not None:
                 key_padding_mask = key_padding_mask.unsqueeze(0)
-        elif self.batch_first:
-            query, key, value = query.transpose(0, 1), key.transpose(0, 1), value.transpose(0, 1)
+        elif self.batch_first:  # as torch, keeping which of them are the same tensor (the packed projection's test)
+            if key is value:
+                query, key = (query.transpose(1, 0), key.transpose(1, 0)) if query is not key else \
+                    (query.transpose(1, 0),) * 2
+                value = key
+            else:
+                query, key, value = query.transpose(1, 0), key.transpose(1, 0), value.transpose(1, 0)
         out, weights = _attention_forward(
             query, key, value, self.num_heads, self.in_proj_weight, self.in_proj_bias, self.out_proj.weight,
             self.out_proj.bias, training=self.training, key_padding_mask=key_padding_mask,
