@@ -246,6 +246,7 @@ def test_in_projection_graph_as_torch(batch_first, mode):
         mha = m.nn.MultiheadAttention(8, 2, batch_first=batch_first)
         if m is framework:
             mha.load_state_dict({k: framework.tensor(v.detach().numpy()) for k, v in state.items()})
+            mha = mha.to(framework.tensor([0.0]).device)
         else:
             state = mha.state_dict()
         x = m.tensor(xa, dtype=m.float32, requires_grad=True)
@@ -253,7 +254,7 @@ def test_in_projection_graph_as_torch(batch_first, mode):
         q, k, v = {"self": (x, x, x), "encoder-decoder": (x, y, y), "separate": (x, y, y * 1)}[mode]
         out, _ = mha(q, k, v)
         out.sum().backward()
-        results.append((nodes(out), out.detach().numpy(), x.grad.numpy(), mha.in_proj_weight.grad.numpy()))
+        results.append((nodes(out),) + tuple(t.detach().cpu().numpy() for t in (out, x.grad, mha.in_proj_weight.grad)))
     assert results[0][0] == results[1][0]
     for theirs, ours in zip(results[0][1:], results[1][1:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
