@@ -521,3 +521,29 @@ def test_a_gradient_summed_back_to_a_broadcast_input_is_a_view_only_when_torchs_
         return _grad_facts(t), _arr(t.grad)
 
     _same_ok(fn)
+
+
+# ---- a leaf's first .grad: stolen (its _version kept) only when it has the leaf's layout (issue 33) ------------
+
+def test_squeeze_keeps_an_expands_zero_strides_so_the_leaf_grad_is_a_copy():
+    """unsqueeze's gradient is a squeeze of sum's expand: stride 0 kept, so AccumulateGrad copies it (_version 1)."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1006276)
+        t0 = m.tensor([[1.18]], dtype=m.float64, requires_grad=True)
+        t0.unsqueeze(-3).sum().backward(retain_graph=True)
+        squeezed = m.zeros(1, 3).expand(2, 1, 3).squeeze(1)
+        return t0.grad._version, squeezed.stride(), m.ones(2, 1, 1).expand(2, 1, 4).squeeze().stride()
+
+    assert _same(fn)[1][0] == 1
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_det_gradient_is_column_major_so_the_leaf_grad_is_a_copy(shape):
+    """torch's det gradient comes from an lu_solve (column-major): copied into .grad, which has _version 1."""
+    a = np.array([[1.75, -1.02, 0.8], [-1.3, 0.19, -1.2], [0.74, -1.49, 0.47]])
+
+    def fn(m):  # the fuzzer's shrunk program (seed 1002462), and a batch
+        t1 = m.tensor(np.broadcast_to(a, shape).copy(), dtype=m.float32, requires_grad=True)
+        m.neg(m.det(t1)).sum().backward()
+        return t1.grad._version, _arr(t1.grad)
+
+    assert _same(fn)[1][0] == 1

@@ -153,11 +153,17 @@ class SqueezeAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return a.reshape(tuple(s for s in a.shape if s != 1))
+        return _squeezed(a, tuple(i for i, s in enumerate(a.shape) if s == 1))
 
     @staticmethod
     def backward(ctx, grad):
         return _unsqueeze_to(grad, ctx.shape)
+
+
+def _squeezed(a, axes: tuple):
+    """a without the size-1 dims ``axes``, the other strides kept (torch's squeeze: a stride-0 dim of an expand
+    stays 0, where reshape would give it a new stride)."""
+    return get_array_module(a).squeeze(a, axis=axes) if axes else a.reshape(a.shape)  # a view either way
 
 
 def _unsqueeze_to(grad, shape: tuple, dims=None):
@@ -178,7 +184,7 @@ class Squeeze(Function):
     def forward(ctx, a, dim):
         ctx.shape = a.shape
         ctx.dims = dims = normalize_dims(dim, a.ndim)
-        return a.reshape(tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1)))
+        return _squeezed(a, tuple(i for i, s in enumerate(a.shape) if i in dims and s == 1))
 
     @staticmethod
     def backward(ctx, grad):
