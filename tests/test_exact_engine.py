@@ -547,3 +547,15 @@ def test_det_gradient_is_column_major_so_the_leaf_grad_is_a_copy(shape):
         return t1.grad._version, _arr(t1.grad)
 
     assert _same(fn)[1][0] == 1
+
+
+def test_an_empty_gradient_is_dense_so_the_engine_sums_into_it_in_place():
+    """torch's is_non_overlapping_and_dense ignores a dim of size 0: an empty gradient's second part is added in
+    place (_version 1), whatever its stride."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1006901)
+        t1 = m.tensor(0.05, dtype=m.float64, requires_grad=True)
+        t5 = t1.flatten()[:0:1] * 3
+        t9, = m.autograd.grad((t5 * t5).sum(), [t5], retain_graph=True)
+        return t9._version, tuple(t9.shape)
+
+    assert _same(fn)[1][0] == 1
