@@ -559,3 +559,30 @@ def test_an_empty_gradient_is_dense_so_the_engine_sums_into_it_in_place():
         return t9._version, tuple(t9.shape)
 
     assert _same(fn)[1][0] == 1
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_as_strided_backward_gives_a_view(create_graph):
+    """torch's as_strided_backward returns a view of its result buffer: mul_ on it makes its grad_fn
+    AsStridedBackward0 again, detach_ refuses it, and its version is the buffer's."""
+    def fn(m):  # the fuzzer's shrunk programs (seeds 1000245 and 1007161)
+        t0 = m.tensor(1.94, dtype=m.float64, requires_grad=True)
+        t1 = t0[None,]
+        with m.no_grad():
+            t1.zero_()
+        t5 = m.cat([m.sin(t1).view(-1), t1], dim=0)
+        _, t7 = m.autograd.grad(t5.sum(), [t1, t0], retain_graph=True, create_graph=create_graph)
+        before = _node(t7), t7._version
+        t7.mul_(-1.0)
+        s = m.sigmoid(m.tensor(-1.97, dtype=m.float64, requires_grad=True))
+        r = s.reshape(())
+        m.sigmoid_(s)
+        g, = m.autograd.grad(r.sum(), [s], create_graph=create_graph)
+        try:
+            g.detach_()
+            detached = "ok"
+        except RuntimeError as e:
+            detached = str(e).split(".")[0]
+        return before, _node(t7), t7._version, _arr(t7), detached
+
+    assert _same(fn)[1][-1] == "Can't detach views in-place"

@@ -338,9 +338,24 @@ def _scatter(values, index, shape, repeats: bool = True):
     return out.reshape(shape)
 
 
+class AsStridedResult(Function):
+    """out = a view of all of ``a`` (torch's as_strided_backward returns ``result_buffer.as_strided(...)``, so the
+    gradient it gives is a view: an in-place op on it regenerates its grad_fn, detach_ refuses it). Saves nothing."""
+
+    node_name, array_forward, is_view = "AsStridedBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 def as_strided_backward(grad, index, shape, repeats: bool = True):
     """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula."""
-    return AsStridedScatter.apply(grad, index, tuple(shape), repeats)
+    return AsStridedResult.apply(AsStridedScatter.apply(grad, index, tuple(shape), repeats))
 
 
 def _legacy(a) -> str:
