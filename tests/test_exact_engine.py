@@ -586,3 +586,17 @@ def test_as_strided_backward_gives_a_view(create_graph):
         return before, _node(t7), t7._version, _arr(t7), detached
 
     assert _same(fn)[1][-1] == "Can't detach views in-place"
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_a_0d_max_along_a_dim_scatters_its_gradient(name):
+    """max(dim=0) of a 0-d tensor: torch's gradient is zeros(()).scatter(0, indices, grad) (ScatterBackward0)."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1001746)
+        t0 = m.tensor(1.12, dtype=m.float64, requires_grad=True)
+        t3 = m.exp(getattr(t0, name)(dim=0, keepdim=False)[0])
+        t8, _ = m.autograd.grad(t3[...].sum(), [t0, t3], create_graph=True)
+        s = m.tensor(5.0, requires_grad=True)
+        out = m.zeros(()).scatter(0, m.tensor(0), s)
+        return _node(t8), t8._version, _arr(t8), _node(out), _arr(m.autograd.grad(out, [s])[0])
+
+    assert _same(fn)[1][0] == "ScatterBackward0"
