@@ -600,3 +600,15 @@ def test_a_0d_max_along_a_dim_scatters_its_gradient(name):
         return _node(t8), t8._version, _arr(t8), _node(out), _arr(m.autograd.grad(out, [s])[0])
 
     assert _same(fn)[1][0] == "ScatterBackward0"
+
+
+def test_an_empty_leaf_is_dense_so_its_create_graph_grad_is_a_copy():
+    """torch's empty tensor is contiguous whatever its strides: a leaf made by a False index gets its first .grad
+    by empty().copy_() (CopyBackwards), not a clone."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1104436)
+        t4 = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float32)[0, None, False]
+        t4.requires_grad_()
+        (t4 * t4).sum().backward(create_graph=True)
+        return tuple(t4.shape), _node(t4.grad), t4.grad._version
+
+    assert _same(fn)[1][1] == "CopyBackwards"
