@@ -612,3 +612,15 @@ def test_an_empty_leaf_is_dense_so_its_create_graph_grad_is_a_copy():
         return tuple(t4.shape), _node(t4.grad), t4.grad._version
 
     assert _same(fn)[1][1] == "CopyBackwards"
+
+
+def test_inputs_sharing_an_array_are_saved_each_as_itself():
+    """atan2(x.detach(), x): the two saved inputs hold one array; the second is x, so a create_graph gradient
+    requires grad (the first save was the detached one)."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1109636)
+        t2 = m.tensor([[-0.0], [-1.24]], dtype=m.float32, requires_grad=True)
+        t7 = m.atan2(t2.detach(), t2)
+        g, = m.autograd.grad(t7, [t2], m.tensor([[1.24], [1.12]]), create_graph=True)
+        return g.requires_grad, _node(g), _arr(g)
+
+    assert _same(fn)[1][0] is True
