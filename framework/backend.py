@@ -208,8 +208,12 @@ def data_ptr(array: Array) -> int:
 
 
 def _dense(array: Array) -> bool:
-    """torch's is_non_overlapping_and_dense: the elements tile one contiguous block (in some dim order)."""
-    dims = sorted((st, n) for st, n in zip(array.strides, array.shape) if n != 1)
+    """torch's is_non_overlapping_and_dense: the elements tile one contiguous block (in some dim order).
+
+    As torch's, a dim of size 1 has any stride, and an empty array is contiguous whatever its strides."""
+    if array.size == 0:
+        return True
+    dims = sorted((st, n) for st, n in zip(array.strides, array.shape) if n > 1)
     need = array.itemsize
     for st, n in dims:
         if st != need:

@@ -521,3 +521,106 @@ def test_a_gradient_summed_back_to_a_broadcast_input_is_a_view_only_when_torchs_
         return _grad_facts(t), _arr(t.grad)
 
     _same_ok(fn)
+
+
+# ---- a leaf's first .grad: stolen (its _version kept) only when it has the leaf's layout (issue 33) ------------
+
+def test_squeeze_keeps_an_expands_zero_strides_so_the_leaf_grad_is_a_copy():
+    """unsqueeze's gradient is a squeeze of sum's expand: stride 0 kept, so AccumulateGrad copies it (_version 1)."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1006276)
+        t0 = m.tensor([[1.18]], dtype=m.float64, requires_grad=True)
+        t0.unsqueeze(-3).sum().backward(retain_graph=True)
+        squeezed = m.zeros(1, 3).expand(2, 1, 3).squeeze(1)
+        return t0.grad._version, squeezed.stride(), m.ones(2, 1, 1).expand(2, 1, 4).squeeze().stride()
+
+    assert _same(fn)[1][0] == 1
+
+
+@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
+def test_det_gradient_is_column_major_so_the_leaf_grad_is_a_copy(shape):
+    """torch's det gradient comes from an lu_solve (column-major): copied into .grad, which has _version 1."""
+    a = np.array([[1.75, -1.02, 0.8], [-1.3, 0.19, -1.2], [0.74, -1.49, 0.47]])
+
+    def fn(m):  # the fuzzer's shrunk program (seed 1002462), and a batch
+        t1 = m.tensor(np.broadcast_to(a, shape).copy(), dtype=m.float32, requires_grad=True)
+        m.neg(m.det(t1)).sum().backward()
+        return t1.grad._version, _arr(t1.grad)
+
+    assert _same(fn)[1][0] == 1
+
+
+def test_an_empty_gradient_is_dense_so_the_engine_sums_into_it_in_place():
+    """torch's is_non_overlapping_and_dense ignores a dim of size 0: an empty gradient's second part is added in
+    place (_version 1), whatever its stride."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1006901)
+        t1 = m.tensor(0.05, dtype=m.float64, requires_grad=True)
+        t5 = t1.flatten()[:0:1] * 3
+        t9, = m.autograd.grad((t5 * t5).sum(), [t5], retain_graph=True)
+        return t9._version, tuple(t9.shape)
+
+    assert _same(fn)[1][0] == 1
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_as_strided_backward_gives_a_view(create_graph):
+    """torch's as_strided_backward returns a view of its result buffer: mul_ on it makes its grad_fn
+    AsStridedBackward0 again, detach_ refuses it, and its version is the buffer's."""
+    def fn(m):  # the fuzzer's shrunk programs (seeds 1000245 and 1007161)
+        t0 = m.tensor(1.94, dtype=m.float64, requires_grad=True)
+        t1 = t0[None,]
+        with m.no_grad():
+            t1.zero_()
+        t5 = m.cat([m.sin(t1).view(-1), t1], dim=0)
+        _, t7 = m.autograd.grad(t5.sum(), [t1, t0], retain_graph=True, create_graph=create_graph)
+        before = _node(t7), t7._version
+        t7.mul_(-1.0)
+        s = m.sigmoid(m.tensor(-1.97, dtype=m.float64, requires_grad=True))
+        r = s.reshape(())
+        m.sigmoid_(s)
+        g, = m.autograd.grad(r.sum(), [s], create_graph=create_graph)
+        try:
+            g.detach_()
+            detached = "ok"
+        except RuntimeError as e:
+            detached = str(e).split(".")[0]
+        return before, _node(t7), t7._version, _arr(t7), detached
+
+    assert _same(fn)[1][-1] == "Can't detach views in-place"
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_a_0d_max_along_a_dim_scatters_its_gradient(name):
+    """max(dim=0) of a 0-d tensor: torch's gradient is zeros(()).scatter(0, indices, grad) (ScatterBackward0)."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1001746)
+        t0 = m.tensor(1.12, dtype=m.float64, requires_grad=True)
+        t3 = m.exp(getattr(t0, name)(dim=0, keepdim=False)[0])
+        t8, _ = m.autograd.grad(t3[...].sum(), [t0, t3], create_graph=True)
+        s = m.tensor(5.0, requires_grad=True)
+        out = m.zeros(()).scatter(0, m.tensor(0), s)
+        return _node(t8), t8._version, _arr(t8), _node(out), _arr(m.autograd.grad(out, [s])[0])
+
+    assert _same(fn)[1][0] == "ScatterBackward0"
+
+
+def test_an_empty_leaf_is_dense_so_its_create_graph_grad_is_a_copy():
+    """torch's empty tensor is contiguous whatever its strides: a leaf made by a False index gets its first .grad
+    by empty().copy_() (CopyBackwards), not a clone."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1104436)
+        t4 = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float32)[0, None, False]
+        t4.requires_grad_()
+        (t4 * t4).sum().backward(create_graph=True)
+        return tuple(t4.shape), _node(t4.grad), t4.grad._version
+
+    assert _same(fn)[1][1] == "CopyBackwards"
+
+
+def test_inputs_sharing_an_array_are_saved_each_as_itself():
+    """atan2(x.detach(), x): the two saved inputs hold one array; the second is x, so a create_graph gradient
+    requires grad (the first save was the detached one)."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1109636)
+        t2 = m.tensor([[-0.0], [-1.24]], dtype=m.float32, requires_grad=True)
+        t7 = m.atan2(t2.detach(), t2)
+        g, = m.autograd.grad(t7, [t2], m.tensor([[1.24], [1.12]]), create_graph=True)
+        return g.requires_grad, _node(g), _arr(g)
+
+    assert _same(fn)[1][0] is True

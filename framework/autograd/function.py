@@ -454,9 +454,9 @@ def _apply_fast(cls, *args):
         t._rg = True
         if ctx._to_save:
             saved = []
-            for s in ctx._to_save:  # the output and None are resolved here, without a call
+            for i, s in enumerate(ctx._to_save):  # the output and None are resolved here, without a call
                 saved.append(None if s is None else SavedTensor.of_output(t) if (s is out or s is raw) else
-                             _resolve_saved(s, args, (t,)))
+                             _resolve_saved(s, args, (t,), None, ctx._to_save, i))
             # saved_tensors_hooks: the one read this costs an op that saves (pack_saved checks this thread's stack)
             ctx._saved = tuple(saved) if not _hooks_active.count else pack_saved(tuple(saved), args, (t,))
             ctx._to_save = ()
@@ -616,17 +616,20 @@ def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None
         # the written input's edge, taken before the write: the history of its values from before it
         before = ctx.next_functions[0] if cls.inplace and edge_args and edge_args[0] == 0 else _NO_EDGE
         ctx._saved = tuple([SavedTensor.of_original(s.array, before) if type(s) is OriginalSelf
-                            else _resolve_saved(s, args, results, written) for s in ctx._to_save])
+                            else _resolve_saved(s, args, results, written, ctx._to_save, i)
+                            for i, s in enumerate(ctx._to_save)])
         if _hooks_active.count:  # saved_tensors_hooks on (in some thread): the node keeps what pack_hook returns
             ctx._saved = pack_saved(ctx._saved, args, results)
         ctx._to_save = ()
 
 
-def _resolve_saved(s, args, results, written=None):
+def _resolve_saved(s, args, results, written=None, to_save=(), i: int = 0):
     """Map something forward saved to a SavedTensor (an input or output tensor) or keep it raw.
 
     written: the version counter an in-place built-in just bumped; its other inputs are saved as they were
     before the write (torch saves them first), the written tensor itself as the output it now is.
+    to_save[:i]: what forward saved before ``s``: when several inputs hold s's array (atan2(x.detach(), x)),
+    the n-th save of that array is the n-th of them, so a saved input keeps its own requires_grad.
     """
     if s is None:
         return None
@@ -638,8 +641,11 @@ def _resolve_saved(s, args, results, written=None):
     for t in results:
         if isinstance(t, Tensor) and (t is s or t._array is arr):
             return SavedTensor.of_output(t)
-    for a in args:
+    for k, a in enumerate(args):
         if isinstance(a, Tensor) and (a is s or a._array is s):
+            same = [b for b in args[k:] if isinstance(b, Tensor) and (b is s or b._array is s)]
+            if len(same) > 1:  # rare: inputs sharing one array, told apart by the order they were saved in
+                a = same[min(sum(e is s for e in to_save[:i]), len(same) - 1)]
             return SavedTensor.of_input(a)
     if isinstance(s, Tensor):  # an intermediate tensor a user Function made
         return SavedTensor.of_input(s)

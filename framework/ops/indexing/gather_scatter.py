@@ -34,8 +34,10 @@ def _check_range(index, size: int, dim: int) -> None:
 
 def _along(index, dim: int):
     """The full advanced index that addresses ``a[..., index[i], ...]`` element-wise along ``dim``."""
+    if not index.ndim:  # a 0-d tensor along dim 0 (its index checked to be 0): the element itself
+        return ()
     xp = get_array_module(index)
-    grids = list(xp.ogrid[tuple(slice(0, s) for s in index.shape)]) if index.ndim else []
+    grids = list(xp.ogrid[tuple(slice(0, s) for s in index.shape)])
     grids[dim] = index
     return tuple(grids)
 

@@ -101,8 +101,9 @@ class LinalgDet(Function):
         if singular:  # torch's SVD path: the cofactor matrix
             # deviation from torch: computed on arrays, so create_graph gives no second derivative at a singular A
             return grad[..., None, None] * Tensor._make(_cofactor_array(a._array))
-        # torch's linalg_det_backward: (g * det) A^{-H}
-        return (grad * det)[..., None, None] * LinalgInv.apply(a).mT
+        # torch's linalg_det_backward: (g * det) A^{-H}; inv(A^T) rather than inv(A)^T, so that the gradient
+        # has torch's column-major layout (an lu_solve's), which AccumulateGrad copies into a new .grad (_version 1)
+        return (grad * det)[..., None, None] * LinalgInv.apply(a.mT)
 
 
 class LinalgSlogdet(Function):

@@ -93,8 +93,9 @@ class MaxDim(Function):
     @staticmethod
     def backward(ctx, grad, grad_indices):
         (indices,) = ctx.saved_arrays
-        if ctx.dim is None:  # a 0-d input: torch's zeros().scatter_() is a new tensor (_version 2) all the same
-            return grad.clone(), None, None
+        if ctx.dim is None:  # a 0-d input: torch's zeros(()).scatter(0, indices, grad) all the same
+            xp = get_array_module(indices)
+            return Scatter.apply(Tensor._make(xp.zeros((), dtype=grad._array.dtype)), 0, indices, grad), None, None
         return _scatter_to_indices(ctx, grad, indices)
 
 

@@ -153,11 +153,17 @@ class SqueezeAll(Function):
     @staticmethod
     def forward(ctx, a):
         ctx.shape = a.shape
-        return a.reshape(tuple(s for s in a.shape if s != 1))
+        return _squeezed(a, tuple(i for i, s in enumerate(a.shape) if s == 1))
 
     @staticmethod
     def backward(ctx, grad):
         return _unsqueeze_to(grad, ctx.shape)
+
+
+def _squeezed(a, axes: tuple):
+    """a without the size-1 dims ``axes``, the other strides kept (torch's squeeze: a stride-0 dim of an expand
+    stays 0, where reshape would give it a new stride)."""
+    return get_array_module(a).squeeze(a, axis=axes) if axes else a.reshape(a.shape)  # a view either way
 
 
 def _unsqueeze_to(grad, shape: tuple, dims=None):
@@ -178,7 +184,7 @@ class Squeeze(Function):
     def forward(ctx, a, dim):
         ctx.shape = a.shape
         ctx.dims = dims = normalize_dims(dim, a.ndim)
-        return a.reshape(tuple(s for i, s in enumerate(a.shape) if not (i in dims and s == 1)))
+        return _squeezed(a, tuple(i for i, s in enumerate(a.shape) if i in dims and s == 1))
 
     @staticmethod
     def backward(ctx, grad):
@@ -332,9 +338,24 @@ def _scatter(values, index, shape, repeats: bool = True):
     return out.reshape(shape)
 
 
+class AsStridedResult(Function):
+    """out = a view of all of ``a`` (torch's as_strided_backward returns ``result_buffer.as_strided(...)``, so the
+    gradient it gives is a view: an in-place op on it regenerates its grad_fn, detach_ refuses it). Saves nothing."""
+
+    node_name, array_forward, is_view = "AsStridedBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a.view()
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
 def as_strided_backward(grad, index, shape, repeats: bool = True):
     """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula."""
-    return AsStridedScatter.apply(grad, index, tuple(shape), repeats)
+    return AsStridedResult.apply(AsStridedScatter.apply(grad, index, tuple(shape), repeats))
 
 
 def reshape(a, *shape):
