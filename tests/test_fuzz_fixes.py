@@ -617,3 +617,16 @@ def test_activations_of_integer_input_as_torch(name, rows, dt):
         out = _INT_ACTIVATIONS[name](m.nn.functional, m.ones(rows, 2, dtype=getattr(m, dt)))
         return str(out.dtype).split(".")[-1], out.tolist()
     _same(prog)
+
+
+@pytest.mark.parametrize("dt", ["float32", "bfloat16", "float64"])
+def test_mse_loss_backward_of_an_empty_slice(dt):
+    """fuzz seed 1209230: mean mse_loss of an empty slice (nan), then backward: an empty gradient, no division by
+    its zero element count."""
+    def prog(m):
+        t1 = m.tensor(0.96, dtype=getattr(m, dt), requires_grad=True)
+        t4 = t1.flatten()[-1:0:1]
+        loss = m.nn.functional.mse_loss(t4, t4)
+        loss.backward(m.tensor(-0.09, dtype=loss.dtype), retain_graph=True)
+        return loss.isnan().item(), t1.grad.tolist()
+    assert _same(prog)[0] == "ok"
