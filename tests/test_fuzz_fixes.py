@@ -620,9 +620,11 @@ def test_activations_of_integer_input_as_torch(name, rows, dt):
 
 
 @pytest.mark.parametrize("dt", ["float32", "bfloat16", "float64"])
-def test_mse_loss_backward_of_an_empty_slice(dt):
+def test_mse_loss_backward_of_an_empty_slice(dt, device):
     """fuzz seed 1209230: mean mse_loss of an empty slice (nan), then backward: an empty gradient, no division by
     its zero element count."""
+    if dt == "bfloat16" and device != "cpu":
+        pytest.skip("CuPy has no bfloat16 (test_bfloat16.py's test_gpu_refuses_bfloat16 covers the device)")
     def prog(m):
         t1 = m.tensor(0.96, dtype=getattr(m, dt), requires_grad=True)
         t4 = t1.flatten()[-1:0:1]
