@@ -517,6 +517,11 @@ class Tensor:
 
     def stride(self, dim: int | None = None):
         st = tuple(s // self._array.itemsize for s in self._array.strides)
+        if not self._array.size and not any(st):  # NumPy zeroes a new empty array's strides; torch's are contiguous
+            st, step = [], 1
+            for n in reversed(self._array.shape):  # torch steps over an empty dim as over a size-1 one
+                st, step = [step] + st, step * max(n, 1)
+            st = tuple(st)
         return st if dim is None else st[dim]
 
     def __len__(self) -> int:

@@ -583,3 +583,77 @@ def test_expand_error_names_bfloat16_as_torch():
             t0.expand(())
         messages.append(str(info.value).replace("torch.", "framework."))
     assert messages[0] == messages[1]
+
+
+# ---- issue 33: empty indices and results, integer input to floating-only activations ----------------------------
+
+def test_empty_list_index_is_an_empty_long_index():
+    """fuzz seed 1007362: ``t[[]] = t[-1:]`` of an empty narrow; torch reads ``[]`` as an empty long index."""
+    def prog(m):
+        t = (m.tensor(A34, dtype=m.float32, requires_grad=True) * 1).narrow(0, 0, 0)
+        t[[]] = t[-1:]
+        return tuple(t.shape), t._version, tuple(m.zeros(2, 3)[[]].shape), tuple(m.zeros(2, 3)[:, []].shape)
+    assert _same(prog)[0] == "ok"
+
+
+@pytest.mark.parametrize("index", ["[False,]", "[False]", "[None, False]", "[0, False]", "[[]]", "[:, []]"])
+def test_empty_index_results_have_contiguous_strides(index):
+    """NumPy gives a new empty array zero strides; torch's empty results are contiguous (size-0 dims step as 1)."""
+    def prog(m):
+        out = eval(f"m.zeros(2, 3, 4){index}")  # noqa: S307 - the index as the fuzzer writes it
+        return tuple(out.shape), out.stride(), out.is_contiguous()
+    assert _same(prog)[0] == "ok"
+
+
+def test_softmax_of_an_empty_long_tensor_runs_no_kernel():
+    """fuzz seed 1004921: ``t2[False,]`` of a Long argmin is an empty Long tensor, whose softmax torch returns
+    (empty, Long) without reaching the kernel that refuses integers; a non-empty one is still refused."""
+    def prog(m):
+        t = m.tensor(-0.79, dtype=m.float32).argmin(None, keepdim=True)[False,]
+        out, log = m.softmax(t, dim=-1), m.log_softmax(t, dim=0)
+        return str(out.dtype)[-5:], tuple(out.shape), out.stride(), str(log.dtype)[-5:]
+    assert _same(prog)[0] == "ok"
+    assert _same(lambda m: m.softmax(m.tensor([1, 2]), dim=-1))[0] == "error"
+
+
+_INT_ACTIVATIONS = {
+    "leaky_relu": lambda F, a: F.leaky_relu(a, 0.2), "leaky_relu_": lambda F, a: F.leaky_relu(a, 0.2, inplace=True),
+    "gelu": lambda F, a: F.gelu(a), "gelu_tanh": lambda F, a: F.gelu(a, approximate="tanh"),
+    "silu": lambda F, a: F.silu(a), "silu_": lambda F, a: F.silu(a, inplace=True), "mish": lambda F, a: F.mish(a),
+    "hardswish": lambda F, a: F.hardswish(a), "hardsigmoid": lambda F, a: F.hardsigmoid(a),
+    "logsigmoid": lambda F, a: F.logsigmoid(a), "softplus": lambda F, a: F.softplus(a),
+    "prelu": lambda F, a: F.prelu(a, a.new_ones(1)), "glu": lambda F, a: F.glu(a, 0),
+    "hardshrink": lambda F, a: F.hardshrink(a, 0.4), "softshrink": lambda F, a: F.softshrink(a, 0.4),
+    "rrelu": lambda F, a: F.rrelu(a), "rrelu_train": lambda F, a: F.rrelu(a, training=True),
+    "elu": lambda F, a: F.elu(a), "relu": lambda F, a: F.relu(a), "relu6": lambda F, a: F.relu6(a),
+    "hardtanh": lambda F, a: F.hardtanh(a), "hardtanh_01": lambda F, a: F.hardtanh(a, 0.0, 1.0),
+    "hardtanh_": lambda F, a: F.hardtanh(a, inplace=True), "threshold": lambda F, a: F.threshold(a, 0.3, 2.0),
+    "threshold_": lambda F, a: F.threshold(a, 0.3, 2.0, inplace=True), "softsign": lambda F, a: F.softsign(a),
+}
+
+
+@pytest.mark.parametrize("dt", ["int64", "int32", "uint8", "bool"])
+@pytest.mark.parametrize("rows", [4, 0])
+@pytest.mark.parametrize("name", sorted(_INT_ACTIVATIONS))
+def test_activations_of_integer_input_as_torch(name, rows, dt):
+    """fuzz seed 1109673: leaky_relu of a Long argmin. torch's floating-only kernels refuse an integer or bool
+    input (even an empty one); relu, hardtanh and threshold take integers, with their own errors for bool/uint8."""
+    def prog(m):
+        out = _INT_ACTIVATIONS[name](m.nn.functional, m.ones(rows, 2, dtype=getattr(m, dt)))
+        return str(out.dtype).split(".")[-1], out.tolist()
+    _same(prog)
+
+
+@pytest.mark.parametrize("dt", ["float32", "bfloat16", "float64"])
+def test_mse_loss_backward_of_an_empty_slice(dt, device):
+    """fuzz seed 1209230: mean mse_loss of an empty slice (nan), then backward: an empty gradient, no division by
+    its zero element count."""
+    if dt == "bfloat16" and device != "cpu":
+        pytest.skip("CuPy has no bfloat16 (test_bfloat16.py's test_gpu_refuses_bfloat16 covers the device)")
+    def prog(m):
+        t1 = m.tensor(0.96, dtype=getattr(m, dt), requires_grad=True)
+        t4 = t1.flatten()[-1:0:1]
+        loss = m.nn.functional.mse_loss(t4, t4)
+        loss.backward(m.tensor(-0.09, dtype=loss.dtype), retain_graph=True)
+        return loss.isnan().item(), t1.grad.tolist()
+    assert _same(prog)[0] == "ok"

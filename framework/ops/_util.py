@@ -143,6 +143,13 @@ def refuse_half_kernel(t, kernel: str) -> None:
         raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(dt)}\'')
 
 
+def refuse_integer_kernel(a, kernel: str) -> None:
+    """torch's dispatch error for a bool or integer array given to a kernel built for floating types only (raised
+    even for an empty one: the dispatch comes before the loop)."""
+    if a.dtype.kind in "biu":
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{scalar_type_name(a.dtype)}\'')
+
+
 def type_string(np_dtype) -> str:
     """torch's Tensor::toString: the legacy type name (framework.FloatTensor), or CPUBFloat16Type for bfloat16,
     which has no legacy name."""

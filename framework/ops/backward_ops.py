@@ -193,7 +193,7 @@ class MseLossBackward(Function):
     def forward(ctx, g, x, t, reduction):
         ctx.save_for_backward(g, x, t)
         ctx.reduction = reduction
-        scale = 2.0 / x.size if reduction == 1 else 2.0
+        scale = 2.0 / x.size if reduction == 1 and x.size else 2.0  # (an empty x: an empty result, any scale)
         return ((x - t) * (g * scale)).astype(x.dtype, copy=False)
 
     @staticmethod

@@ -9,7 +9,7 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from ..pointwise.unary import _sigmoid
 from ..pointwise.unary_inplace import _inplace
-from .._util import wrap_dim
+from .._util import refuse_integer_kernel, wrap_dim
 from ..pointwise import Sigmoid, Tanh, tanh as _ops_tanh, where_op
 from ..scalar_ops import AddScalar, MulScalar
 from ..shape import cat
@@ -44,6 +44,7 @@ class _Gelu(Function):
 
     @staticmethod
     def forward(ctx, x, approximate):
+        refuse_integer_kernel(x, "GeluKernelImpl")
         ctx.save_for_backward(x)
         ctx.approximate = approximate
         xp = get_array_module(x)
@@ -112,6 +113,7 @@ class Silu(Function):
 
     @staticmethod
     def forward(ctx, a):
+        refuse_integer_kernel(a, "silu_cpu")
         ctx.save_for_backward(a)
         return a * _sigmoid(get_array_module(a), a)
 
@@ -132,6 +134,7 @@ class Mish(Function):
 
     @staticmethod
     def forward(ctx, a):
+        refuse_integer_kernel(a, "mish_cpu")
         ctx.save_for_backward(a)
         xp = get_array_module(a)
         return a * xp.tanh(_softplus(xp, a))
@@ -150,6 +153,7 @@ class Hardswish(Function):
 
     @staticmethod
     def forward(ctx, a):
+        refuse_integer_kernel(a, "hardswish_cpu")
         ctx.save_for_backward(a)
         xp = get_array_module(a)
         return (a * xp.clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
@@ -191,6 +195,7 @@ class Glu(Function):
 
     @staticmethod
     def forward(ctx, x, dim):
+        refuse_integer_kernel(x, "glu_cpu")
         ctx.save_for_backward(x)
         ctx.dim = dim
         xp, h = get_array_module(x), x.shape[dim] // 2

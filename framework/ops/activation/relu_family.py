@@ -11,6 +11,7 @@ from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import masked_grad, ThresholdBackward
 from ..pointwise import where_op
+from .._util import refuse_integer_kernel, scalar_type_name
 
 
 def _mask(t: Tensor, cond) -> Tensor:
@@ -28,7 +29,9 @@ class Hardtanh(Function):
         ctx.save_for_backward(a)
         ctx.lo, ctx.hi = lo, hi
         if a.dtype.kind == "b":
-            raise RuntimeError("Bool type is not supported by hardtanh")
+            raise RuntimeError("Bool inputs not supported for hardtanh")
+        if a.dtype.kind == "u" and (lo < 0 or hi < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         return get_array_module(a).clip(a, lo, hi).astype(a.dtype, copy=False)
 
     @staticmethod
@@ -67,6 +70,7 @@ class Prelu(Function):
 
     @staticmethod
     def forward(ctx, a, w):  # (torch's _prelu_kernel: prelu() has given w a's number of dims)
+        refuse_integer_kernel(a, "prelu_cpu")
         ctx.save_for_backward(a, w)
         return get_array_module(a).where(a > 0, a, a * w).astype(a.dtype, copy=False)
 
@@ -132,7 +136,8 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     if _amp.on and autocast_applies("prelu", input, weight):
         return autocast_run("prelu", prelu, input, weight)
     if input.dtype != weight.dtype:
-        raise RuntimeError("prelu: Type promoting not supported.")
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {scalar_type_name(input._array.dtype)} and "
+                           f"{scalar_type_name(weight._array.dtype)}")
     channels = input.shape[1] if input.ndim >= 2 else 1
     if weight.numel() != 1 and weight.numel() != channels:
         raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
@@ -151,6 +156,8 @@ class Threshold(Function):
 
     @staticmethod
     def forward(ctx, x, threshold, value):
+        if x.dtype.kind == "b":
+            raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
         ctx.save_for_backward(x)
         ctx.threshold = threshold
         xp = get_array_module(x)
@@ -172,6 +179,8 @@ class ThresholdInplace(Threshold):
 
     @staticmethod
     def forward(ctx, x, threshold, value):
+        if x.dtype.kind == "b":
+            raise NotImplementedError("\"threshold_cpu\" not implemented for 'Bool'")
         ctx.threshold = threshold
         ctx.save_for_backward(OriginalSelf(x.copy()))
         xp = get_array_module(x)
@@ -187,6 +196,7 @@ class RreluWithNoise(Function):
 
     @staticmethod
     def forward(ctx, x, lower, upper, training):
+        refuse_integer_kernel(x, "rrelu_with_noise_out_cpu" if training else "leaky_relu_cpu")
         xp = get_array_module(x)
         if training:
             draw = _gen(None).uniform(lower, upper, size=x.shape)

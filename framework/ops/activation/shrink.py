@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._util import scalar_type_name
+from .._util import refuse_integer_kernel, scalar_type_name
 from ..backward_ops import masked_grad
 
 
@@ -22,6 +22,7 @@ class Hardshrink(Function):
 
     @staticmethod
     def forward(ctx, x, lambd):
+        refuse_integer_kernel(x, "hardshrink_cpu")
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         xp = get_array_module(x)
@@ -69,6 +70,7 @@ class Softshrink(Hardshrink):
 
     @staticmethod
     def forward(ctx, x, lambd):
+        refuse_integer_kernel(x, "softshrink_check")
         ctx.save_for_backward(x)
         ctx.lambd = lambd
         xp = get_array_module(x)

@@ -12,6 +12,7 @@ from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import masked_grad, SigmoidBackward
 from ..pointwise import Sigmoid
 from ..scalar_ops import MulScalar
+from .._util import refuse_integer_kernel
 from .relu_family import _mask
 
 
@@ -30,6 +31,7 @@ class Softplus(Function):
 
     @staticmethod
     def forward(ctx, a, beta, threshold):
+        refuse_integer_kernel(a, "softplus_cpu")
         ctx.save_for_backward(a)
         ctx.beta, ctx.threshold = beta, threshold
         return _softplus(get_array_module(a), a, beta, threshold)
@@ -74,6 +76,7 @@ class Hardsigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
+        refuse_integer_kernel(a, "hardsigmoid_cpu")
         ctx.save_for_backward(a)
         return (get_array_module(a).clip(a + 3, 0, 6) / 6).astype(a.dtype, copy=False)
 
@@ -110,6 +113,7 @@ class LogSigmoid(Function):
 
     @staticmethod
     def forward(ctx, a):
+        refuse_integer_kernel(a, "log_sigmoid_cpu")
         ctx.save_for_backward(a)
         xp = get_array_module(a)
         # torch's min(0, a) - log1p(e**-|a|): +0.0 at a = inf (-softplus(-a) gave -0.0)

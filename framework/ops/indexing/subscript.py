@@ -28,7 +28,9 @@ def _index_part(i, check: bool = True):
             _check_index_dtype(i._array)
         return i
     if isinstance(i, list):
-        return np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
+        part = np.asanyarray(i)  # asanyarray: compile's traced arrays stay traced
+        # an empty list (``a[[]]``) is NumPy's float64 but torch's empty long index
+        return part.astype(np.int64) if part.size == 0 and part.dtype.kind == "f" else part
     return i
 
 

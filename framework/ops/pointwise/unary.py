@@ -10,6 +10,7 @@ from ...backend import errstate as _errstate, get_array_module
 from ...tensor import Tensor
 from .. import backward_ops as _bw, scalar_ops as _scalar
 from .._layout import iterator_layout
+from .._util import refuse_integer_kernel
 
 
 def _float(a):
@@ -220,6 +221,7 @@ class LeakyRelu(Function):
 
     @staticmethod
     def forward(ctx, a, slope=0.01):
+        refuse_integer_kernel(a, "leaky_relu_cpu")
         ctx.save_for_backward(a)
         ctx.slope = slope
         if 0 <= slope <= 1:  # then leaky_relu(a) == max(a, slope * a): one pass fewer than where()
