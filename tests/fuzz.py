@@ -331,8 +331,9 @@ def basic_index(r: random.Random, shape: tuple) -> str:
 class Generator:
     """Builds one random program, running it under torch as it goes so each choice fits the real state."""
 
-    def __init__(self, seed: int, torch_module, max_steps: int | None = None):
+    def __init__(self, seed: int, torch_module, max_steps: int | None = None, bfloat16: bool = True):
         self.rng = random.Random(seed)
+        self.bfloat16 = bfloat16  # False where framework's tensors live on a GPU (CuPy has no bfloat16)
         self.np_rng = np.random.default_rng(seed)
         self.torch = torch_module
         self.ns = new_namespace(torch_module)
@@ -379,7 +380,7 @@ class Generator:
         return tuple(shape)
 
     def dtype(self) -> str:
-        return self.rng.choice(["float32", "float32", "float64"] * 6 + ["bfloat16"])
+        return self.rng.choice(["float32", "float32", "float64"] * 6 + (["bfloat16"] if self.bfloat16 else []))
 
     def array(self, shape: tuple, lo: float = -2.0, hi: float = 2.0) -> np.ndarray:
         return np.round(self.np_rng.uniform(lo, hi, size=shape), 2)
@@ -669,7 +670,8 @@ class Generator:
             return
         y = self.pick()
         code = self.rng.choice([f"{x}.double()", f"{x}.float()", f"{x}.to(m.float64)", f"{x}.to(m.float32)",
-                                f"{x}.type_as({y})", f"{x}.to({y}.dtype)", f"{x}.bfloat16()", f"{x}.to(m.bfloat16)"])
+                                f"{x}.type_as({y})", f"{x}.to({y}.dtype)"] +
+                               ([f"{x}.bfloat16()", f"{x}.to(m.bfloat16)"] if self.bfloat16 else []))
         name = self.fresh()
         self.emit(self.grad_mode(f"{name} = {code}"), "convert." + code.split(".", 1)[1].split("(")[0])
 
@@ -802,11 +804,16 @@ class Generator:
             self.leaf()
 
 
+def _cpu(fw) -> bool:
+    """Whether framework makes its tensors on the CPU (the suite's strict pass puts them on the stand-in GPU)."""
+    return str(fw.empty(0).device) == "cpu"
+
+
 def run_program(seed: int, fw=None, torch=None) -> tuple[list[Step], Divergence | None]:
     """Generate the program for seed and run it under both modules, stopping at its first divergence."""
     if fw is None:
         fw, torch = _modules()
-    gen = Generator(seed, torch)
+    gen = Generator(seed, torch, bfloat16=_cpu(fw))
     ours_ns, torch_ns = new_namespace(fw), new_namespace(torch)
     done = 0
 

@@ -27,6 +27,8 @@ def _wrap(value, source: "ndarray | None" = None):
     """NumPy results become our arrays (scalars from reductions become 0-d arrays, as in CuPy); a view of
     ``source``'s memory gets CuPy's ``base``: the array that owns the memory."""
     if isinstance(value, np.ndarray):
+        if source is not None and value is source._a:  # the array itself (astype(copy=False)): CuPy returns self
+            return source
         if source is not None and np.may_share_memory(value, source._a):
             return ndarray(value, source._owner if source._owner is not None else source)
         return ndarray(value)

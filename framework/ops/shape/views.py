@@ -38,8 +38,9 @@ def _no_copy_reshape(a, shape):
         except ValueError:
             return None
     out = a.reshape(shape)
-    # a view's base is a (or a's own base); a copy has none, which must not match an owning a's None
-    return out if out.base is a or (a.base is not None and out.base is a.base) else None
+    # a view's base is a (or a's own base); a copy has none, which must not match an owning a's None; an empty
+    # array has no memory to share, so any shape is a view of it (as torch allows)
+    return out if out.base is a or (a.base is not None and out.base is a.base) or a.size == 0 else None
 
 
 class View(Function):
