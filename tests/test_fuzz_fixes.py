@@ -657,3 +657,61 @@ def test_mse_loss_backward_of_an_empty_slice(dt, device):
         loss.backward(m.tensor(-0.09, dtype=loss.dtype), retain_graph=True)
         return loss.isnan().item(), t1.grad.tolist()
     assert _same(prog)[0] == "ok"
+
+
+def test_view_and_unsqueeze_of_an_expand_keep_torchs_strides():
+    """view()/unsqueeze() of a tensor with a stride-0 dim: torch's computeStride keeps 0 in the new size-1 dims (NumPy
+    normalises them), which decides whether AccumulateGrad keeps such a gradient (found by the fuzzer: the .grad
+    of a (1, 1) leaf summed through view(1) or squeeze(-1) is a copy, version 1)."""
+    for m in (torch, framework):
+        g = m.ones(()).expand(1)
+        h = m.ones(3, 1).expand(3, 4)
+        strides = (g.view(1, 1).stride(), g.unsqueeze(-1).stride(), g.unsqueeze(0).stride(), h.unsqueeze(1).stride(),
+                   h[:, :1].view(3, 1, 1).stride(), m.ones(1, 4).expand(2, 4).view(2, 1, 4).stride())
+        if m is torch:
+            theirs = strides
+    assert strides == theirs
+    versions = []
+    for m in (torch, framework):
+        t1 = m.tensor([[-0.78]], requires_grad=True)
+        t1.squeeze(-1).sum().backward()
+        t2 = m.tensor([[-0.87]], dtype=m.float64, requires_grad=True)
+        t2.view(1).sum().backward()
+        versions.append((t1.grad._version, t2.grad._version))
+    assert versions[0] == versions[1] == (1, 1)
+
+
+@pytest.mark.parametrize("k", [1, 3])
+def test_rot90_lays_out_its_copy_as_torch(k):
+    """rot90 flips into a copy laid out as its input, then transposes: a non-contiguous gradient rotates back into a
+    C-ordered one, which AccumulateGrad keeps (version 0)."""
+    out = []
+    for m in (torch, framework):
+        x = m.tensor(np.arange(24.0).reshape(2, 3, 4))
+        strides = [m.rot90(y, k, (0, 2)).stride() for y in (x, x.transpose(0, 2), x.permute(1, 0, 2))]
+        t5 = m.tensor([[1.78, 1.83, -1.96], [1.52, -1.36, 1.61]], requires_grad=True)
+        t6 = m.rot90(t5, k)
+        (t6 * t6).sum().backward()
+        out.append((strides, t5.grad._version, t5.grad.tolist()))
+    assert out[0] == out[1]
+
+
+@pytest.mark.parametrize("training", [False, True])
+def test_rrelu_gradient_is_one_node_under_create_graph(training):
+    results = []
+    for m in (torch, framework):
+        x = m.tensor([[-0.42, 0.74], [-1.3, 0.58]], dtype=m.float64, requires_grad=True)
+        y = m.nn.functional.rrelu(x, 0.1, 0.3, training=training)
+        g, = m.autograd.grad(y.sum(), [x], create_graph=True)
+        gg, = m.autograd.grad(g.sum(), [x])
+        results.append((g.requires_grad, type(g.grad_fn).__name__, gg.tolist()))
+    assert results[0] == results[1]
+
+
+def test_float32_bessel_overflow_as_torch():
+    """torch's float32 i0/i1 compute exp(|x|) in float32: inf from |x| = 88.72284 on, below float32's max."""
+    values = [88.72283, 88.72284, -90.0, 5.0, -3.0]
+    for f in (lambda m, t: m.i0(t), lambda m, t: m.special.i1(t)):
+        ours, theirs = f(framework, framework.tensor(values)), f(torch, torch.tensor(values))
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+        assert np.array_equal(np.isinf(ours.numpy()), np.isinf(theirs.numpy()))

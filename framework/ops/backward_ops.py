@@ -168,6 +168,28 @@ class LeakyReluBackward(Function):
         return gg, ga, None
 
 
+class RreluWithNoiseBackward(Function):
+    """out = g * noise (torch's rrelu_with_noise_backward: the slope drawn, or the eval mean, below 0), one node
+    (RreluWithNoiseBackwardBackward0) under create_graph, whose gradient in a is zero. Saves a."""
+
+    node_name, array_forward = "RreluWithNoiseBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, noise):
+        ctx.save_for_backward(a)
+        ctx.noise = noise
+        return (g * noise).astype(g.dtype, copy=False)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        gg = RreluWithNoiseBackward.apply(grad, a, ctx.noise) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[1]:  # piecewise linear in a: zero, as torch's zeros_like(grad)
+            ga = Tensor._make(get_array_module(grad._array).zeros(a.shape, dtype=grad._array.dtype))
+        return gg, ga, None
+
+
 def slopes(xp, a, slope: float, dtype):
     """1 where a > 0, else slope (NaN counts as not > 0, as in torch).
 

@@ -9,7 +9,7 @@ from ...backend import get_array_module
 from ...random import _gen
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
-from ..backward_ops import masked_grad, ThresholdBackward
+from ..backward_ops import masked_grad, RreluWithNoiseBackward, ThresholdBackward
 from ..pointwise import where_op
 from .._util import refuse_integer_kernel, scalar_type_name
 
@@ -210,8 +210,8 @@ class RreluWithNoise(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_tensors  # the version check (torch saves self)
-        return grad * Tensor._make(ctx.noise), None, None, None
+        (x,) = ctx.saved_tensors  # (also the version check: torch saves self)
+        return RreluWithNoiseBackward.apply(grad, x, ctx.noise), None, None, None  # one node under create_graph
 
 
 class RreluWithNoiseInplace(RreluWithNoise):

@@ -27,11 +27,29 @@ class _SavesBoth(_Elementwise):
         return out
 
 
+# the smallest float32 whose exp() overflows: torch's float32 i0/i1 kernels compute exp(|x|) * series / sqrt(|x|)
+# in float32, so their result is inf from here on even where the function itself is below float32's max
+_EXP_OVERFLOW_F32 = 88.72283935546875
+
+
+def _as_float32_kernel(f, odd: bool = False):
+    """f, with torch's float32 overflow: +-inf (odd: the sign of x) where exp(|x|) overflows in float32."""
+    f = f.__func__  # (_special gives a staticmethod)
+
+    def kernel(xp, a):
+        out = f(xp, a)
+        if a.dtype.char == "f":
+            big = xp.abs(a) >= _EXP_OVERFLOW_F32
+            out = xp.where(big, xp.copysign(xp.asarray(xp.inf, out.dtype), a) if odd else out.dtype.type(xp.inf), out)
+        return out
+    return kernel
+
+
 class I0(_Elementwise):
     """out = the modified Bessel function of the first kind, order 0. Saves a."""
 
     node_name = "I0Backward0"
-    f = _special("i0")
+    f = staticmethod(_as_float32_kernel(_special("i0")))
     d = staticmethod(lambda grad, a: grad * SpecialI1.apply(a))  # torch: grad * special_i1(self)
 
 
@@ -59,7 +77,7 @@ class SpecialI1(_SavesBoth):
     """out = the modified Bessel function of the first kind, order 1. Saves a and out."""
 
     node_name = "SpecialI1Backward0"
-    f = _special("i1")
+    f = staticmethod(_as_float32_kernel(_special("i1"), odd=True))
 
     @staticmethod
     def backward(ctx, grad):

@@ -129,12 +129,12 @@ class Rot90(Function):
         ctx.k, ctx.dims = k, (d0, d1)
         xp = get_array_module(a)
         k %= 4
-        # torch's layout: k = 1, 3 flip a copy, then transpose it (a non-contiguous result); k = 2 flips both
-        # dims, k = 0 clones (contiguous)
+        # torch's layout: k = 1, 3 flip into a copy laid out as a (empty_like's preserve format), then transpose
+        # it (a non-contiguous result for a contiguous a); k = 2 flips both dims, k = 0 clones (contiguous)
         if k == 1:
-            return xp.swapaxes(xp.ascontiguousarray(xp.flip(a, d1)), d0, d1)
+            return xp.swapaxes(xp.flip(a, d1).copy(order="K"), d0, d1)
         if k == 3:
-            return xp.swapaxes(xp.ascontiguousarray(xp.flip(a, d0)), d0, d1)
+            return xp.swapaxes(xp.flip(a, d0).copy(order="K"), d0, d1)
         if k == 2:
             return xp.ascontiguousarray(xp.flip(xp.flip(a, d0), d1))
         return a.copy()

@@ -43,6 +43,30 @@ def _no_copy_reshape(a, shape):
     return out if out.base is a or (a.base is not None and out.base is a.base) or a.size == 0 else None
 
 
+def _view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tuple:
+    """torch's computeStride (element strides) for viewing a tensor of old_shape/old_strides as new_shape; used
+    where NumPy's differ from it: size-1 dims of an input with a stride-0 dim (NumPy makes them contiguous-like,
+    torch keeps the chunk's stride, which decides whether AccumulateGrad may keep such a gradient)."""
+    new = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    base, tensor_numel, view_numel = old_strides[-1], 1, 1
+    for d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[d]
+        if d == 0 or (old_shape[d - 1] != 1 and old_strides[d - 1] != tensor_numel * base):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if d > 0:
+                base, tensor_numel, view_numel = old_strides[d - 1], 1, 1
+    return tuple(new)
+
+
+def _with_strides(a, shape: tuple, strides: tuple):
+    """A view of a's memory with the given shape and element strides."""
+    return get_array_module(a).lib.stride_tricks.as_strided(a, shape, tuple(st * a.itemsize for st in strides))
+
+
 class View(Function):
     """out = a viewed with a new shape (no copy). Saves nothing."""
 
@@ -56,6 +80,9 @@ class View(Function):
         if out is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+        if 0 in a.strides and a.ndim and out.size and 1 in out.shape:  # (rare: an expand's size-1 dims) torch's strides
+            out = _with_strides(a, out.shape, _view_strides(a.shape, [st // a.itemsize for st in a.strides],
+                                                            out.shape))
         return out
 
     @staticmethod
@@ -209,7 +236,13 @@ class Unsqueeze(Function):
             raise IndexError(f"Dimension out of range (expected to be in range of [{-a.ndim - 1}, {a.ndim}], "
                              f"but got {dim})")
         ctx.dim = dim % (a.ndim + 1)
-        return get_array_module(a).expand_dims(a, ctx.dim)
+        out = get_array_module(a).expand_dims(a, ctx.dim)
+        if 0 in a.strides and a.size:  # torch's new stride, size * stride of the dim it goes before (1 at the end)
+            st = [s_ // a.itemsize for s_ in a.strides]
+            d = ctx.dim
+            out = _with_strides(a, out.shape, tuple(st[:d]) + (a.shape[d] * st[d] if d < a.ndim else 1,) +
+                                tuple(st[d:]))
+        return out
 
     @staticmethod
     def backward(ctx, grad):
