@@ -166,7 +166,11 @@ def _array(x) -> np.ndarray:
         a = a.cpu() if hasattr(a, "cpu") else a
         if "bfloat16" in _dtype_name(x.dtype):  # torch's numpy() refuses bfloat16: compare its float32 values
             a = a.float()
-        return np.array(a.numpy(), dtype=np.float64) if "bool" not in _dtype_name(x.dtype) else np.array(a.numpy())
+        try:
+            arr = a.numpy()
+        except RuntimeError:  # torch's ZeroTensor (sgn's gradient summed with another): values read with force
+            arr = a.numpy(force=True)
+        return np.array(arr, dtype=np.float64) if "bool" not in _dtype_name(x.dtype) else np.array(arr)
 
 
 def _grad_fn(x) -> str | None:

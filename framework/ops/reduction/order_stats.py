@@ -196,7 +196,8 @@ def _quantile(input: Tensor, q, dim, keepdim: bool, interpolation: str, ignore_n
         kept = (1,) * input.ndim
     else:
         d = wrap_dim(dim, input.ndim)
-        x = input.movedim(d, -1) if input.ndim else input.reshape(1)
+        # torch sorts the input itself when dim is its last (else a view with dim moved last): no view node then
+        x = input if input.ndim and d == input.ndim - 1 else input.movedim(d, -1) if input.ndim else input.reshape(1)
         kept = tuple(1 if i == d else s for i, s in enumerate(input.shape))
     reduced = tuple(x.shape[:-1])
     out_core = kept if keepdim else reduced
