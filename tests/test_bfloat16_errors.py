@@ -203,3 +203,15 @@ def test_cdist_dispatches_on_the_first_operand(cpu_only):
         def run(m):
             return m.cdist(m.ones(3, 2, dtype=getattr(m, a)), m.ones(4, 2, dtype=getattr(m, b)))
         assert _outcome(run, fw) == _outcome(run, torch) != "ok", (a, b)
+
+
+def test_fmod_and_remainder_round_their_number_to_bfloat16(cpu_only):
+    """torch's fmod/remainder kernels read a Python divisor cast to the tensor's bfloat16 (-0.7 is -0.69921875):
+    fmod(bfloat16(-0.7), -0.7) is -0 there, not -0.6992."""
+    a = np.array([-1.82, 1.94, -1.56, -0.77, -0.7])
+    results = []
+    for m in (torch, fw):
+        t = m.tensor(a, dtype=m.bfloat16)
+        results.append([f(t).float().tolist() for f in (lambda x: m.fmod(x, -0.7), lambda x: m.remainder(x, -0.7),
+                                                        lambda x: x % 0.3)])
+    assert results[0] == results[1]

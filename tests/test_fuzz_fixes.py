@@ -729,3 +729,15 @@ def test_quantile_along_the_last_dim_sorts_the_input_itself():
         (t7 * t7).sum().backward()
         versions.append((t2.grad._version, t2.grad.tolist()))
     assert versions[0] == versions[1]
+
+
+def test_block_diag_gradient_views_a_dense_copy():
+    """torch's block_diag backward slices a dense copy of an expanded gradient: a 1-D input's gradient is then
+    contiguous and kept by AccumulateGrad (version 0; found by the fuzzer)."""
+    out = []
+    for m in (torch, framework):
+        t2 = m.tensor([[0.1, -0.04, 1.31], [0.57, -0.98, -1.55]], requires_grad=True)
+        t3 = m.tensor([0.1, 1.62, 1.5], requires_grad=True)
+        m.block_diag(t2, t3).sum().backward(retain_graph=True, inputs=[t3])
+        out.append((t3.grad._version, t3.grad.stride(), t3.grad.tolist()))
+    assert out[0] == out[1]

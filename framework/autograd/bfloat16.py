@@ -85,6 +85,8 @@ def _forward_bfloat16(cls, ctx, arrays):
     if not floats or any(a.dtype != bf16 for a in dimensioned):
         return cls.forward(ctx, *arrays)
     wide, back = _widen(arrays)
+    if cls.bfloat16_scalars:  # torch casts the number to the tensor's bfloat16 before its kernel reads it
+        wide = [float(np.asarray(a).astype(bf16)) if type(a) is float else a for a in wide]
     out = cls.forward(ctx, *wide)
     if not any(isinstance(a, (np.dtype, dtypes.dtype)) for a in arrays):
         outs = out if type(out) is tuple else (out,)

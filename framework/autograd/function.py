@@ -236,6 +236,7 @@ class Function(metaclass=_FunctionMeta):
     half_kernel: str | None = None
     low_precision_check: str | None = None
     half_operands: int | None = None  # how many leading forward args are the user's operands (None: all)
+    bfloat16_scalars = False  # a Python number operand is rounded to bfloat16 first (torch's fmod/remainder kernels)
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through

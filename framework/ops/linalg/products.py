@@ -359,6 +359,8 @@ class BlockDiag(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        if not backend.is_non_overlapping_and_dense(grad._array):  # torch's views come from a dense copy of grad
+            grad = grad.clone()
         return tuple(grad[r:r + m[0], c:c + m[1]].reshape(*shape) for r, c, m, shape, _ in ctx.spans)
 
 

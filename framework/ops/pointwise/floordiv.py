@@ -86,6 +86,7 @@ class RemainderScalar(Function):
     """out = a % s for a Python number s (the divisor's sign). Saves nothing."""
 
     node_name, array_forward, _aten = "RemainderBackward0", True, "remainder"
+    bfloat16_scalars = True  # torch's kernel reads s cast to a bfloat16 tensor's dtype
 
     @staticmethod
     def forward(ctx, a, s):
