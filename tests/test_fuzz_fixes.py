@@ -564,6 +564,9 @@ def test_linear_modes_copy_a_dim_whose_size_does_not_change(mode, shape, align_c
 def test_an_op_given_x_and_x_data_checks_each_version(dtype):
     """atan2(t1, t1.data) saves both; writing through .data (its own version counter) must fail the backward, as
     torch's (ours saved the first tensor twice, the arrays being one object; found by the fuzzer)."""
+    if dtype == "bfloat16" and str(framework.empty(0).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
     def program(m):
         t0 = m.tensor(-0.89, requires_grad=True)
         t1 = t0.to(getattr(m, dtype))
@@ -576,6 +579,8 @@ def test_an_op_given_x_and_x_data_checks_each_version(dtype):
 
 
 def test_expand_error_names_bfloat16_as_torch():
+    if str(framework.empty(0).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
     messages = []
     for m in (torch, framework):
         t0 = m.tensor([-0.16, -0.04, -0.79, 1.59], dtype=m.bfloat16)
@@ -713,8 +718,8 @@ def test_float32_bessel_overflow_as_torch():
     values = [88.72283, 88.72284, -90.0, 5.0, -3.0]
     for f in (lambda m, t: m.i0(t), lambda m, t: m.special.i1(t)):
         ours, theirs = f(framework, framework.tensor(values)), f(torch, torch.tensor(values))
-        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
-        assert np.array_equal(np.isinf(ours.numpy()), np.isinf(theirs.numpy()))
+        np.testing.assert_allclose(ours.cpu().numpy(), theirs.numpy(), rtol=1e-6)
+        assert np.array_equal(np.isinf(ours.cpu().numpy()), np.isinf(theirs.numpy()))
 
 
 def test_quantile_along_the_last_dim_sorts_the_input_itself():

@@ -39,7 +39,7 @@ def _as_float32_kernel(f, odd: bool = False):
     def kernel(xp, a):
         out = f(xp, a)
         if a.dtype.char == "f":
-            big = xp.abs(a) >= _EXP_OVERFLOW_F32
+            big = (xp.abs(a) >= _EXP_OVERFLOW_F32) & xp.isfinite(a)  # (+-inf stays f's: torch's inf / inf, nan)
             out = xp.where(big, xp.copysign(xp.asarray(xp.inf, out.dtype), a) if odd else out.dtype.type(xp.inf), out)
         return out
     return kernel
