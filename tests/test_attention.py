@@ -394,3 +394,20 @@ def test_flash_gradcheck_float64():
     fn = framework.nn.functional.scaled_dot_product_attention
     assert fn(q, k, v).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
     assert gradcheck(lambda a, b, c: fn(a, b, c, attn_mask=mask, is_causal=True), (q, k, v))
+
+
+def test_kernel_switches_choose_the_math_composition_as_torch():
+    shapes = [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    for m in (framework, torch):
+        ts = [m.tensor(a, requires_grad=True) for a in arrays]
+        fn = m.nn.functional.scaled_dot_product_attention
+        assert fn(*ts).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+        with m.nn.attention.sdpa_kernel(m.nn.attention.SDPBackend.MATH):
+            assert fn(*ts).grad_fn.name() == "UnsafeViewBackward0"
+        m.backends.cuda.enable_flash_sdp(False)
+        try:
+            assert fn(*ts).grad_fn.name() == "UnsafeViewBackward0"
+        finally:
+            m.backends.cuda.enable_flash_sdp(True)
+        assert fn(*ts).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"

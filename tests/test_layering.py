@@ -181,7 +181,7 @@ RANKS = {
                       "loss": 7, "normalization": 7, "attention": 8, "dropout": 7, "sparse": 7, "recurrent": 7, "pooling": 7, "vision": 8,
                       "conv": 9, "": 10},
     # torch's layout: modules/rnn.py imports utils/rnn.py (PackedSequence), the rest of utils builds on modules
-    "framework.nn": {"parameter": 0, "init": 0, "functional": 1, "utils.rnn": 1, "modules": 2, "utils": 3,
+    "framework.nn": {"parameter": 0, "init": 0, "attention": 0, "functional": 1, "utils.rnn": 1, "modules": 2, "utils": 3,
                      "parallel": 3, "": 4},
 }
 

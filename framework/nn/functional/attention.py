@@ -1,4 +1,5 @@
-"""Attention in torch.nn.functional: multi_head_attention_forward and scaled_dot_product_attention, composed from matmul, softmax and dropout ops."""
+"""Attention in torch.nn.functional: multi_head_attention_forward and scaled_dot_product_attention (torch's CPU flash
+kernel, ops/attention.py, where torch takes it; else composed from matmul, softmax and dropout ops)."""
 from __future__ import annotations
 
 import math
@@ -7,6 +8,7 @@ import numpy as np
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.grad_mode import is_grad_enabled
+from ...backends.cuda import flash_sdp_enabled
 from ...ops._util import c_type_name
 from ...ops.attention import flash_attention, flash_usable
 from ...ops.dropout import dropout
@@ -146,7 +148,8 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         raise NotImplementedError("scaled_dot_product_attention(enable_gqa=True) is not supported")
     L, S = query.shape[-2], key.shape[-2]
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
-    if flash_usable(query, key, value, attn_mask, dropout_p, is_grad_enabled()):  # torch's CPU choice of kernel
+    if flash_sdp_enabled() and flash_usable(query, key, value, attn_mask, dropout_p, is_grad_enabled()):  # torch's
+        # CPU choice of kernel (enable_flash_sdp(False) or sdpa_kernel(MATH) turn it off, as torch's)
         return flash_attention(query, key, value, attn_mask, is_causal, scale)  # (a mask and is_causal: both)
     if is_causal and attn_mask is not None:  # torch's math composition refuses the pair
         raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
