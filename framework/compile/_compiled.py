@@ -13,6 +13,7 @@ from . import _traced
 from ._guards import Adopter, discover, guard_key
 from ._passes import fold_gradient_copies, owner_of
 from ._record import GraphBreak, Recorder, Recording, warn_breaks
+from ._reuse import BufferPool, ReusePlan
 
 _EAGER = "eager"  # the cache entry of a key whose capture met a graph break: that step always runs eagerly
 
@@ -51,6 +52,7 @@ class CompiledFunction:
         self.captures = 0  # how many times a step was recorded (tests read it)
         self.replays = 0
         self._warned: set = set()
+        self.pool = BufferPool()  # memory the recordings' temporaries share (one replay runs at a time)
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
@@ -140,10 +142,11 @@ class CompiledFunction:
         temporaries = recorder.fresh - {id(owner_of(b)) for b in inputs} - \
             {id(owner_of(b)) for _, b in outputs if b is not None}
         calls, texts = fold_gradient_copies(recorder.calls, recorder.texts, recorder.foldable, temporaries)
-        buffers = {id(p): p for _, p in recorder.memo.values()}
-        rec = self.cache[key] = Recording(calls, texts, recorder.breaks, inputs,
-                                          (result, outputs), list(buffers.values()), guards,
-                                          list(recorder.memo.values()))
+        plan = ReusePlan(calls, recorder.fresh)
+        del calls  # the recording's own references to its arrays: what stays alive is held by someone else
+        recorder.release()
+        calls = plan.calls(self.pool)
+        rec = self.cache[key] = Recording(calls, texts, recorder.breaks, inputs, (result, outputs), guards)
         return self._results(rec)  # copies, as a replay returns: the next replay rewrites the buffers
 
     # ---- replay ------------------------------------------------------------------------------------
