@@ -153,6 +153,13 @@ class BufferPool:
         return where
 
 
+def _shareable(owner, fresh: set) -> bool:
+    """A buffer the capture made, of plain numbers (an object array holds references: raw bytes would not do),
+    owning all of its memory."""
+    return (id(owner) in fresh and type(owner) is np.ndarray and owner.base is None and owner.nbytes > 0
+            and not owner.dtype.hasobject and _in_c_order(owner).flags.c_contiguous)
+
+
 class _Span:
     """What the plan knows of one buffer: its first and last use, whether it may share memory, and while its
     opening calls only write parts of it, which bytes they wrote."""
@@ -174,8 +181,7 @@ class ReusePlan:
                 o = _owner(a)
                 span = spans.get(id(o))
                 if span is None:
-                    span = spans[id(o)] = _Span(o, i, id(o) in fresh and type(o) is np.ndarray and o.base is None
-                                                and o.nbytes > 0 and _in_c_order(o).flags.c_contiguous)
+                    span = spans[id(o)] = _Span(o, i, _shareable(o, fresh))
                     if span.shareable:
                         span.written = np.zeros(o.nbytes, bool)  # its bytes the step wrote so far
                 span.last = i
