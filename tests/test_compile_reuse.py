@@ -218,3 +218,45 @@ def test_object_arrays_keep_their_memory():
     t, out = np.empty(4, object), np.empty(4)
     calls = [(np.frompyfunc(abs, 1, 1), (x, t), {}), (np.copyto, (out, t), {"casting": "unsafe"})]
     assert _plan_with(calls, [t]).refs == []
+
+
+def test_a_recording_no_call_can_replay_is_dropped():
+    """The first step's capture names the parameters' arrays before the optimizer flattened them: it can never be
+    replayed, so the compiled function keeps only the recordings a call can still match (and their buffers)."""
+    from framework.compile._record import Recording
+    framework.manual_seed(0)
+    model = nn.Sequential(nn.Linear(8, 16), nn.ReLU(), nn.Linear(16, 4))
+    opt = optim.Adam(model.parameters(), lr=1e-2)
+
+    def step(x):
+        opt.zero_grad()
+        loss = model(x).square().mean()
+        loss.backward()
+        opt.step()
+        return loss.detach()
+
+    compiled = framework.compile(step)
+    x = framework.randn(5, 8)
+    for _ in range(4):
+        compiled(x)
+    recordings = [e for e in compiled.cache.values() if isinstance(e, Recording)]
+    assert compiled.captures == 2 and compiled.replays == 2 and len(recordings) == 1
+    assert all(t._array is a for t, a in recordings[0].assumes)
+
+
+def test_dropped_recordings_still_count_to_the_recompile_limit():
+    """A step that rebinds a parameter's array every call makes every recording stale at once: it still stops
+    capturing at the limit (and runs eagerly) instead of capturing on every call."""
+    lin = nn.Linear(3, 3)
+
+    def step(x):
+        with framework.no_grad():
+            y = lin(x)
+        lin.weight.data = lin.weight.data * 1.0
+        return y
+
+    compiled = framework.compile(step, cache_size_limit=3)
+    with pytest.warns(UserWarning, match="recompile limit"):
+        for _ in range(6):
+            compiled(framework.randn(2, 3))
+    assert compiled.captures == 3

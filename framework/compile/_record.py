@@ -67,11 +67,11 @@ def _refill(slot, compute):
 class Recording:
     """A flat list of array calls on fixed buffers; ``replay()`` runs them in order."""
 
-    __slots__ = ("calls", "texts", "breaks", "inputs", "outputs", "guards")
+    __slots__ = ("calls", "texts", "breaks", "inputs", "outputs", "guards", "assumes")
 
-    def __init__(self, calls, texts, breaks, inputs, outputs, guards) -> None:
+    def __init__(self, calls, texts, breaks, inputs, outputs, guards, assumes=()) -> None:
         self.calls, self.texts, self.breaks = calls, texts, breaks
-        self.inputs, self.outputs, self.guards = inputs, outputs, guards
+        self.inputs, self.outputs, self.guards, self.assumes = inputs, outputs, guards, assumes
 
     @property
     def buffers(self) -> list:
