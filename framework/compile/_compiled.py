@@ -80,7 +80,7 @@ class CompiledFunction:
             entry = None if entry is _STALE else entry
             if entry is not None and all(p._grad is not None and p._grad._array is a for p, a in entry.guards):
                 return self._replay(entry, args, kwargs)
-        if len(self.cache) >= self.cache_size_limit and self.cache.get(key) is not _STALE:
+        if len(self.cache) >= self.cache_size_limit:
             self._warn_once("limit", f"framework.compile: {getattr(self.fn, '__qualname__', self.fn)} hit the "
                                      f"recompile limit ({self.cache_size_limit} guard keys); running it eagerly "
                                      "for new keys (the arguments' shapes or the state change every call?)")
