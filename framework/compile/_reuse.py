@@ -5,20 +5,19 @@ A capture leaves one buffer per intermediate result (an activation, a gradient, 
 writes the same buffers again, so all of them stay allocated between calls: the transformer step held 250 MB where
 torch holds 10.  Most are dead long before the step ends.  This pass reads, for each buffer the capture allocated,
 the call that uses it first and the call that uses it last.  Buffers whose spans do not overlap share one block
-of memory of their size (a linear scan, as a register allocator hands out registers), and the block is shared by
-every recording of the same compiled function too (one replay runs at a time).
+of memory (the largest first, each into the smallest block it fits, as a register allocator hands out
+registers), and the blocks are shared by every recording of the same compiled function (one replay runs at a time).
+A replay then works in memory it used a moment ago, warm in the cache: the same calls, the same results.
 
-A buffer is shared only when, by the recording itself, its first use overwrites all of it (so no value crosses
-from one replay to the next) and nothing outside the recording holds it: a returned tensor, a ``.grad``, optimizer
-state, a view the user kept, a module attribute.  That last check is not a list of cases: the pass keeps weak
-references to the buffers, drops the recording's own, collects garbage, and any buffer still alive is held by
-someone else and keeps its own memory.
+A buffer is shared only when, by the recording itself, every byte the step reads was written earlier in the step
+(so no value crosses from one replay to the next) and nothing outside the recording holds it: a returned tensor, a
+``.grad``, optimizer state, a view the user kept, a module attribute.  That last check is not a list of cases: the
+pass keeps weak references to the buffers, drops the recording's own, collects garbage, and any buffer still alive
+is held by someone else and keeps its own memory.  Object arrays (they hold references) are never shared.
 """
 from __future__ import annotations
 
-import collections
 import gc
-import heapq
 import operator
 import weakref
 
@@ -30,14 +29,14 @@ def _start(a) -> int:
     return a.__array_interface__["data"][0]
 
 
-def _walk(x, fn):
-    """x with fn applied to every ndarray in a nest of tuples, lists and dicts (other values as they are)."""
-    if isinstance(x, np.ndarray):
+def _walk(x, fn, leaf=np.ndarray):
+    """x with fn applied to every ``leaf`` in a nest of tuples, lists and dicts (other values as they are)."""
+    if isinstance(x, leaf):
         return fn(x)
     if type(x) in (list, tuple):
-        return type(x)(_walk(i, fn) for i in x)
+        return type(x)(_walk(i, fn, leaf) for i in x)
     if type(x) is dict:
-        return {k: _walk(v, fn) for k, v in x.items()}
+        return {k: _walk(v, fn, leaf) for k, v in x.items()}
     return x
 
 
@@ -227,16 +226,7 @@ class ReusePlan:
         for n, block in zip(order, pool.place([self.spans[n] for n in order])):
             memory[n] = block
 
-        def resolve(x):
-            return x.view(memory[x.owner]) if isinstance(x, _Ref) else x
-        return [(fn, _resolve(args, resolve), _resolve(kwargs, resolve)) for fn, args, kwargs in self.template]
+        def resolve(ref):
+            return ref.view(memory[ref.owner])
+        return [(fn, _walk(args, resolve, _Ref), _walk(kwargs, resolve, _Ref)) for fn, args, kwargs in self.template]
 
-
-def _resolve(x, fn):
-    if isinstance(x, _Ref):
-        return fn(x)
-    if type(x) in (list, tuple):
-        return type(x)(_resolve(i, fn) for i in x)
-    if type(x) is dict:
-        return {k: _resolve(v, fn) for k, v in x.items()}
-    return x
