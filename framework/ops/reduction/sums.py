@@ -11,7 +11,7 @@ from ... import dtypes
 from ...backend import broadcast_view, get_array_module
 from ...tensor import Tensor
 from .._layout import contiguous_result
-from .._util import normalize_dims, not_a_tensor, scalar_type_name
+from .._util import normalize_dims, not_a_tensor, read_history, scalar_type_name
 from ..scalar_ops import DivScalar
 from ..shape import cat
 
@@ -328,6 +328,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
         return autocast_run("logsumexp", logsumexp, input, dim, keepdim)
     if input._array.dtype.kind not in "fV":
         input = input.float()
+    read_history(input)  # before the dim is wrapped, as torch's
     return Logsumexp.apply(input, normalize_dims(dim, input.ndim), keepdim)
 
 
