@@ -235,6 +235,20 @@ def obeys_layout_contract(grad: Array, variable: Array) -> bool:
     return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, grad.strides, variable.strides))
 
 
+def keep_size1_strides(out, like):
+    """``out`` with ``like``'s strides on its size-1 dims when the two share one dense layout otherwise: torch's
+    preserve_format copy of a dense tensor keeps its strides exactly (a channels_last N,C,1,1 tensor's clone stays
+    (C, 1, C, C)); those dims' strides address nothing, so the restrided view reads the same memory."""
+    if 1 not in out.shape or out.size == 0:
+        return out
+    want = tuple(s // like.itemsize * out.itemsize for s in like.strides)
+    if want == out.strides or min(want) < 0:
+        return out
+    if any(w != s for w, s, n in zip(want, out.strides, out.shape) if n != 1):
+        return out
+    return get_array_module(out).lib.stride_tricks.as_strided(out, out.shape, want)
+
+
 def memory_overlap(a: Array, b: Array) -> str:
     """torch's get_overlap_status for two arrays of one storage: "full", "partial", "no" or "too_hard".
 

@@ -536,6 +536,30 @@ def test_squeeze_keeps_an_expands_zero_strides_so_the_leaf_grad_is_a_copy():
     assert _same(fn)[1][0] == 1
 
 
+CAST_BACKS = {  # a float32 leaf in a float64 op: its gradient is cast back (torch's to(), strides kept)
+    "add_1": lambda m, a, t: (a + t).sum(),  # sum's expand, stride 0 in a size-1 dim: copied (_version 1)
+    "add_1x1": lambda m, a, t: (a.view(1, 1) + t.view(1, 1)).sum(),
+    "mul_1": lambda m, a, t: (a * t).sum(),  # a product: a fresh gradient, stolen (_version 0)
+    "add_1_times": lambda m, a, t: (a + t).sum() * 3.0,
+    "sub_row": lambda m, a, t: (a.expand(2, 1) - t).sum(),  # summed back over the broadcast dim: stolen
+}
+
+
+@pytest.mark.parametrize("inputs", [False, True])
+@pytest.mark.parametrize("name", sorted(CAST_BACKS))
+def test_a_gradient_cast_to_the_leafs_dtype_keeps_its_strides(name, inputs):
+    """torch's to() keeps a dense gradient's strides, an expand's 0 in a size-1 dim too, so AccumulateGrad copies
+    that cast gradient into .grad (_version 1) as it does an uncast one."""
+    def fn(m):  # the fuzzer's shrunk program (seed 1900865): backward(inputs=[leaf, non-leaf])
+        a = m.tensor(np.array([-0.61]), dtype=m.float64)
+        t = m.tensor(np.array([-1.89]), dtype=m.float32, requires_grad=True)
+        out = CAST_BACKS[name](m, a, t)
+        out.backward(inputs=[t, out]) if inputs else out.backward()
+        return t.grad._version, t.grad.stride(), t.grad.dtype is m.float32, _arr(t.grad)
+
+    _same_ok(fn)
+
+
 @pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
 def test_det_gradient_is_column_major_so_the_leaf_grad_is_a_copy(shape):
     """torch's det gradient comes from an lu_solve (column-major): copied into .grad, which has _version 1."""

@@ -117,3 +117,60 @@ def test_loss_with_integer_target_matches_torch(name, dtype, target_dtype):
 def test_mse_loss_module_keeps_float32():
     out = framework.nn.MSELoss()(framework.ones(3), framework.tensor([1, 2, 3]))
     assert out.dtype == framework.float32 and float(out) == pytest.approx(5 / 3)
+
+
+# ---- a 0-d input: torch's autograd reads a stale no-grad view's history before the op's own checks -------------
+
+ON_0D = {
+    "cross_entropy": lambda m, x: m.nn.functional.cross_entropy(x, m.tensor([0])),  # log_softmax(x, 1)
+    "cross_entropy_0d_target": lambda m, x: m.nn.functional.cross_entropy(x, m.tensor(0)),
+    "cross_entropy_probabilities": lambda m, x: m.nn.functional.cross_entropy(x, m.tensor(0.5, dtype=m.float64)),
+    "nll_loss": lambda m, x: m.nn.functional.nll_loss(x, m.tensor([0])),
+    "log_softmax": lambda m, x: m.nn.functional.log_softmax(x, 1),
+    "softmax": lambda m, x: m.softmax(x, 1),
+    "logsumexp": lambda m, x: m.logsumexp(x, 1),
+    "multi_margin_loss": lambda m, x: m.nn.functional.multi_margin_loss(x, m.tensor([0]), reduction="none"),
+    "multi_margin_loss_0d_target": lambda m, x: m.nn.functional.multi_margin_loss(x, m.tensor(0), margin=2.0),
+    "multi_margin_loss_bad_target": lambda m, x: m.nn.functional.multi_margin_loss(x, m.tensor(1)),
+    "multilabel_margin_loss": lambda m, x: m.nn.functional.multilabel_margin_loss(x, m.tensor([0])),
+    "multilabel_margin_loss_0d_target": lambda m, x: m.nn.functional.multilabel_margin_loss(x, m.tensor(-1)),
+    "multilabel_margin_loss_long_target": lambda m, x: m.nn.functional.multilabel_margin_loss(x, m.tensor([0, 0])),
+    "cosine_embedding_loss": lambda m, x: m.nn.functional.cosine_embedding_loss(x, x, m.tensor([1.0])),
+    "cosine_embedding_loss_0d_target": lambda m, x: m.nn.functional.cosine_embedding_loss(x, x, m.tensor(1.0)),
+    "mse_loss": lambda m, x: m.nn.functional.mse_loss(x, m.tensor([0.0, 1.0], dtype=m.float64)),
+    "bce_with_logits": lambda m, x: m.nn.functional.binary_cross_entropy_with_logits(x, m.zeros(2, dtype=m.float64)),
+}
+
+
+def _outcome(fn):
+    try:
+        out = fn()
+        return "ok", tuple(out.shape), np.round(out.detach().cpu().numpy().astype(np.float64), 6).tolist()
+    except Exception as e:  # noqa: BLE001 - we compare whatever was raised
+        return type(e).__name__, str(e).split("\n")[0].replace("torch.", "framework.")
+
+
+@pytest.mark.parametrize("stale", [False, True])
+@pytest.mark.parametrize("name", sorted(ON_0D))
+def test_a_0d_input_is_checked_as_torchs_and_a_stale_views_error_comes_first(name, stale):
+    """The fuzzer's shrunk program (seed 2008251): cross_entropy of a no-grad view whose base was then modified in
+    place raises torch's view error, not the class dim's IndexError; a fresh 0-d input gets torch's result or error
+    (multi/multilabel margin losses take it as one sample of one class, cosine_embedding_loss refuses it)."""
+    def run(m):
+        t1 = m.tensor(-1.4, dtype=m.float64, requires_grad=True)
+        with m.no_grad():
+            t3 = t1.reshape(())
+        if stale:
+            with m.no_grad():
+                t1.unsqueeze(-1)[0:3:2].neg_()
+            return _outcome(lambda: ON_0D[name](m, t3))
+        x = t1 * 1.0
+        out = _outcome(lambda: ON_0D[name](m, x))
+        if out[0] == "ok":
+            t1.grad = None
+            ON_0D[name](m, x).sum().backward()
+            out += (float(t1.grad),)
+        return out
+
+    ours, theirs = run(framework), run(torch)
+    assert ours == theirs

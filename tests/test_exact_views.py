@@ -255,6 +255,48 @@ def test_inplace_memory_overlap_under_no_grad_with_grad_tensors():
                                    "tensor refer to a single memory location.")
 
 
+# torch's get_overlap_status: a write onto the very memory of its source is allowed ("full") only when the two
+# have the same strides, those of size-1 dims included; so views keep torch's strides there (unsqueeze, view)
+SIZE1_OVERLAPS = {
+    "seed_1907769": lambda t: t[None, 1:2:2].__setitem__((None, ...), t[None, 1:2:2]),  # strides differ: refused
+    "none_of_all": lambda t: t.__setitem__((None, ...), t),  # expand of the source gives the target's strides
+    "none_of_a_row": lambda t: t[1].__setitem__((None, ...), t[1]),
+    "unsqueezed_row_copy": lambda t: t[1].copy_(t[1][None]),
+    "view_of_all": lambda t: t.__setitem__(Ellipsis, t.view(1, 3, 4)),
+    "flatten_of_a_column": lambda t: t[:, 1:2].flatten(0, 1)[None].copy_(t[:, 1:2].view(1, 3)),
+    "unflatten_of_a_column": lambda t: t[:, 1:2].unflatten(0, (1, 3)).copy_(t[:, 1:2].view(1, 3, 1)),
+    "one_element_bool_index": lambda t: t[0, :1].__setitem__(torch_or_framework(t).tensor([True]), t[0, :1]),
+    "one_element_none": lambda t: t[0, :1].__setitem__(None, t[0, :1]),
+}
+
+
+def torch_or_framework(t):
+    return torch if isinstance(t, torch.Tensor) else framework
+
+
+@pytest.mark.parametrize("name", sorted(SIZE1_OVERLAPS))
+def test_a_write_onto_its_own_memory_compares_size1_strides_as_torch(name):
+    def fn(m):
+        t = m.tensor([[-0.71, -0.33, 0.11, 0.07], [0.75, 0.32, -0.42, -0.56], [0.46, -0.1, -0.19, -0.55]])
+        SIZE1_OVERLAPS[name](t)
+        return t.tolist()
+
+    result = _same(fn)
+    if name == "seed_1907769":
+        assert result[2].startswith("unsupported operation: some elements of the input tensor and the written-to")
+
+
+def test_views_keep_torchs_strides_in_size1_dims():
+    def fn(m):
+        t = m.arange(12.0).reshape(3, 4)
+        col = t[:, 1:2]
+        return [v.stride() for v in (t[None, 1:2:2][None], col.view(1, 3), col.flatten(), col.unflatten(0, (1, 3)),
+                                     col.t().view(3, 1), t[0:1:2].view(4, 1), t.unsqueeze(0).view(1, 1, 12),
+                                     t[1, None].unsqueeze(-1), m.tensor(5.0).view(1, 1))]
+
+    _same(fn)
+
+
 def test_repr_of_a_view_whose_history_is_invalid():
     def fn(m):
         a = m.ones(3, requires_grad=True)

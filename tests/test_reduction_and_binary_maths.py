@@ -220,3 +220,26 @@ def test_inplace_twins_return_self_bump_the_version_and_name_torch_nodes():
             r = fn(m, a)
             results.append((r is a, r._version, r.grad_fn.name()))
         assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("op", ["sum", "mean"])
+@pytest.mark.parametrize("kw", [{}, {"dim": None}, {"dim": ()}, {"dim": []}, {"dim": 0}, {"dim": (), "keepdim": True}])
+@pytest.mark.parametrize("shape", [(1,), (2, 1), (2, 3)])
+def test_sum_and_mean_without_dims_reduce_all_and_expand_their_gradient_as_torch(op, kw, shape):
+    """torch: dim=None or an empty dim list reduces every dim, and sum_backward then only expands the gradient (no
+    unsqueezes): a gradient of one element has stride 0, so AccumulateGrad copies it (_version 1, seed 2502280)."""
+    torch = pytest.importorskip("torch")
+
+    def run(m):
+        t0 = m.tensor(np.full(shape, -0.2), dtype=m.float32, requires_grad=True)
+        out = getattr(t0, op)(**kw)
+        out.backward(m.ones_like(out) * 0.68)
+        g, = m.autograd.grad(getattr(t0, op)(**kw).sum(), [t0], create_graph=True)
+        nodes, fn = [], g.grad_fn
+        while fn is not None:
+            nodes.append(fn.name())
+            fn = fn.next_functions[0][0] if fn.next_functions else None
+        return (out.detach().cpu().numpy().round(5).tolist(), tuple(out.shape), type(out.grad_fn).__name__,
+                t0.grad._version, t0.grad.stride(), t0.grad.cpu().numpy().round(5).tolist(), nodes)
+
+    assert run(framework) == run(torch)

@@ -66,3 +66,28 @@ def test_round_with_explicit_decimals_zero_is_the_decimals_overload_as_torch(inp
         explicit = x.clone().round_(decimals=0) if inplace else m.round(x, decimals=0)
         names.append((type(plain.grad_fn).__name__, type(explicit.grad_fn).__name__, explicit.tolist()))
     assert names[0] == names[1]  # RoundBackward0, then RoundBackward1 for decimals=0
+
+
+def _node_chain(fn, depth=0):
+    """The node names under fn, depth first (None edges skipped), as (depth, name) pairs."""
+    if fn is None:
+        return []
+    out = [(depth, fn.name())]
+    for child, _ in fn.next_functions:
+        out += _node_chain(child, depth + 1)
+    return out
+
+
+@pytest.mark.parametrize("name", ["gammainc", "gammaincc", "igamma", "igammac"])
+def test_incomplete_gamma_double_backward_graph_is_torchs(name):
+    """derivatives.yaml: igammac's `other` gradient is -grad * exp(...), so create_graph's result is a MulBackward0."""
+    torch = pytest.importorskip("torch")
+    out = []
+    for m in (framework, torch):
+        x = m.tensor([[0.82, 2.39, 0.36], [2.7, 1.1, 2.71]], dtype=m.float64, requires_grad=True)
+        fn = getattr(m.special, name) if name.startswith("gamma") else getattr(m, name)
+        g, = m.autograd.grad(fn(m.full_like(x, 0.7), x).sum(), [x], create_graph=True)
+        out.append((_node_chain(g.grad_fn), g.detach().cpu().numpy()))
+    (c1, g1), (c2, g2) = out
+    assert c1 == c2 and c1[0][1] == "MulBackward0"
+    np.testing.assert_allclose(g1, g2, rtol=1e-12)

@@ -42,5 +42,8 @@ def sum_to_array(g, shape: tuple, dtype=None):
             if lead:
                 g = g.reshape(shape)
     if dtype is not None and g.dtype != dtype:
-        g = g.astype(dtype)
+        # torch's to() keeps a dense gradient's strides, an expand's 0 in a size-1 dim too (AccumulateGrad then
+        # copies rather than steals it: the leaf's grad has _version 1)
+        cast = g.astype(dtype)
+        g = backend.keep_size1_strides(cast, g) if backend.is_non_overlapping_and_dense(g) else cast
     return g

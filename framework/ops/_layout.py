@@ -4,7 +4,7 @@ Observable through ``stride()``, ``is_contiguous()`` and whether a later ``view(
 choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order."""
 from __future__ import annotations
 
-from ..backend import get_array_module
+from ..backend import get_array_module, keep_size1_strides
 
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
@@ -80,20 +80,6 @@ def copy_preserving_layout(a, np_dtype=None):
     for pos, d in enumerate(order):
         inverse[d] = pos
     return keep_size1_strides(copied.transpose(inverse), a)
-
-
-def keep_size1_strides(out, like):
-    """``out`` with ``like``'s strides on its size-1 dims when the two share one dense layout otherwise: torch's
-    preserve_format copy of a dense tensor keeps its strides exactly (a channels_last N,C,1,1 tensor's clone stays
-    (C, 1, C, C)); those dims' strides address nothing, so the restrided view reads the same memory."""
-    if 1 not in out.shape or out.size == 0:
-        return out
-    want = tuple(s // like.itemsize * out.itemsize for s in like.strides)
-    if want == out.strides or min(want) < 0:
-        return out
-    if any(w != s for w, s, n in zip(want, out.strides, out.shape) if n != 1):
-        return out
-    return get_array_module(out).lib.stride_tricks.as_strided(out, out.shape, want)
 
 
 def contiguous_result(out):

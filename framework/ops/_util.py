@@ -6,6 +6,7 @@ import collections
 import numpy as np
 
 from ..autograd.broadcast import sum_to
+from ..autograd.grad_mode import is_grad_enabled
 from .. import backend, dtypes
 from ..creation import tensor as _make_tensor
 from ..tensor import Tensor
@@ -25,6 +26,13 @@ def refused(x) -> bool:
     """True for what torch refuses as a tensor operand (None, str, arbitrary objects); lists and arrays we accept."""
     return not isinstance(x, (Tensor, int, float, bool, complex, np.number, np.ndarray, list, tuple)) and \
         not hasattr(x, "__array__")
+
+
+def read_history(t: Tensor) -> None:
+    """torch's autograd kernel reads an input's history (its grad_fn) before the op's own checks run: a stale
+    no-grad view's error comes before a bad dim's or shape's, so an op that checks first reads it first."""
+    if t._base is not None and is_grad_enabled() and t.requires_grad:
+        t.grad_fn  # noqa: B018 - the read raises for a view whose base was modified in place since (no_grad)
 
 
 def not_a_tensor(name: str, args: tuple) -> TypeError:

@@ -22,9 +22,10 @@ from .distance import pairwise_distance
 
 
 def _check_same_size(input, target, name):
+    """torch.nn.functional's shape check of binary_cross_entropy ("bce") and its with-logits form ("bce_logits")."""
     if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
-                         f"is deprecated. Please ensure they have the same size." if name != "bce" else
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})"
+                         if name == "bce_logits" else
                          f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
                          "is deprecated. Please ensure they have the same size.")
 
@@ -111,7 +112,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if _amp.on and autocast_applies("binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight):
         return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
                             reduction=reduction, pos_weight=pos_weight)
-    _check_same_size(input, target, "bce")
+    _check_same_size(input, target, "bce_logits")
     if target._array.dtype.kind == "b":  # torch's kernel computes 1 - target first
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                            "Use the `^` or `logical_xor()` operator instead.")
@@ -339,6 +340,11 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin
         return autocast_run("cosine_embedding_loss", cosine_embedding_loss, input1, input2, target, margin,
                             size_average, reduce, reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if target.ndim > 1:  # torch's checks: a 1-d target goes with matrices, a 0-d one with vectors
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.ndim != target.ndim + 1 or input2.ndim != target.ndim + 1:
+        raise RuntimeError(f"{target.ndim}D target tensor expects {target.ndim + 1}D input tensors, but found inputs "
+                           f"with sizes {list(input1.shape)} and {list(input2.shape)}.")
     eps = 1e-12  # torch's EPSILON in cosine_embedding_loss
     prod = (input1 * input2).sum(dim=-1)
     mag1 = (input1 * input1).sum(dim=-1) + eps

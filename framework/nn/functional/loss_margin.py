@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
-from ...ops._util import broadcast_shapes_checked, scalar_type_name
+from ...ops._util import broadcast_shapes_checked, read_history, scalar_type_name
 from ...ops.activation import logsigmoid
 from ...ops.loss import margin as _lm
 from ... import creation, ops
@@ -60,9 +60,13 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise ValueError("only p == 1 and p == 2 supported")
     if weight is not None and weight.ndim != 1:
         raise ValueError("weight must be one-dimensional")
+    # torch's autograd kernel refuses a weight that requires grad, then reads the input's history (a stale view's
+    # error), before the kernel's shape checks
+    _constant(weight, "multi_margin_loss", "weight")
+    read_history(input)
     _check_vector_or_matrix(input)
     n = input.shape[0] if input.ndim == 2 else 1
-    c = input.shape[-1]
+    c = input.shape[-1] if input.ndim else 1  # a 0-d input is one sample of one class, as torch's
     if not (target.ndim <= 1 and target.numel() == n):
         raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
                            f"samples (batch size). Expected target size [{n}], but got {list(target.shape)}. Input "
@@ -72,7 +76,6 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
     t = target._array
     if t.size and (bool((t < 0).any()) or bool((t >= c).any())):
         raise RuntimeError("target out of range")
-    _constant(weight, "multi_margin_loss", "weight")
     if weight is not None and weight.dtype != input.dtype:
         raise RuntimeError(f"expected scalar type {scalar_type_name(input._array.dtype)} but found "
                            f"{scalar_type_name(weight._array.dtype)}")
@@ -89,11 +92,13 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
                             reduction)
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
+    read_history(input)  # torch's autograd kernel reads it before the kernel's shape checks
     _check_vector_or_matrix(input)
-    if tuple(target.shape) != tuple(input.shape):
+    c = input.shape[-1] if input.ndim else 1  # a 0-d input is one sample of one class, as torch's
+    # torch's: a 0-d or 1-d input takes any target of c elements with at most one dim, a matrix its own shape
+    if not (target.ndim <= 1 and target.numel() == c if input.ndim <= 1 else target.shape == input.shape):
         raise RuntimeError(f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}")
     t = target._array
-    c = input.shape[-1]
     if t.size and (bool((t < -1).any()) or bool((t >= c).any())):
         raise RuntimeError("argument #2 'target' is out of range")
     out_shape = () if input.ndim <= 1 else (input.shape[0],)

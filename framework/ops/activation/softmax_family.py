@@ -7,7 +7,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._util import normalize_dims, scalar_type_name, wrap_dim
+from .._util import normalize_dims, read_history, scalar_type_name, wrap_dim
 from ..backward_ops import LogSoftmaxBackwardData, SoftmaxBackwardData
 
 
@@ -87,6 +87,7 @@ def softmax(a, dim: int, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
     _check_float(a, dim, "softmax")
+    read_history(a)  # before the dim is wrapped, as torch's
     return Softmax.apply(a, normalize_dims(dim, a.ndim))  # a tuple of axes: () for a 0-d tensor
 
 
@@ -96,6 +97,7 @@ def log_softmax(a, dim: int, dtype=None):
     if dtype is not None:
         a = a.to(dtype)
     _check_float(a, dim, "log_softmax")
+    read_history(a)  # before the dim is wrapped, as torch's
     return LogSoftmax.apply(a, normalize_dims(dim, a.ndim))
 
 

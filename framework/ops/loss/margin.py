@@ -88,7 +88,7 @@ class MultiMarginLoss(Function):
     @staticmethod
     def forward(ctx, x, y, p, margin, w, reduction, out_shape):
         xp = get_array_module(x)
-        x2 = x.reshape(-1, x.shape[-1])
+        x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
         n, c = x2.shape
         yy = y.reshape(-1).astype(np.int64)
         rows = xp.arange(n)
@@ -123,7 +123,7 @@ class MultilabelMarginLoss(Function):
     @staticmethod
     def forward(ctx, x, y, reduction, out_shape):
         xp = get_array_module(x)
-        x2 = x.reshape(-1, x.shape[-1])
+        x2 = x.reshape(-1, x.shape[-1] if x.ndim else 1)
         n, c = x2.shape
         y2 = y.reshape(n, c).astype(np.int64)
         # the labels before each row's first -1

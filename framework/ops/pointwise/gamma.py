@@ -209,9 +209,10 @@ class Igamma(Function):
         a, x = ctx.saved_tensors
         if ctx.needs_input_grad[0]:
             raise NotImplementedError(f"the derivative for '{cls.what}: input' is not implemented.")
-        # torch: grad * exp((self - 1) * log(other) - other - lgamma(self)) (igammac: its negative)
-        g = grad * ((a - 1) * x.log() - x - Lgamma.apply(a)).exp()
-        return None, grad_for(-g if cls.sign < 0 else g, *ctx.metas[1])
+        # torch: grad * exp((self - 1) * log(other) - other - lgamma(self)); igammac negates grad first (-grad * ...),
+        # so its create_graph gradient ends in MulBackward0 as torch's
+        g = (-grad if cls.sign < 0 else grad) * ((a - 1) * x.log() - x - Lgamma.apply(a)).exp()
+        return None, grad_for(g, *ctx.metas[1])
 
 
 class Igammac(Igamma):

@@ -11,7 +11,7 @@ from ... import dtypes
 from ...backend import broadcast_view, get_array_module
 from ...tensor import Tensor
 from .._layout import contiguous_result
-from .._util import normalize_dims, not_a_tensor, scalar_type_name
+from .._util import normalize_dims, not_a_tensor, read_history, scalar_type_name
 from ..scalar_ops import DivScalar
 from ..shape import cat
 
@@ -27,9 +27,15 @@ def _unsqueeze_dims(t, dims: tuple):
     return t
 
 
+def _no_dims(dim) -> bool:
+    """An empty dim list (torch reduces every dim for it)."""
+    return isinstance(dim, (tuple, list)) and len(dim) == 0
+
+
 def _expand_back(grad, shape: tuple, dims: tuple, keepdim: bool):
-    """Broadcast a reduced gradient back over the reduced dims (torch's sum_backward)."""
-    if not keepdim and len(shape) > 0:
+    """Broadcast a reduced gradient back over the reduced dims (torch's sum_backward: ``dims`` () for a reduction
+    given no dims, whose gradient is expanded as it is, without unsqueezes)."""
+    if not keepdim and len(shape) > 0 and dims:
         grad = _unsqueeze_dims(grad, dims)
     return grad.expand(shape)
 
@@ -64,13 +70,14 @@ class Sum(Function):
     @staticmethod
     def forward(ctx, a, dim, keepdim=False, dtype=None):
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, normalize_dims(dim, a.ndim), keepdim
+        ctx.given = dim is not None  # dim=None: torch's gradient is expanded without unsqueezes
         if dtype is None and a.dtype.kind in "bui":
             dtype = dtypes.int64.np
         return contiguous_result(get_array_module(a).asarray(a.sum(axis=ctx.dims, keepdims=keepdim, dtype=dtype)))
 
     @staticmethod
     def backward(ctx, grad):
-        return _expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), None, None, None
+        return _expand_back(grad, ctx.shape, ctx.dims if ctx.given else (), ctx.keepdim), None, None, None
 
 
 def _mean_check(a):
@@ -109,6 +116,7 @@ class Mean(Function):
     def forward(ctx, a, dim, keepdim=False):
         _mean_check(a)
         ctx.shape, ctx.dims, ctx.keepdim = a.shape, normalize_dims(dim, a.ndim), keepdim
+        ctx.given = dim is not None  # dim=None: torch's gradient is expanded without unsqueezes
         ctx.n = 1
         for d in ctx.dims:
             ctx.n *= a.shape[d]
@@ -116,7 +124,8 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        return DivScalar.apply(_expand_back(grad, ctx.shape, ctx.dims, ctx.keepdim), ctx.n), None, None
+        return DivScalar.apply(_expand_back(grad, ctx.shape, ctx.dims if ctx.given else (), ctx.keepdim), ctx.n), \
+            None, None
 
 
 def _prod_safe_zeros_backward(grad, a, dim: int):
@@ -210,7 +219,8 @@ def sum(a, dim=NO_DIM, keepdim: bool = False, *, dtype=None):
     np_dt = dtypes.to_numpy_dtype(dtype) if dtype is not None else None
     if dim is NO_DIM and not keepdim:
         return SumAll.apply(a, np_dt) if np_dt is not None else SumAll.apply(a)
-    return Sum.apply(a, tuple(range(a.ndim)) if dim is None or dim is NO_DIM else dim, keepdim, np_dt)
+    # torch: an empty dim list reduces every dim, as no dim does
+    return Sum.apply(a, None if dim is NO_DIM or _no_dims(dim) else dim, keepdim, np_dt)
 
 
 def prod(a, dim=None, keepdim: bool = False, *, dtype=None):
@@ -234,7 +244,7 @@ def mean(a, dim=NO_DIM, keepdim: bool = False, *, dtype=None):
         a = a.to(dtype)
     if dim is NO_DIM and not keepdim:
         return MeanAll.apply(a)
-    return Mean.apply(a, tuple(range(a.ndim)) if dim is None or dim is NO_DIM else dim, keepdim)
+    return Mean.apply(a, None if dim is NO_DIM or _no_dims(dim) else dim, keepdim)
 
 
 class Nansum(Function):
@@ -328,6 +338,7 @@ def logsumexp(input: Tensor, dim, keepdim: bool = False) -> Tensor:
         return autocast_run("logsumexp", logsumexp, input, dim, keepdim)
     if input._array.dtype.kind not in "fV":
         input = input.float()
+    read_history(input)  # before the dim is wrapped, as torch's
     return Logsumexp.apply(input, normalize_dims(dim, input.ndim), keepdim)
 
 

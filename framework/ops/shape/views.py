@@ -45,8 +45,8 @@ def _no_copy_reshape(a, shape):
 
 def _view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tuple:
     """torch's computeStride (element strides) for viewing a tensor of old_shape/old_strides as new_shape; used
-    where NumPy's differ from it: size-1 dims of an input with a stride-0 dim (NumPy makes them contiguous-like,
-    torch keeps the chunk's stride, which decides whether AccumulateGrad may keep such a gradient)."""
+    where NumPy's differ from it: size-1 dims (NumPy makes them contiguous-like, torch keeps the chunk's stride,
+    which decides whether AccumulateGrad may keep such a gradient and how copy_ judges an overlap)."""
     new = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     base, tensor_numel, view_numel = old_strides[-1], 1, 1
@@ -80,9 +80,12 @@ class View(Function):
         if out is None:
             raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                                "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-        if 0 in a.strides and a.ndim and out.size and 1 in out.shape:  # (rare: an expand's size-1 dims) torch's strides
-            out = _with_strides(a, out.shape, _view_strides(a.shape, [st // a.itemsize for st in a.strides],
-                                                            out.shape))
+        if out.size and 1 in out.shape:  # torch's strides in size-1 dims (NumPy's differ; copy_'s overlap check
+            # and AccumulateGrad read them)
+            want = _view_strides(a.shape, [st // a.itemsize for st in a.strides], out.shape) if a.ndim else \
+                (1,) * out.ndim
+            if out.strides != tuple(st * a.itemsize for st in want):
+                out = _with_strides(a, out.shape, want)
         return out
 
     @staticmethod
@@ -237,11 +240,13 @@ class Unsqueeze(Function):
                              f"but got {dim})")
         ctx.dim = dim % (a.ndim + 1)
         out = get_array_module(a).expand_dims(a, ctx.dim)
-        if 0 in a.strides and a.size:  # torch's new stride, size * stride of the dim it goes before (1 at the end)
+        if a.size:  # torch's new stride, size * stride of the dim it goes before (1 at the end), and the old dims'
+            # strides kept (numpy's expand_dims may rewrite those of size-1 dims: copy_'s overlap check reads them)
             st = [s_ // a.itemsize for s_ in a.strides]
             d = ctx.dim
-            out = _with_strides(a, out.shape, tuple(st[:d]) + (a.shape[d] * st[d] if d < a.ndim else 1,) +
-                                tuple(st[d:]))
+            want = tuple(st[:d]) + (a.shape[d] * st[d] if d < a.ndim else 1,) + tuple(st[d:])
+            if out.strides != tuple(w * a.itemsize for w in want):
+                out = _with_strides(a, out.shape, want)
         return out
 
     @staticmethod
