@@ -249,6 +249,20 @@ def test_partial_overlap_through_an_expand_has_torchs_message():
     assert _same(run)[2].startswith("unsupported operation: some elements of the input tensor")
 
 
+@pytest.mark.parametrize("write", ["add_", "copy_"])
+def test_stale_no_grad_view_operand_errors_before_the_overlap_check(write):
+    # torch reads the operand's grad_fn (its no-grad view error) before the kernel's partial-overlap check
+    def run(m):
+        x = m.tensor([-0.58, -1.53], dtype=m.float64, requires_grad=True)
+        y = m.maximum(x.detach(), x)
+        with (torch.no_grad() if m is torch else framework.no_grad()):
+            v = y[1:]
+        y.sigmoid_()
+        getattr(y, write)(v)
+
+    assert "A view was created in no_grad mode" in _same(run)[2]
+
+
 def test_gradient_slice_of_an_expanded_gradient_can_be_written():
     def run(m):
         x = m.tensor([0.69, 0.64, -1.07], dtype=m.float64, requires_grad=True)
