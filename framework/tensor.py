@@ -72,6 +72,7 @@ class Tensor:
     _view_version = 0
     _retains_grad = False
     _hooks = None
+    _orphan_hooks = None  # torch's _backward_hooks dict made before a grad_fn read that raised: bound to no node
     _post_accumulate_grad_hooks = None
     _acc_ref = None
     _pending_diff = False
@@ -390,7 +391,14 @@ class Tensor:
         """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        fn = self.grad_fn
+        if self._orphan_hooks is not None:  # torch reads grad_fn only for the first hook: these never run
+            self._orphan_hooks.append(hook)
+            return RemovableHandle(self._orphan_hooks, hook)
+        try:
+            fn = self.grad_fn
+        except RuntimeError:  # a stale no-grad view: torch made its hook dict before grad_fn raised
+            self._orphan_hooks = []
+            raise
         if fn is None:
             if self._hooks is None:
                 self._hooks = []

@@ -306,6 +306,24 @@ def test_no_grad_view_after_base_write(action):
     _same(run)
 
 
+def test_hooks_on_a_stale_no_grad_view_after_the_first_refusal():
+    # torch makes the tensor's hook dict before reading grad_fn: the first register_hook raises, later ones don't
+    def run(m):
+        x, v = _no_grad_view_after_write(m)
+        calls = []
+        for _ in range(3):
+            try:
+                v.register_hook(lambda g: g * 2)
+                calls.append("ok")
+            except RuntimeError as e:
+                calls.append(str(e).split(".")[0])
+        x.sum().backward()
+        return calls, x.grad.tolist()
+
+    calls = _same(run)[1][0]
+    assert calls[0].startswith("A view was created in no_grad mode") and calls[1:] == ["ok", "ok"]
+
+
 # ---- 6. an in-place op's saved original input keeps its history: double backward through it ---------------
 
 INPLACE_NEEDING_THE_OLD_INPUT = {
