@@ -340,13 +340,16 @@ class Tensor:
                 # _version as torch's: it steals a gradient only the engine holds (refs here: the engine's list,
                 # this argument, getrefcount's) that has the leaf's layout, keeping its version; else it copies
                 # it into a new tensor of the leaf's strides (version 1) or clones it (0)
+                # (a stolen gradient keeps its version counter too: a slice of cat's or stack's gradient shares
+                # it with the other inputs' slices, so that accumulating into one bumps them all)
+                counter = None
                 if retained:  # torch's retain_grad hook clones
                     version = 0
                 elif sys.getrefcount(g) <= 3 and backend.obeys_layout_contract(g._array, self._array):
-                    version = g._version
+                    version, counter = 0, g._version_counter
                 else:
                     version = int(backend.is_non_overlapping_and_dense(self._array))
-                self._grad = Tensor._make(g._array.copy() if slot is None else slot)
+                self._grad = Tensor._make(g._array.copy() if slot is None else slot, counter)
                 if version and self._grad._version_counter is not None:
                     self._grad._version_counter.value = version
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
