@@ -638,6 +638,9 @@ GRAD_SLICES = {  # leaves whose gradients are slices of one gradient buffer in t
 def test_leaf_grads_stolen_from_one_buffer_share_its_version_counter(name):
     # AccumulateGrad keeps a gradient only it holds: slices of cat's or stack's gradient stay views of one buffer,
     # so accumulating into one leaf's .grad bumps the others' _version too
+    if name.endswith("bfloat16") and str(framework.empty(0).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
     def run(m):
         dtype = m.bfloat16 if name.endswith("bfloat16") else m.float32
         a = m.tensor([[0.54, -0.54], [-1.23, -0.4], [0.19, 1.41]], dtype=dtype, requires_grad=True)
