@@ -505,8 +505,9 @@ class Generator:
             code = f"{x} / ({y}.abs() + 1)"
         elif fn == "atan2" and bool((_array(self.ns[x]) == 0).any()):
             # atan2 jumps by 2 pi across a signed zero, and a zero's sign from a reduction over +0 and -0 ties is
-            # whatever torch's vectorised loop order leaves: add +0.0 first (-0 + 0 is +0)
-            code = f"m.atan2({x} + 0.0, {y})"
+            # whatever torch's vectorised loop order leaves: add +0.0 first (-0 + 0 is +0), to y too (atan2(+0, -0)
+            # is pi, atan2(+0, +0) is 0)
+            code = f"m.atan2({x} + 0.0, {y} + 0.0)"
         elif fn in ("maximum", "minimum", "atan2"):
             code = f"m.{fn}({x}, {y})"
         elif fn == "where":
