@@ -148,6 +148,20 @@ def result_type(a, b) -> np.dtype:
     return dh
 
 
+def result_type_of(arrays) -> np.dtype | None:
+    """torch's result_type over many arrays: the dimensioned ones promote together, and the 0-dim ones only
+    count when their category is higher (block_diag of a 0-dim float64 and a float32 matrix is float32)."""
+    dim = zero = None
+    for a in arrays:
+        if a.ndim:
+            dim = a.dtype if dim is None else promote_types(dim, a.dtype)
+        else:
+            zero = a.dtype if zero is None else promote_types(zero, a.dtype)
+    if dim is None or zero is None:
+        return zero if dim is None else dim
+    return zero if _category(zero) > _category(dim) else dim
+
+
 def _dtype_and_rank(x):
     """(numpy dtype, rank): dimensioned tensor or array 2, 0-dim tensor 1, Python scalar 0."""
     arr = getattr(x, "_array", x)

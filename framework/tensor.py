@@ -72,6 +72,7 @@ class Tensor:
     _view_version = 0
     _retains_grad = False
     _hooks = None
+    _orphan_hooks = None  # torch's _backward_hooks dict made before a grad_fn read that raised: bound to no node
     _post_accumulate_grad_hooks = None
     _acc_ref = None
     _pending_diff = False
@@ -339,13 +340,16 @@ class Tensor:
                 # _version as torch's: it steals a gradient only the engine holds (refs here: the engine's list,
                 # this argument, getrefcount's) that has the leaf's layout, keeping its version; else it copies
                 # it into a new tensor of the leaf's strides (version 1) or clones it (0)
+                # (a stolen gradient keeps its version counter too: a slice of cat's or stack's gradient shares
+                # it with the other inputs' slices, so that accumulating into one bumps them all)
+                counter = None
                 if retained:  # torch's retain_grad hook clones
                     version = 0
                 elif sys.getrefcount(g) <= 3 and backend.obeys_layout_contract(g._array, self._array):
-                    version = g._version
+                    version, counter = 0, g._version_counter
                 else:
                     version = int(backend.is_non_overlapping_and_dense(self._array))
-                self._grad = Tensor._make(g._array.copy() if slot is None else slot)
+                self._grad = Tensor._make(g._array.copy() if slot is None else slot, counter)
                 if version and self._grad._version_counter is not None:
                     self._grad._version_counter.value = version
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
@@ -390,7 +394,14 @@ class Tensor:
         """hook(grad) runs when this tensor's gradient is computed; it may return a replacement."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        fn = self.grad_fn
+        if self._orphan_hooks is not None:  # torch reads grad_fn only for the first hook: these never run
+            self._orphan_hooks.append(hook)
+            return RemovableHandle(self._orphan_hooks, hook)
+        try:
+            fn = self.grad_fn
+        except RuntimeError:  # a stale no-grad view: torch made its hook dict before grad_fn raised
+            self._orphan_hooks = []
+            raise
         if fn is None:
             if self._hooks is None:
                 self._hooks = []

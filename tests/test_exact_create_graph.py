@@ -409,3 +409,21 @@ def test_a_sole_root_fires_its_hooks_even_when_it_leads_to_no_input():
 
     ours, theirs = _both(fn)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("needs", [(False, True, False), (False, True, True), (False, False, True), (True, True, False)])
+def test_group_norm_weight_gradient_requires_grad_through_the_saved_stats(needs):
+    # torch's create_graph backward reads mean and rstd, outputs of the forward node: they require grad whenever
+    # an input does, so weight's gradient does even when x needs none (its own second derivative is then None)
+    def run(m):
+        x, w, b = (m.tensor(a, dtype=m.float64, requires_grad=r) for a, r in zip(
+            (np.linspace(-1, 1, 24).reshape(2, 4, 3), [1.0, 2.0, 0.5, -1.0], [0.1, 0.2, 0.3, 0.4]), needs))
+        cot = m.tensor(np.linspace(0.5, 2, 24).reshape(2, 4, 3), dtype=m.float64)  # needs no grad
+        wanted = [t for t in (x, w, b) if t.requires_grad]
+        grads = m.autograd.grad((m.nn.functional.group_norm(x, 2, w, b) * cot).sum(), wanted, create_graph=True)
+        total = sum((g * g).sum() for g in grads if g.requires_grad)
+        second = m.autograd.grad(total, wanted, allow_unused=True) if isinstance(total, m.Tensor) else []
+        return [_meta(g) for g in grads], [None if s is None else _np(s).round(9).tolist() for s in second]
+
+    ours, theirs = _both(run)
+    assert ours == theirs

@@ -249,6 +249,20 @@ def test_partial_overlap_through_an_expand_has_torchs_message():
     assert _same(run)[2].startswith("unsupported operation: some elements of the input tensor")
 
 
+@pytest.mark.parametrize("write", ["add_", "copy_"])
+def test_stale_no_grad_view_operand_errors_before_the_overlap_check(write):
+    # torch reads the operand's grad_fn (its no-grad view error) before the kernel's partial-overlap check
+    def run(m):
+        x = m.tensor([-0.58, -1.53], dtype=m.float64, requires_grad=True)
+        y = m.maximum(x.detach(), x)
+        with (torch.no_grad() if m is torch else framework.no_grad()):
+            v = y[1:]
+        y.sigmoid_()
+        getattr(y, write)(v)
+
+    assert "A view was created in no_grad mode" in _same(run)[2]
+
+
 def test_gradient_slice_of_an_expanded_gradient_can_be_written():
     def run(m):
         x = m.tensor([0.69, 0.64, -1.07], dtype=m.float64, requires_grad=True)
@@ -290,6 +304,24 @@ def test_no_grad_view_after_base_write(action):
         return v.requires_grad
 
     _same(run)
+
+
+def test_hooks_on_a_stale_no_grad_view_after_the_first_refusal():
+    # torch makes the tensor's hook dict before reading grad_fn: the first register_hook raises, later ones don't
+    def run(m):
+        x, v = _no_grad_view_after_write(m)
+        calls = []
+        for _ in range(3):
+            try:
+                v.register_hook(lambda g: g * 2)
+                calls.append("ok")
+            except RuntimeError as e:
+                calls.append(str(e).split(".")[0])
+        x.sum().backward()
+        return calls, x.grad.tolist()
+
+    calls = _same(run)[1][0]
+    assert calls[0].startswith("A view was created in no_grad mode") and calls[1:] == ["ok", "ok"]
 
 
 # ---- 6. an in-place op's saved original input keeps its history: double backward through it ---------------

@@ -312,6 +312,26 @@ def test_matrix_power_zero_is_torchs_copy_of_the_identity():
     assert float(a.grad.abs().sum()) == 0.0
 
 
+@pytest.mark.parametrize("shapes", [[((2, 3), "float32"), ((3,), "float64")], [((), "float64"), ((2, 2), "float32")],
+                                    [((3,), "float64"), ((), "float64"), ((0,), "float32"), ((1,), "float32")],
+                                    [((2, 3), "float32"), ((2, 3), "float32")]])
+def test_block_diag_dtype_and_gradients_as_torchs(torch, shapes):
+    # torch: result_type over the inputs (a 0-d float64 does not widen a float32 matrix); a 1-D input's gradient is
+    # its (1, n) row summed by the engine (a new tensor, version 0), a 0-d one a squeezed view; an empty 1-D input
+    # takes no row in backward; the second backward accumulates in place
+    def run(m):
+        xs = [m.tensor(np.arange(1.0, 1.0 + np.prod(s)).reshape(s), dtype=getattr(m, d), requires_grad=True)
+              if np.prod(s) else m.ones(s, dtype=getattr(m, d), requires_grad=True) for s, d in shapes]
+        y = m.block_diag(*xs)
+        grads = m.autograd.grad((y * y).sum(), xs, create_graph=True)
+        names = [type(g.grad_fn).__name__ for g in grads]
+        (y * y).sum().backward()
+        (y * 3).sum().backward()
+        return str(y.dtype), names, [(x.grad.tolist(), x.grad._version) for x in xs]
+
+    assert run(framework)[1:] == run(torch)[1:] and run(framework)[0][-7:] == run(torch)[0][-7:]
+
+
 def test_repeated_singular_values_and_eigenvalues_keep_finite_gradients():
     # svdvals/eigvalsh: the unused factors' gradients are None (torch's undefined), not zeros that would meet a
     # 0 / 0 in the factors' terms where values repeat

@@ -298,6 +298,12 @@ class Function(metaclass=_FunctionMeta):
                 raise diagnostics.inference_tensor_inplace(args[0])
             if is_grad_enabled():
                 diagnostics.check_inplace(args[0], True in needs)
+        ctx = cls._node_cls()
+        ctx.needs_input_grad = needs
+        # torch collects the edges before running the op: an in-place write must not change them (nor make an
+        # input view's history unreadable) before they are taken
+        edges = _collect_edges(cls, args, needs) if record else None
+        if cls.inplace:  # the kernel's overlap checks come after the edges (an operand's view error first)
             target = args[0]._array
             # torch's copy_ of a tensor's own memory (same start, strides, shape) returns before any overlap check
             same = cls.copy_skips_same_data and isinstance(args[1], Tensor) and \
@@ -306,11 +312,6 @@ class Function(metaclass=_FunctionMeta):
                 raise diagnostics.overlapping_write()
             if len(args) > 1 and cls.checks_overlap:
                 _check_partial_overlap(target, args)
-        ctx = cls._node_cls()
-        ctx.needs_input_grad = needs
-        # torch collects the edges before running the op: an in-place write must not change them (nor make an
-        # input view's history unreadable) before they are taken
-        edges = _collect_edges(cls, args, needs) if record else None
         if cls.array_forward:
             arrays = [a._array if isinstance(a, Tensor) else a for a in args]
             if dtypes.bfloat16_used and cls.inplace and not cls.inplace_view and not cls.exact_in_bfloat16 and \

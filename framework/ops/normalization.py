@@ -354,6 +354,8 @@ def _group_norm_backward_composite(ctx, grad):
     xt = x.reshape(n, groups, d, hw)
     mean = xt.mean(dim=(2, 3), keepdim=True)
     rstd = (((xt - mean) ** 2).mean(dim=(2, 3), keepdim=True) + eps).rsqrt()
+    if needs[1] and not needs[0]:  # torch's mean and rstd are outputs of the forward node, requiring grad with weight
+        mean, rstd = GroupNormStats.apply(weight, mean._array, rstd._array)
     dy = grad.reshape(n, groups, d, hw)
     ds, db = (dy * xt).sum(3, keepdim=True), dy.sum(3, keepdim=True)
     gamma = None if weight is None else weight.reshape(1, groups, d, 1)
@@ -371,6 +373,22 @@ def _group_norm_backward_composite(ctx, grad):
     if needs[2]:
         gb = db.sum(0).reshape(c)
     return gx, gw, gb, None, None
+
+
+class GroupNormStats(Function):
+    """The groups' mean and 1/std as outputs of a node on weight, for the create_graph backward of an input that
+    needs no gradient: torch's native_group_norm returns them, so they require grad when weight does (the weight's
+    gradient then does too), and their gradients reach only the input (here: none, so weight's is None)."""
+
+    node_name, array_forward = "NativeGroupNormBackward0", True
+
+    @staticmethod
+    def forward(ctx, weight, mean, rstd):
+        return mean.copy(), rstd.copy()
+
+    @staticmethod
+    def backward(ctx, grad_mean, grad_rstd):
+        return None, None, None
 
 
 def _check_group_norm_params(input: Tensor, weight: Tensor | None, bias: Tensor | None) -> None:

@@ -347,7 +347,7 @@ class BlockDiag(Function):
                                    f"{a.ndim} dimensions")
         xp = get_array_module(arrays[0]) if arrays else np
         mats = [a.reshape(1, -1) if a.ndim == 1 else a.reshape(1, 1) if a.ndim == 0 else a for a in arrays]
-        dtype = np.result_type(*[a.dtype for a in arrays]) if arrays else dtypes.default_float.np
+        dtype = dtypes.result_type_of(arrays) if arrays else dtypes.default_float.np
         out = xp.zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)), dtype=dtype)
         r = c = 0
         ctx.spans = []
@@ -359,9 +359,25 @@ class BlockDiag(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        if not backend.is_non_overlapping_and_dense(grad._array):  # torch's views come from a dense copy of grad
-            grad = grad.clone()
-        return tuple(grad[r:r + m[0], c:c + m[1]].reshape(*shape) for r, c, m, shape, _ in ctx.spans)
+        # torch's block_diag_backward: each block sliced out of grad and squeezed to the input's rank; an empty 1-D
+        # input gets zeros and, unlike forward, takes no row (later blocks read from one row higher, as torch's)
+        out, r, c = [], 0, 0
+        for *_, shape, _ in ctx.spans:
+            if shape == (0,):
+                zeros = grad.new_zeros(0)
+                if zeros._version_counter is not None:  # torch's at::zeros there is empty().zero_(): _version 1
+                    zeros._version_counter.value += 1
+                out.append(zeros)
+                continue
+            rows, cols = shape if len(shape) == 2 else (1, shape[0] if shape else 1)
+            block = grad[r:r + rows, c:c + cols]
+            for _ in range(2 - len(shape)):
+                block = block.squeeze(-1)
+            if block.shape != shape:  # a 1-D input's (1, n) row: the engine's sum_to, a new tensor (version 0)
+                block = block.sum(0, keepdim=True).view(shape)
+            out.append(block)
+            r, c = r + rows, c + cols
+        return tuple(out)
 
 
 def block_diag(*tensors: Tensor) -> Tensor:
