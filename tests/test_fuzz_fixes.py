@@ -736,9 +736,9 @@ def test_quantile_along_the_last_dim_sorts_the_input_itself():
     assert versions[0] == versions[1]
 
 
-def test_block_diag_gradient_views_a_dense_copy():
-    """torch's block_diag backward slices a dense copy of an expanded gradient: a 1-D input's gradient is then
-    contiguous and kept by AccumulateGrad (version 0; found by the fuzzer)."""
+def test_block_diag_gradient_of_a_1d_input_from_an_expanded_gradient():
+    """torch's block_diag backward gives a 1-D input its (1, n) row of the (here expanded) gradient, which the
+    engine sums to a fresh contiguous tensor that AccumulateGrad keeps (version 0; found by the fuzzer)."""
     out = []
     for m in (torch, framework):
         t2 = m.tensor([[0.1, -0.04, 1.31], [0.57, -0.98, -1.55]], requires_grad=True)
