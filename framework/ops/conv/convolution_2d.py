@@ -74,20 +74,23 @@ class Conv2d(Function):
         if cols.shape[2] <= 0 or cols.shape[3] <= 0:
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
-        n, oh, ow = x.shape[0], cols.shape[2], cols.shape[3]
-        cols = _columns(cols)
-        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched over the columns' middle axis: the
-        # result is NCHW as it comes
-        out = backend.matmul(w.reshape(w.shape[0], -1), cols.transpose(1, 0, 2)).reshape(n, w.shape[0], oh, ow)
+        n, o, oh, ow = x.shape[0], w.shape[0], cols.shape[2], cols.shape[3]
+        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched over the columns' middle axis, a chunk of
+        # samples at a time: the result is NCHW as it comes
+        out = xp.empty((n, o, oh * ow), dtype=np.result_type(w.dtype, x.dtype))
+        w2 = w.reshape(o, -1)
+        for lo, hi, chunk in _column_chunks(cols):
+            backend.matmul(w2, chunk.transpose(1, 0, 2), out=out[lo:hi])
+        out = out.reshape(n, o, oh, ow)
         if b is not None:
             if b.dtype == out.dtype:
                 out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
             else:  # a bias of another dtype, which torch's string padding lets through
                 out = (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
+        # (x, not its columns: those of a batch take C·kh·kw times x's size, so backward builds them again, a
+        # chunk at a time, and only for the weight gradient)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
-        if ctx.needs_input_grad[1]:
-            ctx.cols = cols  # kept for the weight gradient: saves building the columns again in backward
         return out
 
     @staticmethod
@@ -97,8 +100,7 @@ class Conv2d(Function):
         if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
             gx, gw, gb = _ConvBackward.apply(grad, x, w, ctx.conf)
             return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
-        cols, ctx.cols = getattr(ctx, "cols", None), None  # (freed with the step, not with the graph)
-        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3], cols)
+        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
         return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
                 None if gb is None else Tensor._make(gb), None, None, None)
 
@@ -111,16 +113,29 @@ def _im2col(windows):
     return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
 
 
-def _columns(windows):
-    """(C·kh·kw, N, OH·OW) columns of an (N, C, OH, OW, kh, kw) window view, written into a new buffer in one
-    copy whose inner loop runs along an output row (OW long). With the samples in the middle, the same columns
-    serve a product per sample (a strided batch) and one product over all samples (a (C·kh·kw, N·OH·OW)
-    matrix), which the weight gradient takes when each sample's OH·OW is short."""
+_CHUNK_BYTES = 1 << 19  # columns of about this size at a time: they stay in the cache between the copy and the GEMM
+
+
+def _column_chunks(windows):
+    """(lo, hi, columns) for samples lo:hi of an (N, C, OH, OW, kh, kw) window view: (C·kh·kw, hi - lo, OH·OW)
+    columns, each written in one copy whose inner loop runs along an output row (OW long) into one of (at most
+    two) buffers reused from chunk to chunk, so about _CHUNK_BYTES of columns are live at once (a whole batch's
+    take C·kh·kw times the input's size). With the samples in the middle, the same columns serve a product per
+    sample (a strided batch) and one product over all samples (a (C·kh·kw, nb·OH·OW) matrix), which the weight
+    gradient takes when each sample's OH·OW is short."""
     n, c, oh, ow, kh, kw = windows.shape
     xp = get_array_module(windows)
-    cols = xp.empty((c, kh, kw, n, oh, ow), dtype=windows.dtype)
-    cols[...] = windows.transpose(1, 4, 5, 0, 2, 3)  # (into a buffer: a compiled replay copies once, no allocation)
-    return cols.reshape(c * kh * kw, n, oh * ow)
+    per_sample = max(c * kh * kw * oh * ow * windows.itemsize, 1)
+    parts = -(-n // max(1, _CHUNK_BYTES // per_sample))  # as few chunks as the budget allows, of even sizes
+    size = -(-n // parts) if n else 0
+    buffers: dict = {}
+    for lo in range(0, n, size or 1):
+        hi = min(lo + size, n)
+        buf = buffers.get(hi - lo)
+        if buf is None:
+            buf = buffers[hi - lo] = xp.empty((c, kh, kw, hi - lo, oh, ow), dtype=windows.dtype)
+        buf[...] = windows[lo:hi].transpose(1, 4, 5, 0, 2, 3)  # (into a buffer: a replay copies, no allocation)
+        yield lo, hi, buf.reshape(c * kh * kw, hi - lo, oh * ow)
 
 
 def _weight_grad_arrays(g3, cols, w_shape):
@@ -140,51 +155,73 @@ def _weight_grad_arrays(g3, cols, w_shape):
     return backend.tensordot(xp, g3, cols, axes=((0, 2), (1, 2))).reshape(w_shape)
 
 
-def _input_grad_stride1(g, w, x_shape, padding, dilation):
-    """conv2d's input gradient at stride 1: the columns' gradient computed on rows as wide as the padded input
-    (g padded with zero columns), so each kernel offset (i, j) adds one contiguous run of the flattened input
-    plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead of kh·kw·OH short ones."""
+def _sample_chunks(n: int, per_sample: int) -> list:
+    """(lo, hi) ranges of n samples, as few as keep per_sample · (hi - lo) bytes within _CHUNK_BYTES, of even
+    sizes (so at most two sizes, whose buffers a loop can reuse)."""
+    if n == 0:
+        return []
+    parts = -(-n // max(1, _CHUNK_BYTES // max(per_sample, 1)))
+    size = -(-n // parts)
+    return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
+
+
+def _input_grad_stride1(g, w, x_shape, padding, dilation, out) -> None:
+    """conv2d's input gradient at stride 1, written into ``out`` (N, C, H, W): the columns' gradient computed on
+    rows as wide as the padded input (g padded with zero columns), so each kernel offset (i, j) adds one
+    contiguous run of the flattened input plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead
+    of kh·kw·OH short ones. A chunk of samples at a time: a batch's columns' gradient is C·kh·kw times x's size."""
     xp = get_array_module(g)
     n, o, oh, ow = g.shape
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
     (ph, pw), (dh, dw) = padding, dilation
     hp, wp = x_shape[2] + 2 * ph, x_shape[3] + 2 * pw
-    g_wide = xp.zeros((n, o, oh, wp), dtype=g.dtype)
-    g_wide[..., :ow] = g  # the wp - ow extra columns reach only positions past a row's end, where they add zero
-    cols_grad = backend.matmul(w.reshape(o, -1).T, g_wide.reshape(n, o, oh * wp)).reshape(n, c, kh * kw, oh * wp)
-    # the extra columns are 0 · w, which is NaN where w is not finite (torch never forms them): make them 0 again
-    cols_grad.reshape(n, c, kh * kw, oh, wp)[..., ow:].fill(0)
-    flat = xp.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            start = i * dh * wp + j * dw
-            run = flat[:, :, start:start + oh * wp]
-            run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a compiled replay would copy)
-    gx = flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
-    return xp.ascontiguousarray(gx)
+    w_t = w.reshape(o, -1).T
+    for lo, hi in _sample_chunks(n, c * kh * kw * oh * wp * g.itemsize):
+        nb = hi - lo
+        g_wide = xp.zeros((nb, o, oh, wp), dtype=g.dtype)
+        g_wide[..., :ow] = g[lo:hi]  # the wp - ow extra columns reach only positions past a row's end: they add 0
+        cols_grad = backend.matmul(w_t, g_wide.reshape(nb, o, oh * wp)).reshape(nb, c, kh * kw, oh * wp)
+        # the extra columns are 0 · w, which is NaN where w is not finite (torch never forms them): make them 0
+        cols_grad.reshape(nb, c, kh * kw, oh, wp)[..., ow:].fill(0)
+        flat = xp.zeros((nb, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
+        for i in range(kh):
+            for j in range(kw):
+                start = i * dh * wp + j * dw
+                run = flat[:, :, start:start + oh * wp]
+                run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a replay would copy)
+        part = out[lo:hi]
+        part[...] = flat[:, :, :hp * wp].reshape(nb, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
 
 
-def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
-    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
-    ``cols``: the forward's (C·kh·kw, N, OH·OW) columns of x (``_columns``), when it kept them."""
+def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
+    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output."""
     stride, padding, dilation = conf
     xp = get_array_module(g)
     n, o, oh, ow = g.shape
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
     g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
     gx = gw = gb = None
+    if needs[0]:
+        gx = xp.empty(x.shape, dtype=np.result_type(w.dtype, g.dtype))
     if needs[0] and tuple(stride) == (1, 1):
-        gx = _input_grad_stride1(g, w, x.shape, padding, dilation)
+        _input_grad_stride1(g, w, x.shape, padding, dilation, gx)
     elif needs[0]:
         # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
-        # kh·kw contiguous (OH, OW) planes
-        cols_grad = backend.matmul(w.reshape(o, -1).T, g3).reshape(n, c, kh, kw, oh, ow)
-        gx = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), x.shape, kh, kw, stride, dilation, padding)
-        gx = xp.ascontiguousarray(gx)
-    if needs[1]:
-        if cols is None:
-            cols = _columns(_windows(_pad(x, padding), kh, kw, stride, dilation))
-        gw = _weight_grad_arrays(g3, cols, w.shape)
+        # kh·kw contiguous (OH, OW) planes; a chunk of samples at a time (a batch's take C·kh·kw times g's size)
+        for lo, hi in _sample_chunks(n, c * kh * kw * oh * ow * g.itemsize):
+            cols_grad = backend.matmul(w.reshape(o, -1).T, g3[lo:hi]).reshape(hi - lo, c, kh, kw, oh, ow)
+            part = gx[lo:hi]
+            part[...] = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), part.shape, kh, kw, stride, dilation,
+                                padding)
+    if needs[1]:  # the columns of x built again, a chunk at a time, each chunk's product added up
+        for lo, hi, cols in _column_chunks(_windows(_pad(x, padding), kh, kw, stride, dilation)):
+            part = _weight_grad_arrays(g3[lo:hi], cols, w.shape)
+            if gw is None:
+                gw = part
+            else:
+                gw += part
+        if gw is None:  # an empty batch
+            gw = xp.zeros(w.shape, dtype=np.result_type(w.dtype, g.dtype))
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
