@@ -75,18 +75,17 @@ class Conv2d(Function):
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
         n, o, oh, ow = x.shape[0], w.shape[0], cols.shape[2], cols.shape[3]
-        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched over the columns' middle axis, a chunk of
-        # samples at a time: the result is NCHW as it comes
-        out = xp.empty((n, o, oh * ow), dtype=np.result_type(w.dtype, x.dtype))
+        # one (O, C·kh·kw) @ (C·kh·kw, rows·OW·N) product per chunk of output rows, on columns laid out with the
+        # samples innermost (see _row_columns), then moved to NCHW with the bias added in the same pass
+        out_t = xp.empty((o, oh, ow, n), dtype=np.result_type(w.dtype, x.dtype))
         w2 = w.reshape(o, -1)
-        for lo, hi, chunk in _column_chunks(cols):
-            backend.matmul(w2, chunk.transpose(1, 0, 2), out=out[lo:hi])
-        out = out.reshape(n, o, oh, ow)
-        if b is not None:
-            if b.dtype == out.dtype:
-                out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
-            else:  # a bias of another dtype, which torch's string padding lets through
-                out = (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
+        for lo, hi, chunk in _row_columns(x, kh, kw, stride, padding, dilation, (oh, ow)):
+            backend.matmul(w2, chunk, out=out_t[:, lo:hi].reshape(o, -1))
+        out = xp.empty((n, o, oh, ow), dtype=x.dtype if b is not None and b.dtype != out_t.dtype else out_t.dtype)
+        if b is None:
+            out[...] = out_t.transpose(3, 0, 1, 2)
+        else:  # (a bias of another dtype, which torch's string padding lets through, adds in its dtype)
+            xp.add(out_t.transpose(3, 0, 1, 2), b.reshape(1, -1, 1, 1), out=out, casting="unsafe")
         # (x, not its columns: those of a batch take C·kh·kw times x's size, so backward builds them again, a
         # chunk at a time, and only for the weight gradient)
         ctx.save_for_backward(x, w)
@@ -116,48 +115,38 @@ def _im2col(windows):
 _CHUNK_BYTES = 1 << 19  # columns of about this size at a time: they stay in the cache between the copy and the GEMM
 
 
-def _column_chunks(windows):
-    """(lo, hi, columns) for samples lo:hi of an (N, C, OH, OW, kh, kw) window view: (C·kh·kw, hi - lo, OH·OW)
-    columns, each written in one copy whose inner loop runs along an output row (OW long) into one of (at most
-    two) buffers reused from chunk to chunk, so about _CHUNK_BYTES of columns are live at once (a whole batch's
-    take C·kh·kw times the input's size). With the samples in the middle, the same columns serve a product per
-    sample (a strided batch) and one product over all samples (a (C·kh·kw, nb·OH·OW) matrix), which the weight
-    gradient takes when each sample's OH·OW is short."""
-    n, c, oh, ow, kh, kw = windows.shape
-    xp = get_array_module(windows)
-    per_sample = max(c * kh * kw * oh * ow * windows.itemsize, 1)
-    parts = -(-n // max(1, _CHUNK_BYTES // per_sample))  # as few chunks as the budget allows, of even sizes
-    size = -(-n // parts) if n else 0
+def _batch_last(x):
+    """A (C, H, W, N) copy of an (N, C, H, W) array: the samples innermost."""
+    xp = get_array_module(x)
+    out = xp.empty(x.shape[1:] + x.shape[:1], dtype=x.dtype)
+    out[...] = x.transpose(1, 2, 3, 0)
+    return out
+
+
+def _row_columns(x, kh, kw, stride, padding, dilation, outs):
+    """(lo, hi, columns) for output rows lo:hi of conv2d of x (N, C, H, W): (C·kh·kw, (hi - lo)·OW·N) columns
+    laid out (c, i, j, row, col, sample). Copied from x with the samples innermost, each (c, i, j, row) is one
+    contiguous run of OW·N elements at stride 1 (N otherwise), against OW in an (N, ..., OH, OW) layout: a copy
+    several times faster. The rows come a chunk at a time into (at most two) buffers reused from chunk to chunk,
+    so about _CHUNK_BYTES of columns are live at once (a whole batch's take C·kh·kw times x's size)."""
+    xp = get_array_module(x)
+    xt = _batch_last(_pad(x, padding))
+    c, _, _, n = xt.shape
+    (oh, ow), (sh, sw), (dh, dw), st = outs, stride, dilation, xt.strides
+    windows = xp.lib.stride_tricks.as_strided(  # (C, kh, kw, OH, OW, N), read only
+        xt, (c, kh, kw, oh, ow, n), (st[0], st[1] * dh, st[2] * dw, st[1] * sh, st[2] * sw, st[3]))
     buffers: dict = {}
-    for lo in range(0, n, size or 1):
-        hi = min(lo + size, n)
+    for lo, hi in _sample_chunks(oh, c * kh * kw * ow * n * xt.itemsize):
         buf = buffers.get(hi - lo)
         if buf is None:
-            buf = buffers[hi - lo] = xp.empty((c, kh, kw, hi - lo, oh, ow), dtype=windows.dtype)
-        buf[...] = windows[lo:hi].transpose(1, 4, 5, 0, 2, 3)  # (into a buffer: a replay copies, no allocation)
-        yield lo, hi, buf.reshape(c * kh * kw, hi - lo, oh * ow)
-
-
-def _weight_grad_arrays(g3, cols, w_shape):
-    """conv2d's weight gradient (O, C, kh, kw) from the output gradient g3 (N, O, OH·OW) and the columns
-    (C·kh·kw, N, OH·OW)."""
-    xp = get_array_module(g3)
-    n, o, length = g3.shape
-    ckk = cols.shape[0]
-    if length < ckk:  # short products per sample make poor GEMMs: one over (N·OH·OW), g moved to (O, N, OH·OW)
-        g_t = xp.empty((o, n, length), dtype=g3.dtype)
-        g_t[...] = g3.transpose(1, 0, 2)
-        gw = backend.matmul(cols.reshape(ckk, n * length), g_t.reshape(o, n * length).T)  # (C·kh·kw, O)
-        return xp.ascontiguousarray(gw.T).reshape(w_shape)
-    if o <= length:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
-        return backend.matmul(g3, cols.transpose(1, 2, 0)).sum(axis=0).reshape(w_shape)
-    # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
-    return backend.tensordot(xp, g3, cols, axes=((0, 2), (1, 2))).reshape(w_shape)
+            buf = buffers[hi - lo] = xp.empty((c, kh, kw, hi - lo, ow, n), dtype=xt.dtype)
+        buf[...] = windows[:, :, :, lo:hi]  # (into a buffer: a replay copies, no allocation)
+        yield lo, hi, buf.reshape(c * kh * kw, -1)
 
 
 def _sample_chunks(n: int, per_sample: int) -> list:
-    """(lo, hi) ranges of n samples, as few as keep per_sample · (hi - lo) bytes within _CHUNK_BYTES, of even
-    sizes (so at most two sizes, whose buffers a loop can reuse)."""
+    """(lo, hi) ranges of n samples (or rows), as few as keep per_sample · (hi - lo) bytes within _CHUNK_BYTES,
+    of even sizes (so at most two sizes, whose buffers a loop can reuse)."""
     if n == 0:
         return []
     parts = -(-n // max(1, _CHUNK_BYTES // max(per_sample, 1)))
@@ -213,15 +202,12 @@ def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
             part = gx[lo:hi]
             part[...] = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), part.shape, kh, kw, stride, dilation,
                                 padding)
-    if needs[1]:  # the columns of x built again, a chunk at a time, each chunk's product added up
-        for lo, hi, cols in _column_chunks(_windows(_pad(x, padding), kh, kw, stride, dilation)):
-            part = _weight_grad_arrays(g3[lo:hi], cols, w.shape)
-            if gw is None:
-                gw = part
-            else:
-                gw += part
-        if gw is None:  # an empty batch
-            gw = xp.zeros(w.shape, dtype=np.result_type(w.dtype, g.dtype))
+    if needs[1]:  # the columns of x built again, a chunk of output rows at a time, each chunk's product added up
+        g_t = _batch_last(g)  # (O, OH, OW, N), as the columns
+        acc = xp.zeros((c * kh * kw, o), dtype=np.result_type(w.dtype, g.dtype))
+        for lo, hi, cols in _row_columns(x, kh, kw, stride, padding, dilation, (oh, ow)):
+            acc += backend.matmul(cols, g_t[:, lo:hi].reshape(o, -1).T)  # (C·kh·kw, O)
+        gw = xp.ascontiguousarray(acc.T).reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
