@@ -154,32 +154,29 @@ def _sample_chunks(n: int, per_sample: int) -> list:
     return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
 
 
-def _input_grad_stride1(g, w, x_shape, padding, dilation, out) -> None:
-    """conv2d's input gradient at stride 1, written into ``out`` (N, C, H, W): the columns' gradient computed on
-    rows as wide as the padded input (g padded with zero columns), so each kernel offset (i, j) adds one
-    contiguous run of the flattened input plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead
-    of kh·kw·OH short ones. A chunk of samples at a time: a batch's columns' gradient is C·kh·kw times x's size."""
-    xp = get_array_module(g)
-    n, o, oh, ow = g.shape
+def _input_grad(g_t, w, x_shape, stride, padding, dilation):
+    """conv2d's input gradient (N, C, H, W) for the output gradient g_t (O, OH, OW, N): for each kernel offset
+    (i, j), one (C, O) @ (O, OH·OW·N) product of w's slice with g laid out with the samples innermost, added onto
+    the input positions that offset reads (a strided view of the padded input, in runs OW·N long at stride 1):
+    kh·kw GEMMs and additions on g-sized arrays, where a columns' gradient would be C·kh·kw times x's size."""
+    xp = get_array_module(g_t)
+    o, oh, ow, n = g_t.shape
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
-    (ph, pw), (dh, dw) = padding, dilation
-    hp, wp = x_shape[2] + 2 * ph, x_shape[3] + 2 * pw
-    w_t = w.reshape(o, -1).T
-    for lo, hi in _sample_chunks(n, c * kh * kw * oh * wp * g.itemsize):
-        nb = hi - lo
-        g_wide = xp.zeros((nb, o, oh, wp), dtype=g.dtype)
-        g_wide[..., :ow] = g[lo:hi]  # the wp - ow extra columns reach only positions past a row's end: they add 0
-        cols_grad = backend.matmul(w_t, g_wide.reshape(nb, o, oh * wp)).reshape(nb, c, kh * kw, oh * wp)
-        # the extra columns are 0 · w, which is NaN where w is not finite (torch never forms them): make them 0
-        cols_grad.reshape(nb, c, kh * kw, oh, wp)[..., ow:].fill(0)
-        flat = xp.zeros((nb, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                start = i * dh * wp + j * dw
-                run = flat[:, :, start:start + oh * wp]
-                run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a replay would copy)
-        part = out[lo:hi]
-        part[...] = flat[:, :, :hp * wp].reshape(nb, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    dtype = np.result_type(w.dtype, g_t.dtype)
+    g_t = g_t.reshape(o, -1)
+    w_t = xp.empty((kh, kw, c, o), dtype=w.dtype)
+    w_t[...] = w.transpose(2, 3, 1, 0)  # (each offset's (C, O) slice contiguous, as BLAS takes it)
+    padded = xp.zeros((c, x_shape[2] + 2 * ph, x_shape[3] + 2 * pw, n), dtype=dtype)
+    part = xp.empty((c, oh, ow, n), dtype=dtype)
+    for i in range(kh):
+        for j in range(kw):
+            backend.matmul(w_t[i, j], g_t, out=part.reshape(c, -1))
+            run = padded[:, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            run += part  # (on a named view: no setitem, which a compiled replay would copy)
+    gx = xp.empty(x_shape, dtype=dtype)
+    gx[...] = padded[:, ph:ph + x_shape[2], pw:pw + x_shape[3]].transpose(3, 0, 1, 2)
+    return gx
 
 
 def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
@@ -188,22 +185,11 @@ def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
     xp = get_array_module(g)
     n, o, oh, ow = g.shape
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
-    g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
     gx = gw = gb = None
+    g_t = _batch_last(g) if needs[0] or needs[1] else None  # (O, OH, OW, N), as the columns
     if needs[0]:
-        gx = xp.empty(x.shape, dtype=np.result_type(w.dtype, g.dtype))
-    if needs[0] and tuple(stride) == (1, 1):
-        _input_grad_stride1(g, w, x.shape, padding, dilation, gx)
-    elif needs[0]:
-        # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
-        # kh·kw contiguous (OH, OW) planes; a chunk of samples at a time (a batch's take C·kh·kw times g's size)
-        for lo, hi in _sample_chunks(n, c * kh * kw * oh * ow * g.itemsize):
-            cols_grad = backend.matmul(w.reshape(o, -1).T, g3[lo:hi]).reshape(hi - lo, c, kh, kw, oh, ow)
-            part = gx[lo:hi]
-            part[...] = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), part.shape, kh, kw, stride, dilation,
-                                padding)
+        gx = _input_grad(g_t, w, x.shape, stride, padding, dilation)
     if needs[1]:  # the columns of x built again, a chunk of output rows at a time, each chunk's product added up
-        g_t = _batch_last(g)  # (O, OH, OW, N), as the columns
         acc = xp.zeros((c * kh * kw, o), dtype=np.result_type(w.dtype, g.dtype))
         for lo, hi, cols in _row_columns(x, kh, kw, stride, padding, dilation, (oh, ow)):
             acc += backend.matmul(cols, g_t[:, lo:hi].reshape(o, -1).T)  # (C·kh·kw, O)
