@@ -1,5 +1,7 @@
 """MultiheadAttention, scaled_dot_product_attention and the Transformer layers against torch (float64, torch's
 weights copied in through state_dict): outputs, attention weights and gradients."""
+import re
+
 import numpy as np
 import pytest
 
@@ -125,8 +127,9 @@ def test_sdpa_dropout_keeps_the_expectation():
     q = q.expand(2000, 1, 4, 8)
     out = framework.nn.functional.scaled_dot_product_attention(q, q, v, dropout_p=0.5).cpu().numpy()
     assert abs(out.mean() - 1.0) < 0.02 and out.std() > 0.2
+    q3 = framework.zeros(1, 4, 8, dtype=framework.float64)  # 3-D: torch's math composition refuses the pair
     with pytest.raises(RuntimeError, match="Explicit attn_mask should not be set when is_causal=True"):
-        framework.nn.functional.scaled_dot_product_attention(q, q, v, attn_mask=framework.zeros(4, 4),
+        framework.nn.functional.scaled_dot_product_attention(q3, q3, q3, attn_mask=framework.zeros(4, 4),
                                                              is_causal=True)
 
 
@@ -258,3 +261,153 @@ def test_in_projection_graph_as_torch(batch_first, mode):
     assert results[0][0] == results[1][0]
     for theirs, ours in zip(results[0][1:], results[1][1:]):
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-5)
+
+
+# ---- the CPU flash kernel: torch's node, its choice of kernel, layouts, errors ----------------------------------
+
+def _graph_names(out) -> list:
+    """Node names of out's graph in depth-first order (AccumulateGrad left out: its name differs by design)."""
+    names, stack, seen = [], [out.grad_fn], set()
+    while stack:
+        node = stack.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        name = node.name() if hasattr(node, "name") else type(node).__name__
+        if "AccumulateGrad" not in name:
+            names.append(name)
+        stack.extend(f[0] for f in node.next_functions)
+    return names
+
+
+FLASH_CASES = {  # (q, k, v shapes, kwargs): which kernel torch takes is checked through the graph's names
+    "flash": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)], dict()),
+    "flash_causal": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)], dict(is_causal=True)),
+    "flash_causal_tall": ([(1, 2, 6, 4), (1, 2, 3, 4), (1, 2, 3, 4)], dict(is_causal=True)),
+    "flash_mask_2d": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)], dict(attn_mask=rng.standard_normal((5, 6)))),
+    "flash_mask_bool": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)], dict(attn_mask=rng.random((5, 6)) > 0.4)),
+    "flash_mask_4d": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)], dict(attn_mask=rng.standard_normal((2, 1, 5, 6)))),
+    "flash_mask_and_causal": ([(1, 2, 4, 3), (1, 2, 4, 3), (1, 2, 4, 3)],
+                              dict(attn_mask=rng.standard_normal((4, 4)), is_causal=True)),
+    "flash_masked_row": ([(1, 2, 3, 4), (1, 2, 4, 4), (1, 2, 4, 4)],
+                         dict(attn_mask=np.array([[True] * 4, [False] * 4, [True, False] * 2]))),
+    "math_3d": ([(3, 5, 4), (3, 6, 4), (3, 6, 4)], dict()),
+    "math_mask_3d": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 4)], dict(attn_mask=rng.standard_normal((3, 5, 6)))),
+    "math_value_dim": ([(2, 3, 5, 4), (2, 3, 6, 4), (2, 3, 6, 7)], dict()),
+    "math_heads_broadcast": ([(2, 3, 5, 4), (2, 1, 6, 4), (2, 1, 6, 4)], dict()),
+}
+
+
+@pytest.mark.parametrize("case", list(FLASH_CASES))
+def test_sdpa_kernel_choice_values_and_layouts_as_torch(case):
+    shapes, kwargs = FLASH_CASES[case]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    res = []
+    for m in (framework, torch):
+        ts = [m.tensor(a, requires_grad=True) for a in arrays]
+        kw = {key: (m.tensor(val) if isinstance(val, np.ndarray) else val) for key, val in kwargs.items()}
+        out = m.nn.functional.scaled_dot_product_attention(*ts, **kw)
+        weight = m.tensor(np.linspace(-1, 1, out.numel()).reshape(tuple(out.shape)))
+        grads = m.autograd.grad((out * weight).sum(), ts)
+        res.append((out, grads))
+    (out, grads), (t_out, t_grads) = res
+    assert out.grad_fn.name() == t_out.grad_fn.name()
+    assert len(out.grad_fn.next_functions) == len(t_out.grad_fn.next_functions)
+    assert_close(out.detach(), t_out.detach().numpy(), **TOL)
+    assert out.stride() == t_out.stride()
+    for g, tg in zip(grads, t_grads):
+        assert_close(g, tg.numpy(), **TOL)
+        if case.startswith("flash"):
+            assert g.stride() == tg.stride()  # torch's (B, L, H, D) gradient buffers
+
+
+def test_flash_output_laid_out_as_query_and_mha_graph_as_torch():
+    q = rng.standard_normal((5, 2, 3, 4))  # (L, B, H, D) memory seen as (B, H, L, D): MultiheadAttention's views
+    kv = [rng.standard_normal((2, 3, 6, 4)) for _ in range(2)]
+    strides = []
+    for m in (framework, torch):
+        t = m.tensor(q, requires_grad=True).permute(1, 2, 0, 3)
+        strides.append(m.nn.functional.scaled_dot_product_attention(t, *[m.tensor(a) for a in kv]).stride())
+    assert strides[0] == strides[1]
+    names = []
+    for m in (framework, torch):
+        m.manual_seed(0)
+        layer = m.nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True, norm_first=True).double()
+        x = m.tensor(rng.standard_normal((2, 6, 16)), requires_grad=True)
+        mask = m.nn.Transformer.generate_square_subsequent_mask(6).double()
+        names.append(sorted(_graph_names(layer(x, src_mask=mask, is_causal=True))))
+    assert names[0] == names[1]
+    assert "ScaledDotProductFlashAttentionForCpuBackward0" in names[0]
+
+
+def test_flash_double_backward_raises_torchs_error():
+    q, k, v = (framework.tensor(rng.standard_normal((1, 2, 3, 4)), requires_grad=True) for _ in range(3))
+    out = framework.nn.functional.scaled_dot_product_attention(q, k, v)
+    gq, gk, gv = framework.autograd.grad(out.sum(), (q, k, v), create_graph=True)
+    assert gq.grad_fn.name() == "torch::autograd::NotImplemented" and gq.grad_fn is gv.grad_fn
+    with pytest.raises(RuntimeError, match="derivative for aten::_scaled_dot_product_flash_attention_for_cpu_backward "
+                                           "is not implemented"):
+        framework.autograd.grad(gq.sum(), q)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16"])
+def test_flash_half_and_single_precision_as_torch(dtype):
+    if dtype == "bfloat16" and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in [(2, 2, 5, 8), (2, 2, 7, 8), (2, 2, 7, 8)]]
+    res = []
+    for m in (framework, torch):
+        ts = [m.tensor(a).to(getattr(m, dtype)).requires_grad_() for a in arrays]
+        # (causal in float32 only: a causal first row's query gradient is a pure cancellation, in bfloat16 noise)
+        out = m.nn.functional.scaled_dot_product_attention(*ts, is_causal=dtype == "float32")
+        grads = m.autograd.grad(out.float().sum(), ts)
+        res.append([out.float()] + [g.float() for g in grads])
+        assert out.dtype == getattr(m, dtype) and all(g.dtype == getattr(m, dtype) for g in grads)
+    tol = dict(rtol=2e-2, atol=2e-2) if dtype == "bfloat16" else dict(rtol=1e-5, atol=1e-6)
+    for a, b in zip(*res):
+        assert_close(a.detach(), b.detach().numpy(), **tol)
+
+
+def test_sdpa_input_errors_as_torch():
+    q = framework.zeros(1, 1, 3, 4)
+    for args, kwargs, text in [
+            ((q, q.double(), q), {}, "Expected query, key, and value to have the same dtype, but got query.dtype: "
+                                     "float key.dtype: double and value.dtype: float instead."),
+            ((q, q, q), dict(attn_mask=framework.zeros(3, 3, dtype=framework.float64)),
+             "Expected attn_mask dtype to be bool or float or to match query dtype, but got attn_mask.dtype: double "
+             "and  query.dtype: float instead."),
+            ((q[0, 0, 0], q[0, 0, 0], q[0, 0, 0]), {}, "Expected query, key, and value to all be  at least 2 "
+                                                         "dimensional, but got query.dim: 1 key.dim: 1")]:
+        with pytest.raises(RuntimeError, match=re.escape(text)):
+            framework.nn.functional.scaled_dot_product_attention(*args, **kwargs)
+        t_args = [torch.tensor(a.cpu().numpy()) for a in args]
+        t_kwargs = {k: torch.tensor(v.cpu().numpy()) for k, v in kwargs.items()}
+        with pytest.raises(RuntimeError, match=re.escape(text)):
+            torch.nn.functional.scaled_dot_product_attention(*t_args, **t_kwargs)
+
+
+def test_flash_gradcheck_float64():
+    from framework.testing import gradcheck
+    mask = framework.tensor(rng.standard_normal((3, 4)))
+    q, k, v = (framework.tensor(rng.standard_normal(s), requires_grad=True)
+               for s in [(1, 2, 3, 2), (1, 2, 4, 2), (1, 2, 4, 2)])
+    fn = framework.nn.functional.scaled_dot_product_attention
+    assert fn(q, k, v).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+    assert gradcheck(lambda a, b, c: fn(a, b, c, attn_mask=mask, is_causal=True), (q, k, v))
+
+
+def test_kernel_switches_choose_the_math_composition_as_torch():
+    shapes = [(1, 2, 3, 4), (1, 2, 5, 4), (1, 2, 5, 4)]
+    arrays = [rng.standard_normal(s) for s in shapes]
+    for m in (framework, torch):
+        ts = [m.tensor(a, requires_grad=True) for a in arrays]
+        fn = m.nn.functional.scaled_dot_product_attention
+        assert fn(*ts).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"
+        with m.nn.attention.sdpa_kernel(m.nn.attention.SDPBackend.MATH):
+            assert fn(*ts).grad_fn.name() == "UnsafeViewBackward0"
+        m.backends.cuda.enable_flash_sdp(False)
+        try:
+            assert fn(*ts).grad_fn.name() == "UnsafeViewBackward0"
+        finally:
+            m.backends.cuda.enable_flash_sdp(True)
+        assert fn(*ts).grad_fn.name() == "ScaledDotProductFlashAttentionForCpuBackward0"

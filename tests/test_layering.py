@@ -178,10 +178,10 @@ RANKS = {
     "framework.ops": {"_util": 0, "_layout": 0, "_twin": 0, "_sliding": 0, "_separable": 0, "scalar_ops": 0,
                       "backward_ops": 0, "pointwise": 1, "conversion": 1, "creation": 1, "shape": 2, "indexing": 3,
                       "sorting": 4, "search": 4, "sampling": 4, "reduction": 5, "linalg": 6, "activation": 7,
-                      "loss": 7, "normalization": 7, "dropout": 7, "sparse": 7, "recurrent": 7, "pooling": 7, "vision": 8,
+                      "loss": 7, "normalization": 7, "attention": 8, "dropout": 7, "sparse": 7, "recurrent": 7, "pooling": 7, "vision": 8,
                       "conv": 9, "": 10},
     # torch's layout: modules/rnn.py imports utils/rnn.py (PackedSequence), the rest of utils builds on modules
-    "framework.nn": {"parameter": 0, "init": 0, "functional": 1, "utils.rnn": 1, "modules": 2, "utils": 3,
+    "framework.nn": {"parameter": 0, "init": 0, "attention": 0, "functional": 1, "utils.rnn": 1, "modules": 2, "utils": 3,
                      "parallel": 3, "": 4},
 }
 

@@ -648,7 +648,8 @@ class Attention(nn.Module):
     def forward(self, q, k, v, bias):
         return (nn.functional.scaled_dot_product_attention(q, k, v)
                 + nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias)
-                + nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True))
+                + nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+                + nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=bias > -1))  # a bool mask
 
 
 def test_scaled_dot_product_attention():

@@ -96,7 +96,8 @@ def is_built() -> bool:
 
 
 def enable_flash_sdp(enabled: bool) -> None:
-    """Allow (or not) the flash-attention kernel; no effect here."""
+    """Allow (or not) the flash-attention kernel (on the CPU too: off, scaled_dot_product_attention composes its math
+    kernel, as torch's)."""
     _SDP_ENABLED[SDPBackend.FLASH_ATTENTION] = bool(enabled)
 
 
@@ -114,7 +115,7 @@ def mem_efficient_sdp_enabled() -> bool:
 
 
 def enable_math_sdp(enabled: bool) -> None:
-    """Allow (or not) the math attention kernel (framework always computes attention this way)."""
+    """Allow (or not) the math attention kernel (framework takes it wherever the flash kernel does not apply)."""
     _SDP_ENABLED[SDPBackend.MATH] = bool(enabled)
 
 

@@ -10,11 +10,13 @@ from .. import backend
 from ..autograd.grad_mode import is_grad_enabled
 from ..tensor import Tensor
 from . import _traced
-from ._guards import Adopter, discover, guard_key
+from ._guards import Adopter, assumed, discover, guard_key
 from ._passes import fold_gradient_copies, owner_of
 from ._record import GraphBreak, Recorder, Recording, warn_breaks
+from ._reuse import BufferPool, ReusePlan
 
 _EAGER = "eager"  # the cache entry of a key whose capture met a graph break: that step always runs eagerly
+_STALE = "stale"  # the entry of a key no call can match again (its recording dropped; it still counts to the limit)
 
 
 def _map(x, fn):
@@ -50,7 +52,9 @@ class CompiledFunction:
         self.cache: dict = {}
         self.captures = 0  # how many times a step was recorded (tests read it)
         self.replays = 0
+        self.latest = None  # the recording the last capture made (explain reads it: it may be stale already)
         self._warned: set = set()
+        self.pool = BufferPool()  # memory the recordings' temporaries share (one replay runs at a time)
         functools.update_wrapper(self, fn)
 
     def __call__(self, *args, **kwargs):
@@ -65,6 +69,7 @@ class CompiledFunction:
         entry = self.cache.get(key)
         if entry is _EAGER:
             return self.fn(*args, **kwargs)
+        entry = None if entry is _STALE else entry
         if entry is not None and all(p._grad is not None and p._grad._array is a for p, a in entry.guards):
             return self._replay(entry, args, kwargs)
         if entry is None and Adopter().adopt(modules, optims, tensors):  # plain arrays became traced views: a new key
@@ -72,6 +77,7 @@ class CompiledFunction:
             entry = self.cache.get(key)
             if entry is _EAGER:
                 return self.fn(*args, **kwargs)
+            entry = None if entry is _STALE else entry
             if entry is not None and all(p._grad is not None and p._grad._array is a for p, a in entry.guards):
                 return self._replay(entry, args, kwargs)
         if len(self.cache) >= self.cache_size_limit:
@@ -89,8 +95,10 @@ class CompiledFunction:
     # ---- capture -----------------------------------------------------------------------------------
     def _capture(self, key, args, kwargs, modules, optims, tensors):
         self.captures += 1
+        self.latest = None
         recorder = Recorder(self.fullgraph)
         Adopter().adopt(modules, optims, tensors)
+        assumes = assumed(modules, optims, tensors)
         inputs = []  # (plain input buffer, position) : replays copy the new argument values in
 
         def own(t: Tensor) -> Tensor:
@@ -140,11 +148,21 @@ class CompiledFunction:
         temporaries = recorder.fresh - {id(owner_of(b)) for b in inputs} - \
             {id(owner_of(b)) for _, b in outputs if b is not None}
         calls, texts = fold_gradient_copies(recorder.calls, recorder.texts, recorder.foldable, temporaries)
-        buffers = {id(p): p for _, p in recorder.memo.values()}
-        rec = self.cache[key] = Recording(calls, texts, recorder.breaks, inputs,
-                                          (result, outputs), list(buffers.values()), guards,
-                                          list(recorder.memo.values()))
+        plan = ReusePlan(calls, recorder.fresh)
+        del calls  # the recording's own references to its arrays: what stays alive is held by someone else
+        recorder.release()
+        calls = plan.calls(self.pool)
+        rec = self.latest = self.cache[key] = Recording(calls, texts, recorder.breaks, inputs, (result, outputs),
+                                                        guards, assumes)
+        self._drop_stale()
         return self._results(rec)  # copies, as a replay returns: the next replay rewrites the buffers
+
+    def _drop_stale(self) -> None:
+        """Forget the recordings no call can replay again: a tensor its key names holds another array now (the
+        first step's capture, before the optimizer flattened the parameters).  They held their own buffers."""
+        for key, entry in list(self.cache.items()):
+            if isinstance(entry, Recording) and any(t._array is not a for t, a in entry.assumes):
+                self.cache[key] = _STALE
 
     # ---- replay ------------------------------------------------------------------------------------
     def _replay(self, rec: Recording, args, kwargs):

@@ -16,10 +16,12 @@ def _shape(x) -> str:
 def explain(fn, *args, **kwargs) -> str:
     """Run ``fn(*args, **kwargs)`` once under capture (it *does* the step) and print what was recorded."""
     compiled = fn if isinstance(fn, CompiledFunction) else CompiledFunction(fn)
-    before = set(compiled.cache)
+    before, captures = set(compiled.cache), compiled.captures
     compiled(*args, **kwargs)
     new = [k for k in compiled.cache if k not in before] or list(compiled.cache)
     entry = compiled.cache[new[-1]] if new else None
+    if compiled.captures > captures and compiled.latest is not None:
+        entry = compiled.latest  # this call's recording (dropped from the cache when it is stale already)
     lines = [f"framework.compile.explain({getattr(compiled.fn, '__qualname__', compiled.fn)})"]
     if entry is None or entry is _EAGER:
         lines.append("  not replayable: graph breaks (see the warnings above); this step runs eagerly")

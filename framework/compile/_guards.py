@@ -136,6 +136,19 @@ def guard_key(args, kwargs, modules, optims, tensors) -> tuple:
             tuple(opts), loose)
 
 
+def assumed(modules, optims, tensors) -> list:
+    """(tensor, array) for each array the guard key names by identity.  A recording holds these arrays, so no
+    other array can take their ids while it is cached, and it is stale for good once a tensor holds another one
+    (the optimizer flattened its parameters into one buffer, ``load_state_dict`` rebound them)."""
+    pairs = [(p, p._array) for m in modules for p in m._parameters.values() if p is not None]
+    pairs += [(b, b._array) for m in modules for b in m._buffers.values() if b is not None]
+    for opt in optims:
+        for g in opt.param_groups:
+            pairs += [(v, v._array) for p in g["params"] if p in opt.state
+                      for v in opt.state[p].values() if isinstance(v, Tensor)]
+    return pairs + [(t, t._array) for t in tensors]
+
+
 class Adopter:
     """Swaps every plain array the step's state holds for a TracedArray view of it (identity kept: one traced
     object per plain object, so ``p._array is bucket.views[i]`` still holds)."""

@@ -67,11 +67,22 @@ def _refill(slot, compute):
 class Recording:
     """A flat list of array calls on fixed buffers; ``replay()`` runs them in order."""
 
-    __slots__ = ("calls", "texts", "breaks", "inputs", "outputs", "buffers", "guards", "keep")
+    __slots__ = ("calls", "texts", "breaks", "inputs", "outputs", "guards", "assumes")
 
-    def __init__(self, calls, texts, breaks, inputs, outputs, buffers, guards, keep) -> None:
+    def __init__(self, calls, texts, breaks, inputs, outputs, guards, assumes=()) -> None:
         self.calls, self.texts, self.breaks = calls, texts, breaks
-        self.inputs, self.outputs, self.buffers, self.guards, self.keep = inputs, outputs, buffers, guards, keep
+        self.inputs, self.outputs, self.guards, self.assumes = inputs, outputs, guards, assumes
+
+    @property
+    def buffers(self) -> list:
+        """The distinct blocks of memory the calls use (buffers that share memory counted once)."""
+        owners: dict = {}
+        for call in self.calls:
+            for a in _flatten_arrays(call[1:]):
+                while isinstance(a.base, np.ndarray):
+                    a = a.base
+                owners[id(a)] = a
+        return list(owners.values())
 
     def replay(self) -> None:
         for fn, args, kwargs in self.calls:
@@ -103,6 +114,12 @@ class Recorder:
         self.fresh: set = set()       # ids of the buffers this capture allocated (not state from before it)
         self.backward_ran = False     # set by the engine: the step ran a backward of its own
         self.xp = RECORDING_NUMPY
+
+    def release(self) -> None:
+        """Drop the capture's references to the arrays it recorded (the recording holds what it replays)."""
+        self.memo.clear()
+        self.calls.clear()
+        self.external.clear()
 
     # ---- buffers -----------------------------------------------------------------------------------
     def plain(self, x):
@@ -329,6 +346,14 @@ def _part(fn, i):
     def part(*args, **kwargs):
         return fn(*args, **kwargs)[i]
     return part
+
+
+def _flatten_arrays(x):
+    for i in (x.values() if type(x) is dict else x):
+        if isinstance(i, np.ndarray):
+            yield i
+        elif type(i) in (list, tuple, dict):
+            yield from _flatten_arrays(i)
 
 
 def _flatten(xs):

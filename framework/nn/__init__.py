@@ -1,5 +1,5 @@
 """framework.nn: modules, parameters, layers, losses, init (as torch.nn)."""
-from . import functional, init, parallel, utils  # noqa: F401
+from . import attention, functional, init, parallel, utils  # noqa: F401
 from .modules.activation import GELU, LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
 from .modules.pooling import AvgPool2d, MaxPool2d
 from .modules.dropout import Dropout

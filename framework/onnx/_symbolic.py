@@ -17,6 +17,7 @@ from ..ops.pointwise import Add, Div, Mul, Neg, PowScalar, PowTensor, RPow, Reci
 from ..ops.pointwise import AddInplace, DivInplace, MulInplace, NegInplace, PowScalarInplace, SubInplace
 from ..ops.normalization import NativeBatchNorm
 from ..ops.pointwise import Maximum, Minimum
+from ..ops.attention import ScaledDotProductFlashAttentionForCpu
 from ..ops.linalg import Baddbmm, VectorNorm
 from ..ops.pooling import AvgPool2d, MaxPool2d
 from ..ops.conv import Conv2d, ConvTranspose2d
@@ -247,6 +248,24 @@ def _baddbmm(g, call):
     if beta != 1:
         base = g.node("Mul", [base, g.name(float(beta), b1)])
     return [g.node("Add", [base, prod])]
+
+
+@maps(ScaledDotProductFlashAttentionForCpu)
+def _flash_attention(g, call):
+    """softmax(scale q k^T + causal and given masks) v: MatMul, Mul, Add, Softmax, MatMul."""
+    q, k, v, mask, (is_causal, scale) = call.args
+    scores = g.node("Mul", [g.node("MatMul", [g.name(q), g.node("Transpose", [g.name(k)], perm=[0, 1, 3, 2])]),
+                            g.name(float(scale), q)])
+    if is_causal:
+        L, S = _shape(q)[2], _shape(k)[2]
+        scores = g.node("Add", [scores, g.constant(np.triu(np.full((L, S), -np.inf, q._array.dtype), 1))])
+    if mask is not None:
+        if mask._array.dtype == np.bool_:
+            bias = g.node("Where", [g.name(mask), g.name(0.0, q), g.name(float("-inf"), q)])
+        else:
+            bias = g.name(mask, q)
+        scores = g.node("Add", [scores, bias])
+    return [g.node("MatMul", [g.node("Softmax", [scores], axis=-1), g.name(v)])]
 
 
 # ---- convolution and pooling -----------------------------------------------------------------------

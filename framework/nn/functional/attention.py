@@ -1,4 +1,5 @@
-"""Attention in torch.nn.functional: multi_head_attention_forward and scaled_dot_product_attention, composed from matmul, softmax and dropout ops."""
+"""Attention in torch.nn.functional: multi_head_attention_forward and scaled_dot_product_attention (torch's CPU flash
+kernel, ops/attention.py, where torch takes it; else composed from matmul, softmax and dropout ops)."""
 from __future__ import annotations
 
 import math
@@ -6,9 +7,13 @@ import math
 import numpy as np
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
+from ...autograd.grad_mode import is_grad_enabled
+from ...backends.cuda import flash_sdp_enabled
+from ...ops._util import c_type_name
+from ...ops.attention import flash_attention, flash_usable
 from ...ops.dropout import dropout
 from ...ops.linalg import linear
-from ... import backend, creation, ops
+from ... import backend, creation, dtypes, ops
 from ...tensor import Tensor
 
 
@@ -84,18 +89,26 @@ def _attention_forward(query, key, value, num_heads: int, in_proj_weight, in_pro
 
     if not training:
         dropout_p = 0.0
+    if not need_weights:  # torch's path: scaled_dot_product_attention on (N, heads, L, head_dim) views
+        if is_causal and key_padding_mask is None:
+            bias = None  # the causal hint stands for the mask (the flash kernel masks as it goes)
+        elif bias is not None:
+            bias = bias.unsqueeze(0) if bias.shape[0] == 1 else bias.view(N, num_heads, -1, S)
+            is_causal = False
+        else:
+            is_causal = False
+        out = scaled_dot_product_attention(q.view(N, num_heads, L, head_dim), k.view(N, num_heads, S, head_dim),
+                                           v.view(N, num_heads, S, head_dim), bias, dropout_p, is_causal)
+        out = out.permute(2, 0, 1, 3).reshape(N * L, E)
+        return linear(out, out_proj_weight, out_proj_bias).view(L, N, E), None
     q = q * math.sqrt(1.0 / head_dim)
-    logits = ops.bmm(q, k.transpose(-2, -1))
-    if bias is not None:
-        logits = logits + bias
+    logits = ops.bmm(q, k.transpose(-2, -1)) if bias is None else ops.baddbmm(bias, q, k.transpose(-2, -1))
     weights = ops.softmax(logits, dim=-1)
     if dropout_p > 0:
         weights = dropout(weights, dropout_p)
     out = ops.bmm(weights, v)  # (N * heads, L, head_dim)
     out = out.transpose(0, 1).reshape(L * N, E)
-    out = linear(out, out_proj_weight, out_proj_bias).reshape(L, N, E)
-    if not need_weights:
-        return out, None
+    out = linear(out, out_proj_weight, out_proj_bias).view(L, N, E)
     weights = weights.reshape(N, num_heads, L, S)
     if average_attn_weights:
         weights = weights.mean(dim=1)
@@ -130,13 +143,17 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
                                     scale, enable_gqa):
         return autocast_run("scaled_dot_product_attention", scaled_dot_product_attention, query, key, value, attn_mask,
                             dropout_p, is_causal, scale, enable_gqa)
-    if is_causal and attn_mask is not None:
-        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
-                           "is_causal=True")
+    _check_sdpa_inputs(query, key, value, attn_mask)
     if enable_gqa:
         raise NotImplementedError("scaled_dot_product_attention(enable_gqa=True) is not supported")
     L, S = query.shape[-2], key.shape[-2]
     scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    if flash_sdp_enabled() and flash_usable(query, key, value, attn_mask, dropout_p, is_grad_enabled()):  # torch's
+        # CPU choice of kernel (enable_flash_sdp(False) or sdpa_kernel(MATH) turn it off, as torch's)
+        return flash_attention(query, key, value, attn_mask, is_causal, scale)  # (a mask and is_causal: both)
+    if is_causal and attn_mask is not None:  # torch's math composition refuses the pair
+        raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
+                           "is_causal=True")
     logits = ops.matmul(query, key.transpose(-2, -1)) * scale
     if is_causal:  # the cached "not allowed" mask: no new mask array per call
         return _attend(logits.masked_fill(_causal_disallowed(L, S, query.device), float("-inf")), value, dropout_p)
@@ -146,6 +163,22 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         else:
             logits = logits + attn_mask
     return _attend(logits, value, dropout_p)
+
+
+def _check_sdpa_inputs(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None) -> None:
+    """torch's validate_sdpa_input: q, k, v of one dtype and at least 2-D, a mask of bool, float32 or their
+    dtype."""
+    if not query.dtype == key.dtype == value.dtype:
+        raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
+                           f"{c_type_name(query._array.dtype)} key.dtype: {c_type_name(key._array.dtype)} and "
+                           f"value.dtype: {c_type_name(value._array.dtype)} instead.")
+    if attn_mask is not None and attn_mask.dtype not in (dtypes.bool_, dtypes.float32, query.dtype):
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {c_type_name(attn_mask._array.dtype)} and  query.dtype: "
+                           f"{c_type_name(query._array.dtype)} instead.")
+    if query.ndim < 2 or key.ndim < 2 or value.ndim < 2:
+        raise RuntimeError("Expected query, key, and value to all be  at least 2 dimensional, but got query.dim: "
+                           f"{query.ndim} key.dim: {key.ndim} and value.dim: {value.ndim} instead.")
 
 
 def _attend(logits: Tensor, value: Tensor, dropout_p: float) -> Tensor:
