@@ -410,13 +410,17 @@ def _on_gpu(array: Array) -> bool:
     return _cupy is not None and isinstance(array, _cupy.ndarray)
 
 
-def matmul(a: Array, b: Array) -> Array:
-    """a @ b.  On the host, float16 operands multiply in float32 and round once, as torch's CPU kernels (which
-    accumulate in float32): NumPy's float16 matmul has no BLAS (12x slower at 128x784 @ 784x512) and rounds as it
-    goes.  CuPy's float16 GEMM (cuBLAS, float32 accumulation) runs as it is."""
+def matmul(a: Array, b: Array, out: Array | None = None) -> Array:
+    """a @ b (written into ``out`` when given).  On the host, float16 operands multiply in float32 and round once,
+    as torch's CPU kernels (which accumulate in float32): NumPy's float16 matmul has no BLAS (12x slower at
+    128x784 @ 784x512) and rounds as it goes.  CuPy's float16 GEMM (cuBLAS, float32 accumulation) runs as it is."""
     if a.dtype.char in "eE" and a.dtype == b.dtype and not _on_gpu(a):  # float16 "e", bfloat16 (ml_dtypes) "E"
-        return (a.astype(np.float32) @ b.astype(np.float32)).astype(a.dtype)
-    return a @ b
+        result = (a.astype(np.float32) @ b.astype(np.float32)).astype(a.dtype)
+        if out is None:
+            return result
+        out[...] = result
+        return out
+    return a @ b if out is None else get_array_module(b).matmul(a, b, out=out)
 
 
 def tensordot(xp, a: Array, b: Array, axes) -> Array:

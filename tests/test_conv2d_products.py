@@ -1,6 +1,9 @@
-"""conv2d's products (ops/conv/convolution_2d.py): each weight-gradient strategy (one GEMM over all samples, per-sample
-products, tensordot) against torch and a float64 gradcheck, and a LeNet-style step (conv, ReLU, 2×2 max-pool) replayed
-under framework.compile bit for bit."""
+"""conv2d's products (ops/conv/convolution_2d.py): shapes of several proportions (OH·OW below C·kh·kw, O below and
+above OH·OW) against torch and a float64 gradcheck; the columns built a chunk of output rows at a time (several
+chunks of two sizes, any stride, padding and dilation) against torch; a step's live memory below its columns'
+size; and a LeNet-style step (conv, ReLU, 2×2 max-pool) replayed under framework.compile bit for bit."""
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -42,6 +45,48 @@ def test_float64_gradcheck(name):
     x, w = x[:1, :, :8, :8], w[:, :, :3, :3]  # (small enough for finite differences; the same branch choice)
     inputs = [framework.tensor(a, requires_grad=True) for a in (x, w, b)]
     assert gradcheck(lambda *t: F.conv2d(*t, padding=pad), inputs)
+
+
+@pytest.mark.parametrize("stride,padding,dilation", [(1, 0, 1), (2, 1, 1), (1, 2, 2), ((2, 1), (0, 1), (1, 2))])
+def test_chunked_columns_match_torch(monkeypatch, stride, padding, dilation):
+    """A chunk budget of three output rows' columns: the OH rows come in several chunks, of two sizes."""
+    torch = pytest.importorskip("torch")
+    from framework.ops.conv import convolution_2d
+
+    rng = np.random.default_rng(2)
+    x, w, b = rng.standard_normal((3, 4, 16, 13)), rng.standard_normal((5, 4, 3, 3)), rng.standard_normal(5)
+    conf = dict(stride=stride, padding=padding, dilation=dilation)
+    out_shape = tuple(torch.nn.functional.conv2d(torch.tensor(x), torch.tensor(w), **conf).shape)
+    assert out_shape[2] % 3  # (a last chunk shorter than the others)
+    row_bytes = 4 * 3 * 3 * out_shape[3] * 3 * 8  # C·kh·kw · OW · N float64s
+    monkeypatch.setattr(convolution_2d, "_CHUNK_BYTES", 3 * row_bytes)
+    g = rng.standard_normal(out_shape)
+    results = []
+    for m in (framework, torch):
+        ts = [m.tensor(a, requires_grad=True) for a in (x, w, b)]
+        out = m.nn.functional.conv2d(*ts, **conf)
+        out.backward(m.tensor(g))
+        results.append([out.detach().cpu().numpy()] + [t.grad.cpu().numpy() for t in ts])
+    for ours, theirs in zip(*results):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_step_keeps_no_columns():
+    """A conv2d forward and backward never hold a whole batch's columns (C·kh·kw times the input's size): the
+    peak of traced bytes stays below them."""
+    rng = np.random.default_rng(3)
+    x = framework.tensor(rng.standard_normal((64, 6, 12, 12)).astype(np.float32), requires_grad=True)
+    conv = framework.nn.Conv2d(6, 16, 5)
+    columns = 6 * 5 * 5 * 64 * 8 * 8 * 4
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        conv(x).sum().backward()
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert 0 < peak < columns / 2, (peak, columns)
 
 
 @pytest.mark.explicit_device

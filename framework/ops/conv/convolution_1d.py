@@ -39,8 +39,7 @@ class Conv1d(Function):
             return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
         as_2d = types.SimpleNamespace(  # conv2d's backward on height-1 views of the same arrays
             saved_tensors=(Tensor._make(x._array[:, :, None, :]), Tensor._make(w._array[:, :, None, :])),
-            conf=ctx.conf, needs_input_grad=ctx.needs_input_grad, cols=getattr(ctx, "cols", None))
-        ctx.cols = None
+            conf=ctx.conf, needs_input_grad=ctx.needs_input_grad)
         gx, gw, gb = Conv2d.backward(as_2d, Tensor._make(grad._array[:, :, None, :]))[:3]
         gx = None if gx is None else Tensor._make(gx._array[:, :, 0, :])
         gw = None if gw is None else Tensor._make(gw._array[:, :, 0, :])

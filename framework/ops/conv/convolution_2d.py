@@ -74,20 +74,22 @@ class Conv2d(Function):
         if cols.shape[2] <= 0 or cols.shape[3] <= 0:
             raise RuntimeError(f"Calculated output size is too small for input of size {list(x.shape)} and kernel "
                                f"{kh}x{kw}")
-        n, oh, ow = x.shape[0], cols.shape[2], cols.shape[3]
-        cols = _columns(cols)
-        # one (O, C·kh·kw) @ (C·kh·kw, OH·OW) product per sample, batched over the columns' middle axis: the
-        # result is NCHW as it comes
-        out = backend.matmul(w.reshape(w.shape[0], -1), cols.transpose(1, 0, 2)).reshape(n, w.shape[0], oh, ow)
-        if b is not None:
-            if b.dtype == out.dtype:
-                out += b.reshape(1, -1, 1, 1)  # in place: no second output-sized array
-            else:  # a bias of another dtype, which torch's string padding lets through
-                out = (out + b.reshape(1, -1, 1, 1)).astype(x.dtype)
+        n, o, oh, ow = x.shape[0], w.shape[0], cols.shape[2], cols.shape[3]
+        # one (O, C·kh·kw) @ (C·kh·kw, rows·OW·N) product per chunk of output rows, on columns laid out with the
+        # samples innermost (see _row_columns), then moved to NCHW with the bias added in the same pass
+        out_t = xp.empty((o, oh, ow, n), dtype=np.result_type(w.dtype, x.dtype))
+        w2 = w.reshape(o, -1)
+        for lo, hi, chunk in _row_columns(x, kh, kw, stride, padding, dilation, (oh, ow)):
+            backend.matmul(w2, chunk, out=out_t[:, lo:hi].reshape(o, -1))
+        out = xp.empty((n, o, oh, ow), dtype=x.dtype if b is not None and b.dtype != out_t.dtype else out_t.dtype)
+        if b is None:
+            out[...] = out_t.transpose(3, 0, 1, 2)
+        else:  # (a bias of another dtype, which torch's string padding lets through, adds in its dtype)
+            xp.add(out_t.transpose(3, 0, 1, 2), b.reshape(1, -1, 1, 1), out=out, casting="unsafe")
+        # (x, not its columns: those of a batch take C·kh·kw times x's size, so backward builds them again, a
+        # chunk at a time, and only for the weight gradient)
         ctx.save_for_backward(x, w)
         ctx.conf = (stride, padding, dilation)
-        if ctx.needs_input_grad[1]:
-            ctx.cols = cols  # kept for the weight gradient: saves building the columns again in backward
         return out
 
     @staticmethod
@@ -97,8 +99,7 @@ class Conv2d(Function):
         if is_grad_enabled():  # create_graph: torch's ConvolutionBackwardBackward0 node, itself differentiable
             gx, gw, gb = _ConvBackward.apply(grad, x, w, ctx.conf)
             return gx if needs[0] else None, gw if needs[1] else None, gb if needs[2] else None, None, None, None
-        cols, ctx.cols = getattr(ctx, "cols", None), None  # (freed with the step, not with the graph)
-        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3], cols)
+        gx, gw, gb = _conv_backward_arrays(grad._array, x._array, w._array, ctx.conf, needs[:3])
         return (None if gx is None else Tensor._make(gx), None if gw is None else Tensor._make(gw),
                 None if gb is None else Tensor._make(gb), None, None, None)
 
@@ -111,80 +112,88 @@ def _im2col(windows):
     return xp.ascontiguousarray(windows.transpose(0, 1, 4, 5, 2, 3)).reshape(n, c * kh * kw, oh * ow)
 
 
-def _columns(windows):
-    """(C·kh·kw, N, OH·OW) columns of an (N, C, OH, OW, kh, kw) window view, written into a new buffer in one
-    copy whose inner loop runs along an output row (OW long). With the samples in the middle, the same columns
-    serve a product per sample (a strided batch) and one product over all samples (a (C·kh·kw, N·OH·OW)
-    matrix), which the weight gradient takes when each sample's OH·OW is short."""
-    n, c, oh, ow, kh, kw = windows.shape
-    xp = get_array_module(windows)
-    cols = xp.empty((c, kh, kw, n, oh, ow), dtype=windows.dtype)
-    cols[...] = windows.transpose(1, 4, 5, 0, 2, 3)  # (into a buffer: a compiled replay copies once, no allocation)
-    return cols.reshape(c * kh * kw, n, oh * ow)
+_CHUNK_BYTES = 1 << 19  # columns of about this size at a time: they stay in the cache between the copy and the GEMM
 
 
-def _weight_grad_arrays(g3, cols, w_shape):
-    """conv2d's weight gradient (O, C, kh, kw) from the output gradient g3 (N, O, OH·OW) and the columns
-    (C·kh·kw, N, OH·OW)."""
-    xp = get_array_module(g3)
-    n, o, length = g3.shape
-    ckk = cols.shape[0]
-    if length < ckk:  # short products per sample make poor GEMMs: one over (N·OH·OW), g moved to (O, N, OH·OW)
-        g_t = xp.empty((o, n, length), dtype=g3.dtype)
-        g_t[...] = g3.transpose(1, 0, 2)
-        gw = backend.matmul(cols.reshape(ckk, n * length), g_t.reshape(o, n * length).T)  # (C·kh·kw, O)
-        return xp.ascontiguousarray(gw.T).reshape(w_shape)
-    if o <= length:  # per-sample products then a sum: the (N, O, C·kh·kw) partials are no bigger than cols
-        return backend.matmul(g3, cols.transpose(1, 2, 0)).sum(axis=0).reshape(w_shape)
-    # one product over (N, OH·OW) (tensordot copies cols, but the partials would be bigger)
-    return backend.tensordot(xp, g3, cols, axes=((0, 2), (1, 2))).reshape(w_shape)
+def _batch_last(x):
+    """A (C, H, W, N) copy of an (N, C, H, W) array: the samples innermost."""
+    xp = get_array_module(x)
+    out = xp.empty(x.shape[1:] + x.shape[:1], dtype=x.dtype)
+    out[...] = x.transpose(1, 2, 3, 0)
+    return out
 
 
-def _input_grad_stride1(g, w, x_shape, padding, dilation):
-    """conv2d's input gradient at stride 1: the columns' gradient computed on rows as wide as the padded input
-    (g padded with zero columns), so each kernel offset (i, j) adds one contiguous run of the flattened input
-    plane, starting at i·dh·Wp + j·dw: kh·kw long slice additions instead of kh·kw·OH short ones."""
-    xp = get_array_module(g)
-    n, o, oh, ow = g.shape
+def _row_columns(x, kh, kw, stride, padding, dilation, outs):
+    """(lo, hi, columns) for output rows lo:hi of conv2d of x (N, C, H, W): (C·kh·kw, (hi - lo)·OW·N) columns
+    laid out (c, i, j, row, col, sample). Copied from x with the samples innermost, each (c, i, j, row) is one
+    contiguous run of OW·N elements at stride 1 (N otherwise), against OW in an (N, ..., OH, OW) layout: a copy
+    several times faster. The rows come a chunk at a time into (at most two) buffers reused from chunk to chunk,
+    so about _CHUNK_BYTES of columns are live at once (a whole batch's take C·kh·kw times x's size)."""
+    xp = get_array_module(x)
+    xt = _batch_last(_pad(x, padding))
+    c, _, _, n = xt.shape
+    (oh, ow), (sh, sw), (dh, dw), st = outs, stride, dilation, xt.strides
+    windows = xp.lib.stride_tricks.as_strided(  # (C, kh, kw, OH, OW, N), read only
+        xt, (c, kh, kw, oh, ow, n), (st[0], st[1] * dh, st[2] * dw, st[1] * sh, st[2] * sw, st[3]))
+    buffers: dict = {}
+    for lo, hi in _sample_chunks(oh, c * kh * kw * ow * n * xt.itemsize):
+        buf = buffers.get(hi - lo)
+        if buf is None:
+            buf = buffers[hi - lo] = xp.empty((c, kh, kw, hi - lo, ow, n), dtype=xt.dtype)
+        buf[...] = windows[:, :, :, lo:hi]  # (into a buffer: a replay copies, no allocation)
+        yield lo, hi, buf.reshape(c * kh * kw, -1)
+
+
+def _sample_chunks(n: int, per_sample: int) -> list:
+    """(lo, hi) ranges of n samples (or rows), as few as keep per_sample · (hi - lo) bytes within _CHUNK_BYTES,
+    of even sizes (so at most two sizes, whose buffers a loop can reuse)."""
+    if n == 0:
+        return []
+    parts = -(-n // max(1, _CHUNK_BYTES // max(per_sample, 1)))
+    size = -(-n // parts)
+    return [(lo, min(lo + size, n)) for lo in range(0, n, size)]
+
+
+def _input_grad(g_t, w, x_shape, stride, padding, dilation):
+    """conv2d's input gradient (N, C, H, W) for the output gradient g_t (O, OH, OW, N): for each kernel offset
+    (i, j), one (C, O) @ (O, OH·OW·N) product of w's slice with g laid out with the samples innermost, added onto
+    the input positions that offset reads (a strided view of the padded input, in runs OW·N long at stride 1):
+    kh·kw GEMMs and additions on g-sized arrays, where a columns' gradient would be C·kh·kw times x's size."""
+    xp = get_array_module(g_t)
+    o, oh, ow, n = g_t.shape
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
-    (ph, pw), (dh, dw) = padding, dilation
-    hp, wp = x_shape[2] + 2 * ph, x_shape[3] + 2 * pw
-    g_wide = xp.zeros((n, o, oh, wp), dtype=g.dtype)
-    g_wide[..., :ow] = g  # the wp - ow extra columns reach only positions past a row's end, where they add zero
-    cols_grad = backend.matmul(w.reshape(o, -1).T, g_wide.reshape(n, o, oh * wp)).reshape(n, c, kh * kw, oh * wp)
-    # the extra columns are 0 · w, which is NaN where w is not finite (torch never forms them): make them 0 again
-    cols_grad.reshape(n, c, kh * kw, oh, wp)[..., ow:].fill(0)
-    flat = xp.zeros((n, c, hp * wp + (kw - 1) * dw), dtype=cols_grad.dtype)
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    dtype = np.result_type(w.dtype, g_t.dtype)
+    g_t = g_t.reshape(o, -1)
+    w_t = xp.empty((kh, kw, c, o), dtype=w.dtype)
+    w_t[...] = w.transpose(2, 3, 1, 0)  # (each offset's (C, O) slice contiguous, as BLAS takes it)
+    padded = xp.zeros((c, x_shape[2] + 2 * ph, x_shape[3] + 2 * pw, n), dtype=dtype)
+    part = xp.empty((c, oh, ow, n), dtype=dtype)
     for i in range(kh):
         for j in range(kw):
-            start = i * dh * wp + j * dw
-            run = flat[:, :, start:start + oh * wp]
-            run += cols_grad[:, :, i * kw + j]  # (on a named view: no setitem, which a compiled replay would copy)
-    gx = flat[:, :, :hp * wp].reshape(n, c, hp, wp)[:, :, ph:ph + x_shape[2], pw:pw + x_shape[3]]
-    return xp.ascontiguousarray(gx)
+            backend.matmul(w_t[i, j], g_t, out=part.reshape(c, -1))
+            run = padded[:, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            run += part  # (on a named view: no setitem, which a compiled replay would copy)
+    gx = xp.empty(x_shape, dtype=dtype)
+    gx[...] = padded[:, ph:ph + x_shape[2], pw:pw + x_shape[3]].transpose(3, 0, 1, 2)
+    return gx
 
 
-def _conv_backward_arrays(g, x, w, conf, needs, cols=None) -> tuple:
-    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output;
-    ``cols``: the forward's (C·kh·kw, N, OH·OW) columns of x (``_columns``), when it kept them."""
+def _conv_backward_arrays(g, x, w, conf, needs) -> tuple:
+    """conv2d's (input, weight, bias) gradients on arrays, for the gradient g (N, O, OH, OW) of its output."""
     stride, padding, dilation = conf
     xp = get_array_module(g)
     n, o, oh, ow = g.shape
     c, kh, kw = w.shape[1], w.shape[2], w.shape[3]
-    g3 = g.reshape(n, o, oh * ow)  # (a view: the incoming gradient is contiguous NCHW)
     gx = gw = gb = None
-    if needs[0] and tuple(stride) == (1, 1):
-        gx = _input_grad_stride1(g, w, x.shape, padding, dilation)
-    elif needs[0]:
-        # (C·kh·kw, O) @ (O, OH·OW) per sample, batched: columns laid out (N, C, kh, kw, OH, OW), so col2im adds
-        # kh·kw contiguous (OH, OW) planes
-        cols_grad = backend.matmul(w.reshape(o, -1).T, g3).reshape(n, c, kh, kw, oh, ow)
-        gx = _col2im(cols_grad.transpose(0, 1, 4, 5, 2, 3), x.shape, kh, kw, stride, dilation, padding)
-        gx = xp.ascontiguousarray(gx)
-    if needs[1]:
-        if cols is None:
-            cols = _columns(_windows(_pad(x, padding), kh, kw, stride, dilation))
-        gw = _weight_grad_arrays(g3, cols, w.shape)
+    g_t = _batch_last(g) if needs[0] or needs[1] else None  # (O, OH, OW, N), as the columns
+    if needs[0]:
+        gx = _input_grad(g_t, w, x.shape, stride, padding, dilation)
+    if needs[1]:  # the columns of x built again, a chunk of output rows at a time, each chunk's product added up
+        acc = xp.zeros((c * kh * kw, o), dtype=np.result_type(w.dtype, g.dtype))
+        for lo, hi, cols in _row_columns(x, kh, kw, stride, padding, dilation, (oh, ow)):
+            acc += backend.matmul(cols, g_t[:, lo:hi].reshape(o, -1).T)  # (C·kh·kw, O)
+        gw = xp.ascontiguousarray(acc.T).reshape(w.shape)
     if needs[2]:
         gb = g.sum(axis=(0, 2, 3))
     return gx, gw, gb
