@@ -92,50 +92,55 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
 def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tanh_c, reverse: bool, needs):
     """(gx, gw_ih, gw_hh, gb_ih, gb_hh, gh0, gc0) of one LSTM layer (None where not needed).
 
-    The loop over time (feature-major, as the forward, the steps the other way round) carries dh and dc and
-    works in (4H, N) and (H, N) buffers that stay in cache, reading each step's contiguous records:
     dgates_t = [dc_t g i (1-i), dc_t c_{t-1} f (1-f), dc_t i (1-g^2), dh_t tanh(c_t) o (1-o)] with
-    dc_t = dc_{t+1} f_{t+1} + dh_t o (1 - tanh(c_t)^2). The input gradient and both weight gradients (summed over
-    time) then come from the gate gradients of all steps, (4H, T*N), as one large GEMM each."""
+    dc_t = dc_{t+1} f_{t+1} + dh_t o (1 - tanh(c_t)^2). Every factor that does not depend on dh or dc is computed
+    for all steps at once before the loop (a few whole-array passes instead of a dozen small ones per step); the
+    loop over time (feature-major, as the forward, the steps the other way round) then carries dh and dc with
+    five in-place passes and one product per step. The input gradient and both weight gradients (summed over
+    time) come from the gate gradients of all steps, (4H, T*N), as one large GEMM each."""
     steps, batch, hidden = y.shape
     h2, h3 = 2 * hidden, 3 * hidden
     dtype = y.dtype
     c0_t = xp.ascontiguousarray(c0.T)
-    w_hh_t = xp.ascontiguousarray(w_hh.T)
-    dgates = xp.empty((4 * hidden, steps, batch), dtype=dtype)  # columns in (t, n) order, as the rows of x and y
-    d = xp.empty((4 * hidden, batch), dtype=dtype)  # one step's gate gradients
-    fac = xp.empty((4 * hidden, batch), dtype=dtype)  # one step's activation derivatives
+    w_hh_t = w_hh.T  # a view: BLAS reads the transposed operand as it is (its row blocks too), no 1 MB copy
+    # dgates holds the factors first, step-major ((T, 4H, N): each step one contiguous block); the loop multiplies
+    # each step's block by dc or dh in place
+    dgates = xp.subtract(1, gates)
+    dgates *= gates  # s (1 - s), the sigmoid's derivative, for the i, f, o rows
+    fg = dgates[:, h2:h3]
+    xp.multiply(gates[:, h2:h3], gates[:, h2:h3], out=fg)
+    xp.subtract(1, fg, out=fg)  # 1 - g^2, tanh's, for the g rows
+    dgates[:, :hidden] *= gates[:, h2:h3]  # i rows: times g
+    fc = dgates[:, hidden:h2]  # f rows: times the previous cell state
+    if reverse:
+        fc[:-1] *= c_all[1:]
+        fc[-1] *= c0_t
+    else:
+        fc[1:] *= c_all[:-1]
+        fc[0] *= c0_t
+    fg *= gates[:, :hidden]  # g rows: times i
+    dgates[:, h3:] *= tanh_c  # o rows: times tanh(c)
+    through_h = xp.multiply(tanh_c, tanh_c)
+    xp.subtract(1, through_h, out=through_h)
+    through_h *= gates[:, h3:]  # d c_t / d h_t = o (1 - tanh(c_t)^2)
+    gy_t = None if gy is None else xp.ascontiguousarray(gy.transpose(0, 2, 1))  # (T, H, N), as the state
     a = xp.empty((hidden, batch), dtype=dtype)
     # dh and dc are updated in place: fresh arrays, never the incoming gradients themselves
     dh = xp.zeros((hidden, batch), dtype=dtype) if ghn is None else ghn.T.copy()
     dc = xp.zeros((hidden, batch), dtype=dtype) if gcn is None else gcn.T.copy()
-    first = steps - 1 if reverse else 0  # the step whose previous cell state is c0
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-        if gy is not None:
-            dh += gy[t].T
-        g, tc = gates[t], tanh_c[t]
-        i, f, gg, o = g[:hidden], g[hidden:h2], g[h2:h3], g[h3:]
-        c_prev = c0_t if t == first else c_all[t + 1 if reverse else t - 1]
-        xp.subtract(1, g, out=fac)
-        fac *= g  # s (1 - s), the sigmoid's derivative, for the i, f, o rows
-        fg = fac[h2:h3]
-        xp.multiply(gg, gg, out=fg)
-        xp.subtract(1, fg, out=fg)  # 1 - g^2, tanh's, for the g rows
-        xp.multiply(tc, tc, out=a)
-        xp.subtract(1, a, out=a)
-        a *= o
-        a *= dh
-        dc += a  # through h_t = o tanh(c_t)
-        xp.multiply(dh, tc, out=d[h3:])
-        d[h3:] *= fac[h3:]
-        xp.multiply(fac[:h3].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
-        d[:hidden] *= gg
-        d[hidden:h2] *= c_prev
-        d[h2:h3] *= i
-        dc *= f
-        dgates[:, t] = d
+        if gy_t is not None:
+            dh += gy_t[t]
+        d = dgates[t]
+        xp.multiply(through_h[t], dh, out=a)
+        dc += a
+        d[h3:] *= dh
+        d[:h3].reshape(3, hidden, batch)[...] *= dc
+        dc *= gates[t, hidden:h2]  # f
         _step_matmul(xp, w_hh_t, d, dh)
-    flat = dgates.reshape(4 * hidden, steps * batch)
+    # gate-major, columns in (t, n) order as the rows of x and y: one copy after the loop costs less than writing
+    # each step's block into a strided slice of it
+    flat = xp.ascontiguousarray(dgates.transpose(1, 0, 2)).reshape(4 * hidden, steps * batch)
     gx = backend.matmul(flat.T, w_ih).reshape(x.shape) if needs[0] else None
     gw_ih = backend.matmul(flat, x.reshape(steps * batch, -1)) if needs[1] else None
     gw_hh = None
