@@ -45,7 +45,8 @@ def test_fused_in_row_blocks_equals_step_by_step(reverse):
     """A layer large enough that each step's product runs in row blocks (forward and backward through time)."""
     from framework.ops import recurrent
     t, n, i, h = 3, 16, 16, 128
-    assert recurrent._SMALL_PRODUCT // (n * (h + i + 1)) < 4 * h and recurrent._SMALL_PRODUCT // (n * 4 * h) < h
+    assert len(recurrent._row_blocks(np.empty((4 * h, h + i + 1)), (h + i + 1, n))) > 1  # the forward's
+    assert len(recurrent._row_blocks(np.empty((h, 4 * h)), (4 * h, n))) > 1  # backward through time's
     rng = np.random.default_rng(7)
     shapes = [(t, n, i), (4 * h, i), (4 * h, h), (4 * h,), (4 * h,), (n, h), (n, h)]
     xs = [framework.tensor(rng.uniform(-0.3, 0.3, s), requires_grad=True) for s in shapes]

@@ -24,16 +24,22 @@ from .shape import joining as combine
 _SMALL_PRODUCT = 100 ** 3
 
 
-def _step_matmul(xp, w, v, out) -> None:
-    """out[...] = w @ v for a step's product (w: many rows, v: a batch of columns), on the host in row blocks
-    small enough for BLAS's unpacked kernels; one product on the GPU, or where blocks would be too thin."""
-    rows = _SMALL_PRODUCT // (v.shape[0] * v.shape[1])
-    if rows >= w.shape[0] or rows < 16 or backend._on_gpu(w):
-        xp.matmul(w, v, out=out)
-        return
-    rows -= rows % 8
-    for start in range(0, w.shape[0], rows):
-        xp.matmul(w[start:start + rows], v, out=out[start:start + rows])
+def _row_blocks(w, v_shape: tuple) -> list:
+    """[(rows, w[rows])]: the row blocks in which a step's product w @ v (w: many rows, v: a batch of columns)
+    runs, taken once per layer: on the host the most rows (a multiple of 8) small enough for BLAS's unpacked
+    kernels, then the rest (faster than equal blocks of odd sizes); all of w at once on the GPU, or where blocks
+    would be too thin."""
+    size = _SMALL_PRODUCT // (v_shape[0] * v_shape[1])
+    if size >= w.shape[0] or size < 16 or backend._on_gpu(w):
+        return [(slice(None), w)]
+    size -= size % 8
+    return [(slice(start, start + size), w[start:start + size]) for start in range(0, w.shape[0], size)]
+
+
+def _step_matmul(xp, blocks: list, v, out) -> None:
+    """out[...] = w @ v, one product per row block of w (``_row_blocks``)."""
+    for rows, w in blocks:
+        xp.matmul(w, v, out=out[rows])
 
 
 def _gate_scale(xp, hidden: int, dtype):
@@ -69,10 +75,11 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
     if b_ih is not None:
         hx[-1] = 1
     c = c0.T
+    blocks = _row_blocks(w, hx.shape)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         g = gates[t]
         x_t[...] = x[t].T
-        _step_matmul(xp, w, hx, g)  # the four gates from one product
+        _step_matmul(xp, blocks, hx, g)  # the four gates from one product
         xp.tanh(g, out=g)
         i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
         for s in (g[:2 * hidden], o):  # sigmoid = 0.5 tanh + 0.5 on the i, f and o rows (scalar passes: about
@@ -128,6 +135,7 @@ def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tan
     # dh and dc are updated in place: fresh arrays, never the incoming gradients themselves
     dh = xp.zeros((hidden, batch), dtype=dtype) if ghn is None else ghn.T.copy()
     dc = xp.zeros((hidden, batch), dtype=dtype) if gcn is None else gcn.T.copy()
+    blocks = _row_blocks(w_hh_t, (4 * hidden, batch))
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
         if gy_t is not None:
             dh += gy_t[t]
@@ -137,7 +145,7 @@ def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tan
         d[h3:] *= dh
         d[:h3].reshape(3, hidden, batch)[...] *= dc
         dc *= gates[t, hidden:h2]  # f
-        _step_matmul(xp, w_hh_t, d, dh)
+        _step_matmul(xp, blocks, d, dh)
     # gate-major, columns in (t, n) order as the rows of x and y: one copy after the loop costs less than writing
     # each step's block into a strided slice of it
     flat = xp.ascontiguousarray(dgates.transpose(1, 0, 2)).reshape(4 * hidden, steps * batch)
