@@ -3,7 +3,8 @@
 The work has the shape of cuDNN's and oneDNN's RNN primitives: the input projection of every time step is one
 GEMM, each step adds one (N, H) @ (H, 4H) product and applies the gate nonlinearities in place, and the backward
 through time mirrors it: one product per step for the recurrent gradient, then the input gradient and both
-weight gradients (summed over time) as one large GEMM each. Under ``create_graph=True`` the backward recomputes the
+weight gradients (summed over time) as one large GEMM each. On the host each step's product runs in row blocks
+that BLAS multiplies without packing the weight (``_row_blocks``). Under ``create_graph=True`` the backward recomputes the
 layer with ordinary ops and differentiates that, so higher derivatives work, as torch's differentiable backward."""
 from __future__ import annotations
 
