@@ -174,3 +174,29 @@ def test_a_0d_input_is_checked_as_torchs_and_a_stale_views_error_comes_first(nam
 
     ours, theirs = run(framework), run(torch)
     assert ours == theirs
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_log_softmax_in_row_blocks_matches_torch(dtype, monkeypatch):
+    """A log_softmax large enough that its exp-and-sum runs a block of rows at a time (on the host): torch's
+    values and gradient, and bit for bit the whole-array computation's."""
+    from framework.ops.activation import softmax_family
+    rng = np.random.default_rng(3)
+    a = (rng.standard_normal((3, 300, 500)) * 4).astype(dtype)
+    x = framework.tensor(a, requires_grad=True)
+    out = framework.log_softmax(x, -1)
+    tx = torch.tensor(a, requires_grad=True)
+    ref = torch.log_softmax(tx, -1)
+    tol = dict(rtol=1e-12, atol=1e-12) if dtype == np.float64 else dict(rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(out.detach().cpu().numpy(), ref.detach().numpy(), **tol)
+    w = rng.standard_normal(a.shape).astype(dtype)
+    (out * framework.tensor(w)).sum().backward()
+    (ref * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(x.grad.cpu().numpy(), tx.grad.numpy(), **tol)
+    if framework.backend._on_gpu(x._array):  # the blocks are a host path
+        return
+    assert softmax_family._row_blocks(a, (2,))
+    monkeypatch.setattr(softmax_family, "_BLOCK", a.size)  # too small an array for blocks: the whole-array path
+    assert not softmax_family._row_blocks(a, (2,))
+    whole = framework.log_softmax(framework.tensor(a), -1).numpy()
+    assert np.array_equal(out.detach().numpy(), whole)

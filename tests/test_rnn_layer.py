@@ -40,6 +40,40 @@ def test_fused_equals_step_by_step_float64(reverse, bias):
         assert_close(a, _host(b), rtol=1e-10, atol=1e-12)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_fused_in_row_blocks_equals_step_by_step(reverse):
+    """A layer large enough that each step's product runs in row blocks (forward and backward through time)."""
+    from framework.ops import recurrent
+    t, n, i, h = 3, 16, 16, 128
+    assert len(recurrent._row_blocks(np.empty((4 * h, h + i + 1)), (h + i + 1, n))) > 1  # the forward's
+    assert len(recurrent._row_blocks(np.empty((h, 4 * h)), (4 * h, n))) > 1  # backward through time's
+    rng = np.random.default_rng(7)
+    shapes = [(t, n, i), (4 * h, i), (4 * h, h), (4 * h,), (4 * h,), (n, h), (n, h)]
+    xs = [framework.tensor(rng.uniform(-0.3, 0.3, s), requires_grad=True) for s in shapes]
+    fused, ref = lstm_layer(*xs, reverse), lstm_layer_reference(*xs, reverse)
+    for a, b in zip(fused, ref):
+        assert_close(a, _host(b), rtol=1e-10, atol=1e-12)
+    weights = [framework.tensor(rng.standard_normal(tuple(o.shape))) for o in fused]
+    g_fused = framework.autograd.grad([(o * w).sum() for o, w in zip(fused, weights)], xs)
+    g_ref = framework.autograd.grad([(o * w).sum() for o, w in zip(ref, weights)], xs)
+    for a, b in zip(g_fused, g_ref):
+        assert_close(a, _host(b), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+def test_fused_backward_twice_leaves_saved_records_alone(reverse):
+    """A second backward through the retained graph gives the same gradients: the backward computes its factors
+    from the saved gate and cell records without writing into them."""
+    xs = _inputs(seed=4)
+    y, h, c = lstm_layer(*xs, reverse)
+    loss = (y * y).sum() + (h * 2).sum() + c.sum()
+    leaves = [x for x in xs if x is not None]
+    first = framework.autograd.grad(loss, leaves, retain_graph=True)
+    second = framework.autograd.grad(loss, leaves)
+    for a, b in zip(first, second):
+        assert np.array_equal(_host(a), _host(b))
+
+
 @pytest.mark.parametrize("which", [0, 1, 2])
 def test_fused_gradient_of_one_output(which):
     """Only y, only h_n or only c_n used: the other outputs' gradients are absent, not zeros."""

@@ -3,7 +3,8 @@
 The work has the shape of cuDNN's and oneDNN's RNN primitives: the input projection of every time step is one
 GEMM, each step adds one (N, H) @ (H, 4H) product and applies the gate nonlinearities in place, and the backward
 through time mirrors it: one product per step for the recurrent gradient, then the input gradient and both
-weight gradients (summed over time) as one large GEMM each. Under ``create_graph=True`` the backward recomputes the
+weight gradients (summed over time) as one large GEMM each. On the host each step's product runs in row blocks
+that BLAS multiplies without packing the weight (``_row_blocks``). Under ``create_graph=True`` the backward recomputes the
 layer with ordinary ops and differentiates that, so higher derivatives work, as torch's differentiable backward."""
 from __future__ import annotations
 
@@ -15,6 +16,31 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 from .pointwise import unary
 from .shape import joining as combine
+
+
+# OpenBLAS's unpacked "small matrix" kernels run a product of at most 100**3 multiply-adds (rows x columns x inner
+# size); larger ones pack both operands first. A step's product has only a batch of columns, so packing its whole
+# weight (1 MB at H = 256) every step costs more than the product itself: in row blocks under that size it runs
+# about 1.3x faster on one thread, and on two it stays on one instead of waking a second (~4x slower there).
+_SMALL_PRODUCT = 100 ** 3
+
+
+def _row_blocks(w, v_shape: tuple) -> list:
+    """[(rows, w[rows])]: the row blocks in which a step's product w @ v (w: many rows, v: a batch of columns)
+    runs, taken once per layer: on the host the most rows (a multiple of 8) small enough for BLAS's unpacked
+    kernels, then the rest (faster than equal blocks of odd sizes); all of w at once on the GPU, or where blocks
+    would be too thin."""
+    size = _SMALL_PRODUCT // (v_shape[0] * v_shape[1])
+    if size >= w.shape[0] or size < 16 or backend._on_gpu(w):
+        return [(slice(None), w)]
+    size -= size % 8
+    return [(slice(start, start + size), w[start:start + size]) for start in range(0, w.shape[0], size)]
+
+
+def _step_matmul(xp, blocks: list, v, out) -> None:
+    """out[...] = w @ v, one product per row block of w (``_row_blocks``)."""
+    for rows, w in blocks:
+        xp.matmul(w, v, out=out[rows])
 
 
 def _gate_scale(xp, hidden: int, dtype):
@@ -50,10 +76,11 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
     if b_ih is not None:
         hx[-1] = 1
     c = c0.T
+    blocks = _row_blocks(w, hx.shape)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         g = gates[t]
         x_t[...] = x[t].T
-        xp.matmul(w, hx, out=g)  # the four gates from one product
+        _step_matmul(xp, blocks, hx, g)  # the four gates from one product
         xp.tanh(g, out=g)
         i, f, gg, o = g[:hidden], g[hidden:2 * hidden], g[2 * hidden:3 * hidden], g[3 * hidden:]
         for s in (g[:2 * hidden], o):  # sigmoid = 0.5 tanh + 0.5 on the i, f and o rows (scalar passes: about
@@ -73,50 +100,56 @@ def _lstm_forward(xp, x, w_ih, w_hh, b_ih, b_hh, h0, c0, reverse: bool):
 def _lstm_backward(xp, gy, ghn, gcn, x, w_ih, w_hh, h0, c0, y, gates, c_all, tanh_c, reverse: bool, needs):
     """(gx, gw_ih, gw_hh, gb_ih, gb_hh, gh0, gc0) of one LSTM layer (None where not needed).
 
-    The loop over time (feature-major, as the forward, the steps the other way round) carries dh and dc and
-    works in (4H, N) and (H, N) buffers that stay in cache, reading each step's contiguous records:
     dgates_t = [dc_t g i (1-i), dc_t c_{t-1} f (1-f), dc_t i (1-g^2), dh_t tanh(c_t) o (1-o)] with
-    dc_t = dc_{t+1} f_{t+1} + dh_t o (1 - tanh(c_t)^2). The input gradient and both weight gradients (summed over
-    time) then come from the gate gradients of all steps, (4H, T*N), as one large GEMM each."""
+    dc_t = dc_{t+1} f_{t+1} + dh_t o (1 - tanh(c_t)^2). Every factor that does not depend on dh or dc is computed
+    for all steps at once before the loop (a few whole-array passes instead of a dozen small ones per step); the
+    loop over time (feature-major, as the forward, the steps the other way round) then carries dh and dc with
+    five in-place passes and one product per step. The input gradient and both weight gradients (summed over
+    time) come from the gate gradients of all steps, (4H, T*N), as one large GEMM each."""
     steps, batch, hidden = y.shape
     h2, h3 = 2 * hidden, 3 * hidden
     dtype = y.dtype
     c0_t = xp.ascontiguousarray(c0.T)
-    w_hh_t = xp.ascontiguousarray(w_hh.T)
-    dgates = xp.empty((4 * hidden, steps, batch), dtype=dtype)  # columns in (t, n) order, as the rows of x and y
-    d = xp.empty((4 * hidden, batch), dtype=dtype)  # one step's gate gradients
-    fac = xp.empty((4 * hidden, batch), dtype=dtype)  # one step's activation derivatives
+    w_hh_t = w_hh.T  # a view: BLAS reads the transposed operand as it is (its row blocks too), no 1 MB copy
+    # dgates holds the factors first, step-major ((T, 4H, N): each step one contiguous block); the loop multiplies
+    # each step's block by dc or dh in place
+    dgates = xp.subtract(1, gates)
+    dgates *= gates  # s (1 - s), the sigmoid's derivative, for the i, f, o rows
+    fg = dgates[:, h2:h3]
+    xp.multiply(gates[:, h2:h3], gates[:, h2:h3], out=fg)
+    xp.subtract(1, fg, out=fg)  # 1 - g^2, tanh's, for the g rows
+    dgates[:, :hidden] *= gates[:, h2:h3]  # i rows: times g
+    fc = dgates[:, hidden:h2]  # f rows: times the previous cell state
+    if reverse:
+        fc[:-1] *= c_all[1:]
+        fc[-1] *= c0_t
+    else:
+        fc[1:] *= c_all[:-1]
+        fc[0] *= c0_t
+    fg *= gates[:, :hidden]  # g rows: times i
+    dgates[:, h3:] *= tanh_c  # o rows: times tanh(c)
+    through_h = xp.multiply(tanh_c, tanh_c)
+    xp.subtract(1, through_h, out=through_h)
+    through_h *= gates[:, h3:]  # d c_t / d h_t = o (1 - tanh(c_t)^2)
+    gy_t = None if gy is None else xp.ascontiguousarray(gy.transpose(0, 2, 1))  # (T, H, N), as the state
     a = xp.empty((hidden, batch), dtype=dtype)
     # dh and dc are updated in place: fresh arrays, never the incoming gradients themselves
     dh = xp.zeros((hidden, batch), dtype=dtype) if ghn is None else ghn.T.copy()
     dc = xp.zeros((hidden, batch), dtype=dtype) if gcn is None else gcn.T.copy()
-    first = steps - 1 if reverse else 0  # the step whose previous cell state is c0
+    blocks = _row_blocks(w_hh_t, (4 * hidden, batch))
     for t in (range(steps) if reverse else range(steps - 1, -1, -1)):
-        if gy is not None:
-            dh += gy[t].T
-        g, tc = gates[t], tanh_c[t]
-        i, f, gg, o = g[:hidden], g[hidden:h2], g[h2:h3], g[h3:]
-        c_prev = c0_t if t == first else c_all[t + 1 if reverse else t - 1]
-        xp.subtract(1, g, out=fac)
-        fac *= g  # s (1 - s), the sigmoid's derivative, for the i, f, o rows
-        fg = fac[h2:h3]
-        xp.multiply(gg, gg, out=fg)
-        xp.subtract(1, fg, out=fg)  # 1 - g^2, tanh's, for the g rows
-        xp.multiply(tc, tc, out=a)
-        xp.subtract(1, a, out=a)
-        a *= o
-        a *= dh
-        dc += a  # through h_t = o tanh(c_t)
-        xp.multiply(dh, tc, out=d[h3:])
-        d[h3:] *= fac[h3:]
-        xp.multiply(fac[:h3].reshape(3, hidden, batch), dc, out=d[:h3].reshape(3, hidden, batch))
-        d[:hidden] *= gg
-        d[hidden:h2] *= c_prev
-        d[h2:h3] *= i
-        dc *= f
-        dgates[:, t] = d
-        xp.matmul(w_hh_t, d, out=dh)
-    flat = dgates.reshape(4 * hidden, steps * batch)
+        if gy_t is not None:
+            dh += gy_t[t]
+        d = dgates[t]
+        xp.multiply(through_h[t], dh, out=a)
+        dc += a
+        d[h3:] *= dh
+        d[:h3].reshape(3, hidden, batch)[...] *= dc
+        dc *= gates[t, hidden:h2]  # f
+        _step_matmul(xp, blocks, d, dh)
+    # gate-major, columns in (t, n) order as the rows of x and y: one copy after the loop costs less than writing
+    # each step's block into a strided slice of it
+    flat = xp.ascontiguousarray(dgates.transpose(1, 0, 2)).reshape(4 * hidden, steps * batch)
     gx = backend.matmul(flat.T, w_ih).reshape(x.shape) if needs[0] else None
     gw_ih = backend.matmul(flat, x.reshape(steps * batch, -1)) if needs[1] else None
     gw_hh = None

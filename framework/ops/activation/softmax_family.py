@@ -5,6 +5,7 @@ import warnings
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function
+from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
 from .._util import normalize_dims, read_history, scalar_type_name, wrap_dim
@@ -37,6 +38,31 @@ class Softmax(Function):
         return SoftmaxBackwardData.apply(grad, out, ctx.dim), None
 
 
+_BLOCK = 1 << 17  # elements of one block of rows: 512 KB of float32, which stays in cache between passes
+
+
+def _row_blocks(a, dim: tuple) -> bool:
+    """log_softmax over the last dim of a large host array: its exp-and-sum runs in blocks of rows."""
+    return (len(dim) == 1 and dim[0] == a.ndim - 1 and a.ndim > 1 and a.size > 2 * _BLOCK
+            and a.shape[-1] <= _BLOCK and not backend._on_gpu(a))
+
+
+def _sum_exp_by_rows(xp, shifted, axis: int):
+    """sum(exp(shifted)) along the last axis, keepdims, a block of rows at a time through one small buffer: the
+    same sums as exp over the whole array (each row summed on its own), without a second full-size pass or
+    buffer, and ``shifted`` (a - max) is left as it is for the result."""
+    rows = shifted.reshape(-1, shifted.shape[axis])
+    step = _BLOCK // rows.shape[1]
+    buf = xp.empty((step, rows.shape[1]), dtype=rows.dtype)
+    total = xp.empty((rows.shape[0], 1), dtype=rows.dtype)
+    for start in range(0, rows.shape[0], step):
+        block = rows[start:start + step]
+        part = buf[:block.shape[0]]
+        xp.exp(block, out=part)
+        part.sum(axis=1, keepdims=True, out=total[start:start + step])
+    return total.reshape(shifted.shape[:-1] + (1,))
+
+
 class LogSoftmax(Function):
     """out = a - max - log(sum(exp(a - max))) along ``dim``. Saves out."""
 
@@ -53,9 +79,11 @@ class LogSoftmax(Function):
             a = xp.ascontiguousarray(a)
         top = a.max(axis=dim, keepdims=True)
         out = xp.asarray(a - top)  # (NumPy returns a scalar for 0-d input)
-        # exp in place to sum it, then a - max again: the one fresh buffer, no second one as large as a
-        total = xp.exp(out, out=out).sum(axis=dim, keepdims=True)
-        xp.subtract(a, top, out=out)
+        if _row_blocks(a, dim):
+            total = _sum_exp_by_rows(xp, out, dim[0])
+        else:  # exp in place to sum it, then a - max again: the one fresh buffer, no second one as large as a
+            total = xp.exp(out, out=out).sum(axis=dim, keepdims=True)
+            xp.subtract(a, top, out=out)
         out -= xp.log(total)
         ctx.save_for_backward(out)
         return out

@@ -24,19 +24,20 @@ class VectorNorm(Function):
     def forward(ctx, a, p, dims, keepdim):
         xp = get_array_module(a)
         ctx.p, ctx.dims, ctx.keepdim = p, dims, keepdim
-        absa = xp.abs(a)
-        if p == math.inf:
-            out = absa.max(axis=dims, keepdims=keepdim)
-        elif p == -math.inf:
-            out = absa.min(axis=dims, keepdims=keepdim)
-        elif p == 0:
-            out = (absa != 0).sum(axis=dims, keepdims=keepdim).astype(a.dtype)
-        elif p == 1:
-            out = absa.sum(axis=dims, keepdims=keepdim)
-        elif p == 2:
+        if p == 2:  # no |a| pass: a * a is the same (clip_grad_norm_'s norm of every gradient)
             out = xp.sqrt((a * a).sum(axis=dims, keepdims=keepdim))
+        elif p == 0:
+            out = (a != 0).sum(axis=dims, keepdims=keepdim).astype(a.dtype)
         else:
-            out = (absa ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
+            absa = xp.abs(a)
+            if p == math.inf:
+                out = absa.max(axis=dims, keepdims=keepdim)
+            elif p == -math.inf:
+                out = absa.min(axis=dims, keepdims=keepdim)
+            elif p == 1:
+                out = absa.sum(axis=dims, keepdims=keepdim)
+            else:
+                out = (absa ** p).sum(axis=dims, keepdims=keepdim) ** (1.0 / p)
         out = contiguous_result(xp.asarray(out))
         ctx.save_for_backward(a, out)
         return out
