@@ -419,3 +419,34 @@ def test_bilinear_refuses_mixed_dtypes_first_as_torch():
                 m.nn.functional.bilinear(*make(m))
             errors.append(str(e.value))
         assert errors[0] == errors[1]
+
+
+@pytest.mark.parametrize("dt", ["bfloat16", "float16"])
+def test_rms_norm_half_upcasts_like_torch(dt):
+    """torch's rms_norm widens a half input to float32, applies the weight there and casts back (ToCopyBackward0):
+    the same nodes, bit-equal values and input gradient (fuzz seed 2708756)."""
+    torch = pytest.importorskip("torch")
+    if dt == "bfloat16" and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    g = np.random.default_rng(7)
+    x, w, gr = g.standard_normal((5, 8)), g.standard_normal(8), g.standard_normal((5, 8))
+
+    def names(f, out):
+        if f is not None:
+            out.append(f.name())
+            for h, _ in f.next_functions:
+                names(h, out)
+        return out
+    res = []
+    for m in (torch, framework):
+        tx = m.tensor(x, dtype=getattr(m, dt), requires_grad=True)
+        tw = m.tensor(w, dtype=getattr(m, dt), requires_grad=True)
+        o = m.nn.functional.rms_norm(tx, (8,), tw)
+        o.backward(m.tensor(gr, dtype=o.dtype))
+        res.append((names(o.grad_fn, []), o.detach().float().cpu().numpy(), tx.grad.float().cpu().numpy(),
+                    tw.grad.float().cpu().numpy()))
+    (tn, to, tgx, tgw), (fn, fo, fgx, fgw) = res
+    assert fn == tn and tn[0] == "ToCopyBackward0"
+    np.testing.assert_array_equal(fo, to)
+    np.testing.assert_array_equal(fgx, tgx)
+    np.testing.assert_allclose(fgw, tgw, rtol=1e-2, atol=1e-2)

@@ -243,3 +243,29 @@ def test_sum_and_mean_without_dims_reduce_all_and_expand_their_gradient_as_torch
                 t0.grad._version, t0.grad.stride(), t0.grad.cpu().numpy().round(5).tolist(), nodes)
 
     assert run(framework) == run(torch)
+
+
+@pytest.mark.parametrize("da,db", [("bfloat16", "bfloat16"), ("float16", "float16"), ("bfloat16", "float16"),
+                                   ("float16", "bfloat16"), ("bfloat16", "int64"), ("float16", "int32"),
+                                   ("int64", "bfloat16"), ("float32", "bfloat16")])
+def test_ldexp_half_rounds_the_power_then_the_product_as_torch(da, db):
+    """torch's ldexp is a * pow(2, b): the power is rounded to b's dtype, then the product (fuzz seed 2808233)."""
+    torch = pytest.importorskip("torch")
+    if "bfloat16" in (da, db) and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    g = np.random.default_rng(3)
+    a = g.standard_normal((40, 50)) * 2
+    b = g.standard_normal((40, 50)) * 3
+    if db.startswith("int"):
+        b = np.round(b)
+    if da.startswith("int"):
+        a = np.round(a)
+    grad = da != "int64"
+    ta = torch.tensor(a, dtype=getattr(torch, da), requires_grad=grad)
+    tb = torch.tensor(b, dtype=getattr(torch, db), requires_grad=not db.startswith("int"))
+    fa = framework.tensor(a, dtype=getattr(framework, da), requires_grad=grad)
+    fb = framework.tensor(b, dtype=getattr(framework, db), requires_grad=not db.startswith("int"))
+    want, got = torch.ldexp(ta, tb), framework.ldexp(fa, fb)
+    assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
+    assert got.grad_fn.name() == want.grad_fn.name() == "LdexpBackward0"
+    np.testing.assert_array_equal(got.detach().float().cpu().numpy(), want.detach().float().numpy())  # bit for bit

@@ -9,8 +9,9 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.grad_mode import no_grad
 from ...ops._util import c_type_name
 from ...ops.vision import pad
-from ... import ops
+from ... import dtypes, ops
 from ...ops import normalization as _bn
+from ...ops.scalar_ops import AddScalar
 from ...tensor import Tensor
 
 
@@ -24,22 +25,25 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
         expected = ", ".join(map(str, shape))
         raise RuntimeError(f"Given normalized_shape={list(shape)}, expected input with shape [*{expected}], but got "
                            f"input of size{list(input.shape)}")
+    half = input._array.dtype.kind in "fV" and input._array.dtype.itemsize == 2
+    # torch's composite: a float16/bfloat16 input is upcast to float32 (its opmath type, whose epsilon is eps's
+    # default) for the whole computation, weight included, and the result cast back (ToCopyBackward0)
+    x = input.to(dtypes.float32) if half else input
     if eps is None:
-        eps = float(ml_dtypes.finfo(input._array.dtype).eps)
+        eps = float(ml_dtypes.finfo(x._array.dtype).eps)
     dims = tuple(range(input.ndim - k, input.ndim))
-    # torch's rms_norm: rsqrt(pow(x, 2).mean(dims, keepdim).add_(eps)), then x * that (* weight)
-    inv = ops.rsqrt(input.pow(2).mean(dim=dims, keepdim=True).add_(eps)) if dims else \
-        ops.rsqrt(input.pow(2).add_(eps))
-    out = input * inv
-    if weight is None:
-        return out
-    if weight._array.dtype != input._array.dtype:  # torch's unfused path: the product in the promoted dtype, then
-        # cast back to the input's (ToCopyBackward0), with its warning
-        warnings.warn(f"Mismatch dtype between input and weight: input dtype = {c_type_name(input._array.dtype)}, "
-                      f"weight dtype = {c_type_name(weight._array.dtype)}, Cannot dispatch to fused implementation.",
-                      UserWarning, stacklevel=2)
-        return (out * weight).to(input.dtype)
-    return out * weight
+    # torch's rms_norm: rsqrt(pow(x, 2).mean(dims, keepdim).add_(eps)), then x * that (* weight); its C++ add_ of
+    # a number is the Scalar overload (AddBackward1)
+    sq = x.pow(2)
+    inv = ops.rsqrt(AddScalar.apply(sq.mean(dim=dims, keepdim=True) if dims else sq, eps))
+    out = x * inv
+    if weight is not None:
+        if weight._array.dtype != input._array.dtype:  # torch's unfused path warns
+            warnings.warn(f"Mismatch dtype between input and weight: input dtype = "
+                          f"{c_type_name(input._array.dtype)}, weight dtype = {c_type_name(weight._array.dtype)}, "
+                          "Cannot dispatch to fused implementation.", UserWarning, stacklevel=2)
+        out = out * weight
+    return out.to(input.dtype)  # a no-op (same tensor, no node) when nothing was widened
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:

@@ -216,12 +216,18 @@ class Ldexp(Function):
     """out = a * 2**e. Saves e, and out when e needs a gradient."""
 
     node_name, array_forward = "LdexpBackward0", True
+    exact_in_bfloat16 = True  # forward rounds a bfloat16 power and product itself, as torch's two kernels do
 
     @staticmethod
     def forward(ctx, a, e):
-        x, _ = _float_pair(a, e)
-        xp = get_array_module(x)
-        out = (x * xp.exp2(e.astype(x.dtype, copy=False))).astype(x.dtype, copy=False)
+        # torch's ldexp is mul(a, pow(2.0, e)): the power is rounded to e's dtype (the default float for an
+        # integer e), then the product is taken in the promoted dtype and cast to the result dtype
+        out_dt = binary_dtype(a, e)
+        out_dt = out_dt if out_dt.kind in "fV" else dtypes.default_float.np
+        p = get_array_module(a).exp2(e.astype(e.dtype if e.dtype.kind in "fV" else dtypes.default_float.np,
+                                             copy=False))
+        x, p = promote(a, p)
+        out = (x * p).astype(out_dt, copy=False)
         ctx.save_for_backward(e, out if ctx.needs_input_grad[1] else None)
         ctx.a_shape = a.shape
         return out
