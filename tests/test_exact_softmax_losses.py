@@ -1,6 +1,7 @@
-"""PyTorch-exactness of the softmax family without ``dim`` and of losses given an integer target (issue 33),
-each against torch: the legacy implicit dim with its deprecation warning, and the loss's dtype, value, gradient
-dtype or error (class and first sentence) for float32/float64 inputs with int64/int32/bool targets.
+"""PyTorch-exactness of the softmax family without ``dim``, of sigmoid past exp's overflow and of losses given an
+integer target (issue 33), each against torch: the legacy implicit dim with its deprecation warning, and the loss's
+dtype, value, gradient dtype or error (class and first sentence) for float32/float64 inputs with int64/int32/bool
+targets.
 """
 from __future__ import annotations
 
@@ -200,3 +201,34 @@ def test_log_softmax_in_row_blocks_matches_torch(dtype, monkeypatch):
     assert not softmax_family._row_blocks(a, (2,))
     whole = framework.log_softmax(framework.tensor(a), -1).numpy()
     assert np.array_equal(out.detach().numpy(), whole)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+@pytest.mark.parametrize("fn", ["sigmoid", "silu", "bce_of_sigmoid"])
+def test_sigmoid_is_zero_where_exp_of_minus_its_input_overflows_as_torchs(dtype, fn):
+    """torch's sigmoid kernel is 1 / (1 + exp(-x)) in x's dtype (float32 for bfloat16): exp(-x) overflows to inf
+    from x <= -88.72... (float32) or -709.78... (float64), so sigmoid is 0 there, not the subnormal e**x, and
+    binary_cross_entropy's log then clamps at -100 (fuzz seed 2805541: 56.9842 vs 56.484)."""
+    torch = pytest.importorskip("torch")
+    if dtype == "bfloat16" and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    edge = 709.7827128933841 if dtype == "float64" else 88.72283935546875
+    x = np.concatenate([[-edge, -edge + 1e-5, -edge - 1e-5, -96.83, -102.56, -91.67, -745.0, -720.0, 0.5],
+                        np.linspace(-110.0, -80.0, 61)])
+    target = np.linspace(0.05, 0.95, x.size)
+
+    def run(m):
+        t = m.tensor(x, dtype=getattr(m, dtype), requires_grad=True)
+        if fn == "sigmoid":
+            y = m.sigmoid(t)
+        elif fn == "silu":
+            y = m.nn.functional.silu(t)
+        else:
+            y = m.nn.functional.binary_cross_entropy(m.sigmoid(t), m.tensor(target, dtype=getattr(m, dtype)))
+        y.backward(m.ones_like(y))
+        return y.detach().double().cpu().numpy(), t.grad.double().cpu().numpy()
+
+    for ours, theirs in zip(run(framework), run(torch)):
+        np.testing.assert_array_equal(ours == 0, theirs == 0)
+        np.testing.assert_array_equal(np.signbit(ours), np.signbit(theirs))
+        np.testing.assert_allclose(ours, theirs, rtol=2e-6 if dtype != "bfloat16" else 1e-2, atol=0)

@@ -269,3 +269,33 @@ def test_ldexp_half_rounds_the_power_then_the_product_as_torch(da, db):
     assert str(got.dtype).split(".")[1] == str(want.dtype).split(".")[1]
     assert got.grad_fn.name() == want.grad_fn.name() == "LdexpBackward0"
     np.testing.assert_array_equal(got.detach().float().cpu().numpy(), want.detach().float().numpy())  # bit for bit
+
+
+CUMPROD_INPUTS = {  # the fuzzer's program (seed 2803492): |cumprod| > 1 makes acos's gradient NaN in some places
+    "no_zero": np.array([[-0.76, -0.58, -1.58, 1.04], [-0.14, -1.74, -1.86, -0.6], [-0.87, 0.84, 1.17, -0.63]]),
+    "zeros": np.array([[-0.76, 0.0, -1.58, 1.04], [0.0, -1.74, 0.0, -0.6], [-0.87, 0.84, 0.0, 0.0]]),
+    "inf": np.array([[-0.76, np.inf, -1.58, 0.0], [-0.14, -1.74, -1.86, -0.6], [-0.87, 0.0, 1.17, -0.63]]),
+}
+
+
+@pytest.mark.parametrize("inputs", CUMPROD_INPUTS)
+@pytest.mark.parametrize("dim", [0, 1])
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_cumprod_backward_spreads_nan_as_torchs(inputs, dim, inplace, dtype, create_graph):
+    """torch's cumprod_backward: without zeros, the reversed running sum of grad * out (flip, cumsum, flip) over
+    the input, so a NaN reaches only the places before it (a total minus a running sum spread it along the whole
+    dim); with zeros, masks around the first zero (torch's O(n^2) products when create_graph)."""
+    torch = pytest.importorskip("torch")
+    g_out = np.array([[-1.77, 1.42, 0.02, 1.99], [-1.28, 0.81, 0.53, 1.71], [-0.31, -0.62, 1.51, 1.41]])
+
+    def run(m):
+        t = m.tensor(CUMPROD_INPUTS[inputs], dtype=getattr(m, dtype), requires_grad=True)
+        y = (t * 1).cumprod_(dim) if inplace else m.cumprod(t, dim)
+        g, = m.autograd.grad(m.acos(y), t, m.tensor(g_out, dtype=getattr(m, dtype)), create_graph=create_graph)
+        return g.detach().cpu().numpy()
+
+    ours, theirs = run(framework), run(torch)
+    np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)

@@ -124,10 +124,6 @@ XFAIL_GROUPS = {
     "log_softmax's backward of a row of -0.0 gradients (the ctc_loss row's, at a step that 1e30 makes certain): "
     "torch's kernel returns +0.0 (its row sum is -0.0), ours -0.0 (numpy's row sum is +0.0)": [
         f"ctc_loss grad {s} {d}" for s in ("small", "big") for d in ("float32", "float64")],
-    "cumprod's backward divides by the input (0 and inf give NaN); torch's cumprod_backward handles zeros without "
-    "dividing": [f"{c} {w} {s} {d}" for c in ("cumprod", "cumprod_zero", "cumprod_inplace")
-                 for w in ("grad", "grad_special")
-                 for s in ("small", "big") for d in ("float32", "float64")],
     "group_norm with inf/1e30 inputs: our mean/var/normalize order gives other signed zeros and inf where torch "
     "gives NaN": [
         "group_norm forward small float32", "group_norm forward small float64", "group_norm forward big float32",

@@ -7,7 +7,7 @@ from ...autograd.function import Function
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
-from ..pointwise.unary import _sigmoid
+from ..pointwise.unary import _sigmoid_torch
 from ..pointwise.unary_inplace import _inplace
 from .._util import refuse_integer_kernel, wrap_dim
 from ..pointwise import Sigmoid, Tanh, tanh as _ops_tanh, where_op
@@ -115,7 +115,7 @@ class Silu(Function):
     def forward(ctx, a):
         refuse_integer_kernel(a, "silu_cpu")
         ctx.save_for_backward(a)
-        return a * _sigmoid(get_array_module(a), a)
+        return a * _sigmoid_torch(get_array_module(a), a)  # torch's a / (1 + exp(-a)): -0.0 past exp's overflow
 
     @staticmethod
     def backward(ctx, grad):

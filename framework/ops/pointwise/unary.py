@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function
 from ... import dtypes
@@ -187,11 +189,32 @@ def _sigmoid(xp, a):
     return xp.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
+def _exp_overflows_from(dt) -> float:
+    """The smallest x of float dtype dt whose exp is inf."""
+    x = dt(np.log(np.finfo(dt).max))
+    with np.errstate(over="ignore"):
+        while np.isfinite(np.exp(x)):
+            x = np.nextafter(x, dt(np.inf))
+    return float(x)
+
+
+_EXP_OVERFLOWS_FROM = {4: _exp_overflows_from(np.float32), 8: _exp_overflows_from(np.float64)}
+
+
+def _sigmoid_torch(xp, a):
+    """torch's sigmoid kernel, 1 / (1 + exp(-a)) in a's dtype (float32 for the half types): exp(-a) overflows to
+    inf, so the result is 0, where -a reaches exp's overflow (float32: a <= -88.72...), not the subnormal e**a."""
+    out = _sigmoid(xp, a)
+    wide = out if out.dtype.itemsize >= 4 else out.astype(np.float32)  # compare half types' values exactly
+    a = a if a.dtype == wide.dtype else a.astype(wide.dtype)
+    return xp.where(a <= -_EXP_OVERFLOWS_FROM[wide.dtype.itemsize], xp.zeros_like(out), out)
+
+
 class Sigmoid(_SavesOutput):
     """out = 1 / (1 + e**-a). Saves out."""
 
     node_name, backward_op = "SigmoidBackward0", _bw.SigmoidBackward
-    f = staticmethod(_sigmoid)
+    f = staticmethod(_sigmoid_torch)
     dout = staticmethod(lambda grad, out: grad * out * (1 - out))
 
 

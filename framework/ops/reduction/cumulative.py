@@ -6,11 +6,13 @@ import numpy as np
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function, OriginalSelf
+from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import errstate, get_array_module
 from ...creation import zeros
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
+from .sums import prod
 from .._util import check_inplace_cast, scalar_type_name, values_indices, wrap_dim
 from ..indexing import ScatterAdd, Slice
 from ..pointwise import logical_xor
@@ -248,27 +250,66 @@ class Cumprod(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        # torch's cumprod_backward, op for op, so that NaN and inf spread to the same places
         a, out = ctx.saved_tensors
         dim = ctx.dim
-        if a.ndim == 0:  # the product of one element: the element itself
+        if a.numel() <= 1 or a.shape[dim] == 1:  # the product of one element: the element itself
             return grad, None
-        if not bool((a == 0).any()):
-            go = grad * out
-            return (go.sum(dim=dim, keepdim=True) - Cumsum.apply(go, dim) + go) / a, None
-        # with zeros the division above is 0/0: d out_j / d a_k = prod_{i<=j, i!=k} a_i, column by column
-        n = a.shape[dim]
-        cols = []
-        for k in range(n):
-            ones = [1.0] * n
-            ones[k] = 0.0
-            xp = get_array_module(a._array)
-            shape = [1] * a.ndim
-            shape[dim] = n
-            hole = Tensor._make(xp.asarray(ones, dtype=a._array.dtype).reshape(shape))
-            others = Cumprod.apply(a * hole + (1 - hole), dim)  # a with a_k replaced by 1
-            later = Tensor._make((xp.arange(n) >= k).reshape(shape))
-            cols.append((grad * others * later).sum(dim=dim, keepdim=True))
-        return Cat.apply(dim, *cols), None
+        w = out * grad
+        if not bool((a == 0).any()):  # dy_j/da_k = y_j / a_k: the reversed running sum of w, over a
+            return _reversed_cumsum(w, dim) / a, None
+        if is_grad_enabled():
+            return _cumprod_backward_omitted(grad, a, dim), None
+        return Tensor._make(_cumprod_backward_zeros(grad._array, a._array, out._array, w._array, dim)), None
+
+
+def _reversed_cumsum(w: Tensor, dim: int) -> Tensor:
+    """sum_{j >= k} w_j along dim: flip, running sum, flip (a NaN reaches only the places before it)."""
+    return Cumsum.apply(w.flip(dim), dim).flip(dim)
+
+
+def _cumprod_backward_zeros(grad, a, out, w, dim: int):
+    """cumprod's input gradient where a holds zeros, without graph (torch's O(n) masks): before the first zero
+    z1, the no-zero formula on w cut at z1; at z1, prod(a[:z1]) * sum_j grad_j * prod(a(z1, j]) up to the second
+    zero; after z1, zero."""
+    xp = get_array_module(a)
+    zeros_so_far = xp.cumsum(a == 0, axis=dim)
+    before = zeros_so_far == 0
+    with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
+        cut = _running_in_double(xp.cumsum, xp.flip(xp.where(before, w, 0), dim), dim)
+        result = xp.where(before, xp.flip(cut, dim) / a, xp.zeros_like(grad))
+    first_run = zeros_so_far == 1
+    z1 = xp.argmax(first_run, axis=dim)[(slice(None),) * dim + (None,)]  # the first zero's index (0 when none)
+    positions = xp.arange(a.shape[dim]).reshape((-1,) + (1,) * (a.ndim - dim - 1))
+    at_z1 = (positions == z1) & first_run
+    between = first_run & ~at_z1
+    with errstate(xp, over="ignore", invalid="ignore"):
+        after_z1 = _running_in_double(xp.cumprod, xp.where(between, a, xp.ones_like(a)), dim)
+        total = (after_z1 * xp.where(first_run, grad, xp.zeros_like(grad))).sum(axis=dim, keepdims=True)
+        until_z1 = xp.take_along_axis(out, xp.maximum(z1 - 1, 0), axis=dim)
+        total = total * xp.where(z1 == 0, xp.ones_like(until_z1), until_z1)
+    return xp.where(at_z1, total, result).astype(grad.dtype, copy=False)
+
+
+def _cumprod_backward_omitted(grad: Tensor, a: Tensor, dim: int) -> Tensor:
+    """cumprod's input gradient where a holds zeros, differentiable (create_graph): for each k,
+    sum_{j >= k} grad_j * prod_{i <= j, i != k} a_i, from the products before k and the running products after k."""
+    n = a.shape[dim]
+    ones_shape = list(a.shape)
+    ones_shape[dim] = 1
+    ones = Tensor._make(get_array_module(a._array).ones(tuple(ones_shape), dtype=grad._array.dtype))
+    slices = []
+    for k in range(n):
+        if k == 0:
+            omitted = cat([ones, Cumprod.apply(a.narrow(dim, 1, n - 1), dim)], dim)
+        else:
+            until_k = prod(a.narrow(dim, 0, k), dim, True)
+            omitted = until_k
+            if k < n - 1:
+                from_k = Cumprod.apply(a.narrow(dim, k + 1, n - k - 1), dim)
+                omitted = cat([until_k, until_k.expand_as(from_k) * from_k], dim)
+        slices.append((grad.narrow(dim, k, n - k) * omitted).sum(dim, keepdim=True))
+    return cat(slices, dim)
 
 
 def cumprod(input: Tensor, dim: int, *, dtype=None) -> Tensor:
