@@ -681,3 +681,22 @@ def test_leaf_grads_stolen_from_one_buffer_share_its_version_counter(name):
     (first, second), *_ = _same(run)[1]
     # b's gradient was not written: only a shared counter moves it
     assert second[1] == first[1] + (name != "stack_dim1")
+
+
+@pytest.mark.parametrize("op", ["tanh", "sigmoid", "exp"])
+def test_bfloat16_gradient_of_a_transposed_input_keeps_its_layout_as_torchs(op):
+    """A bfloat16 op's gradient formula multiplies an expanded gradient (sum's) by a transposed operand: the
+    float32 copy of the expanded operand stays expanded, so the product is laid out as the transposed one, as
+    torch's, and AccumulateGrad keeps it (version 0; fuzz seed 3403136)."""
+    if str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    a = np.array([[0.74, 1.11, -1.38, 1.0], [-0.5, 0.51, -1.19, -1.49], [1.37, -0.85, -0.22, 0.44]])
+    out = []
+    for m in (torch, framework):
+        leaf = m.tensor(a, dtype=m.bfloat16, requires_grad=True)
+        t = leaf.transpose(0, -1)
+        y = getattr(m, op)(t)
+        (g,) = m.autograd.grad(y.sum(), t, retain_graph=True)
+        y.sum().backward()
+        out.append((g.stride(), leaf.grad.stride(), leaf.grad._version, leaf.grad.float().tolist()))
+    assert out[0] == out[1]

@@ -16,7 +16,11 @@ def _widen(arrays) -> tuple:
     back, wide = {}, []
     for a in arrays:
         if getattr(a, "dtype", None) == bf16:
-            w = a.astype(np.float32)
+            if 0 in a.strides and a.size > 1:  # an expanded operand stays one: its copy would be laid out anew
+                one = a[tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)]
+                w = np.broadcast_to(one.astype(np.float32), a.shape)  # (bfloat16 lives on the host only)
+            else:
+                w = a.astype(np.float32)
             back[id(w)] = a
             a = w
         wide.append(a)
