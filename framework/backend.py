@@ -222,6 +222,17 @@ def _dense(array: Array) -> bool:
     return True
 
 
+def arange_laid_out_as(array: Array) -> Array:
+    """arange(array.size) in ``array``'s shape (each value its element's C-order position), laid out in memory as
+    ``array`` is when dense in some dim order: ops that address memory (as_strided) replay on it as on ``array``."""
+    xp = get_array_module(array)
+    index = xp.arange(array.size).reshape(array.shape)
+    if array.flags.c_contiguous or not _dense(array):
+        return index
+    order = sorted(range(array.ndim), key=lambda d: -array.strides[d])  # outermost in memory first
+    return index.transpose(order).copy().transpose([order.index(d) for d in range(array.ndim)])
+
+
 def is_non_overlapping_and_dense(array: Array) -> bool:
     """torch's is_non_overlapping_and_dense (no stride-0 dims, no gaps), for callers above the backend."""
     return _dense(array)

@@ -228,9 +228,8 @@ class Tensor:
     def _elements_in_base(self):
         """The flat positions in the base of this view's elements: its view ops replayed on arange(numel)."""
         base = self._base._array
-        xp = backend.get_array_module(base)
         with no_grad():
-            return self._view_fn_now()(Tensor._make(xp.arange(base.size).reshape(base.shape)))._array
+            return self._view_fn_now()(Tensor._make(backend.arange_laid_out_as(base)))._array
 
     def _view_fn_now(self):
         """This view's ops as a function of its base as it is now: first undo the base's geometry changes

@@ -85,6 +85,62 @@ def test_as_strided_is_a_view_of_the_storage():
     assert outs[0] == outs[1]
 
 
+def _dense_permuted(m, x, order):
+    """x laid out with its dims in memory in ``order`` (outermost first): a fresh tensor, as ``x.t() * 1`` is."""
+    return (x.permute(*order) * 1).permute(*[order.index(d) for d in range(x.ndim)])
+
+
+# as_strided on a tensor whose storage is dense in another dim order (column-major ``x.t() * 1``, a permuted
+# 3-d tensor) or on a view into one: torch indexes the storage in memory order
+STORAGE_PROGRAMS = {
+    "column_major": ((4, 3), lambda m, x: (x.t() * 1).as_strided((2, 3), (1, 2), 1)),
+    "column_major_default_offset": ((4, 3), lambda m, x: (x.t() * 1)[1:].as_strided((2, 2), (3, 1))),
+    "column_major_inplace": ((4, 3), lambda m, x: (x.t() * 1).as_strided_((2, 3), (1, 2), 1)),
+    "column_major_view_inplace": ((4, 3), lambda m, x: (x.t() * 1)[:, 1].as_strided_((3, 2), (1, 3), 2)),
+    "permuted_3d": ((2, 3, 4), lambda m, x: _dense_permuted(m, x, (2, 0, 1)).as_strided((4, 3), (1, 4), 3)),
+    "permuted_3d_view": ((2, 3, 4), lambda m, x: _dense_permuted(m, x, (1, 2, 0))[1, :, ::2].as_strided((3, 3), (2, 3))),
+    "permuted_3d_inplace": ((2, 3, 4), lambda m, x: _dense_permuted(m, x, (2, 1, 0)).as_strided_((5, 2), (2, 7), 4)),
+    "size1_dims": ((1, 3, 4), lambda m, x: _dense_permuted(m, x, (2, 0, 1)).as_strided((2, 5), (5, 1), 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORAGE_PROGRAMS))
+def test_as_strided_addresses_a_permuted_dense_storage_as_torch(name):
+    shape, fn = STORAGE_PROGRAMS[name]
+    a = np.random.default_rng(3).standard_normal(shape)
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(a, requires_grad=True)
+        y = fn(m, x)
+        (y * y * m.arange(1.0, y.numel() + 1, dtype=m.float64).reshape(y.shape)).sum().backward()
+        outs.append((y.tolist(), x.grad.tolist(), y.grad_fn.name(), y._version, y.stride(), y.storage_offset()))
+    assert outs[0] == outs[1]
+
+
+# writes after the as_strided view of a column-major storage: the base's and the view's regenerated histories
+STORAGE_WRITES = {
+    "base_written": lambda b, v: b.mul_(2),
+    "view_written": lambda b, v: v.mul_(3),
+    "view_written_twice": lambda b, v: v.add_(1).mul_(2),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STORAGE_WRITES))
+def test_writes_around_an_as_strided_view_of_a_column_major_storage_match_torch(name):
+    a = np.random.default_rng(4).standard_normal((4, 3))
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(a, requires_grad=True)
+        b = x.t() * 1
+        v = b.as_strided((2, 3), (1, 2), 1)
+        STORAGE_WRITES[name](b, v)
+        ((b * b).sum() + (v * v * v).sum()).backward()
+        outs.append((b.tolist(), v.tolist(), b.grad_fn.name().split("::")[-1], v.grad_fn.name(), b._version,
+                     v._version, x.grad.tolist()))
+    assert outs[0][:-1] == outs[1][:-1]
+    np.testing.assert_allclose(outs[0][-1], outs[1][-1], rtol=1e-13)  # (sums in another order: last bits)
+
+
 # ---- in-place twins and version counters ------------------------------------------------------------
 
 INPLACE = ["square_", "floor_", "ceil_", "round_", "trunc_", "frac_", "log1p_", "expm1_", "log2_", "log10_", "tan_",
@@ -240,6 +296,8 @@ ERRORS = {
     "bernoulli_int": lambda m: m.bernoulli(m.zeros(3, dtype=m.int64)),
     "as_strided_out_of_bounds": lambda m: m.zeros(3, 4).as_strided((3, 3), (4, 2)),
     "as_strided_lengths": lambda m: m.zeros(3, 4).as_strided((3, 3), (4,)),
+    "as_strided_column_major_out_of_bounds": lambda m: (m.zeros(4, 3).t() * 1).as_strided((3, 3), (4, 2)),
+    "as_strided__column_major_view_out_of_bounds": lambda m: (m.zeros(4, 3).t() * 1)[1].as_strided_((3,), (6,)),
     "mode_empty_dim": lambda m: m.mode(m.zeros(2, 0), 1),
 }
 

@@ -23,6 +23,8 @@ class CopySlices(Node):
         self.next_functions = (base_edge,) + tuple(fn.next_functions[1:])
         self._site = fn._site
         self._grad_dtypes = (base._array.dtype,)
+        # torch's result has the base's strides, which its view ops (as_strided) address: kept when not C order
+        self._strides = None if base._array.flags.c_contiguous else tuple(base.stride())
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"  # torch's C++ node: name() is namespaced, the type is not
@@ -33,8 +35,11 @@ class CopySlices(Node):
             return [None] * len(self.next_functions)
         if self._fn is None:  # torch's CopySlices drops its wrapped node on release: a second backward is refused
             raise diagnostics.saved_tensor_freed(self)
-        result = grad.clone(memory_format=contiguous_format)
-        result._version_counter.bump("copy_")  # torch's result is new_empty_strided(...).copy_(grad): _version 1
+        if self._strides is None:
+            result = grad.clone(memory_format=contiguous_format)
+            result._version_counter.bump("copy_")  # torch's result is new_empty_strided(...).copy_(grad): _version 1
+        else:
+            result = grad.new_empty_strided(tuple(grad.shape), self._strides).copy_(grad)
         grad_slice = self._view_fn(result)
         res = self._fn.apply([grad_slice.clone(memory_format=contiguous_format)])
         base_next = self.next_functions[0][0]

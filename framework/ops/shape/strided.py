@@ -8,21 +8,30 @@ from ...tensor import Tensor
 from .._util import wrap_dim
 
 
+def _memory(root):
+    """``root``'s memory as a flat array in address order (a view), or None when its elements do not tile one
+    block: a dense array in any dim order (torch's column-major ``x.t() * 1``) is its storage, read in order."""
+    if root.flags.c_contiguous or root.size == 0:
+        return root.reshape(-1)
+    if not backend.is_non_overlapping_and_dense(root):
+        return None
+    # drop the size-1 dims (any stride), then order the rest by falling stride: a C-contiguous view of the block
+    block = root[tuple(0 if n == 1 else slice(None) for n in root.shape)]
+    return block.transpose(sorted(range(block.ndim), key=lambda d: -block.strides[d])).reshape(-1)
+
+
 def _storage(t: Tensor):
     """(storage array flattened, t's own offset in it, t's strides in elements)."""
     base = t._base if t._base is not None else t
     # a base whose geometry changed in place (base.t_(), resize_) keeps the array its storage is in
     root = base._array if base._storage_root is None else base._storage_root
-    if not root.flags.c_contiguous:
-        raise NotImplementedError("as_strided: the tensor's storage is not contiguous; call .contiguous() first")
+    flat = _memory(root)
+    if flat is None:  # (an array with gaps or repeats that no op of torch's would return as a fresh tensor)
+        raise NotImplementedError("as_strided: the tensor's storage is not one dense block of memory; call "
+                                  ".contiguous() first")
     item = root.itemsize
-    own = (backend.data_ptr(t._array) - backend.data_ptr(root)) // item if root.size else 0
-    return root.reshape(-1), own, tuple(s // item for s in t._array.strides)
-
-
-def _owner(arr):
-    """The array that owns ``arr``'s memory (numpy and cupy collapse a view's base to its owner)."""
-    return arr if arr.base is None else arr.base
+    own = (backend.data_ptr(t._array) - backend.data_ptr(flat)) // item if root.size else 0
+    return flat, own, tuple(s // item for s in t._array.strides)
 
 
 def _positions(xp, n: int, size, stride, offset: int):
@@ -44,7 +53,7 @@ class AsStrided(Function):
         if backend.memory_owner(storage) is not backend.memory_owner(a):  # (a capture's traced views: follow bases)
             # a replay of this view on another tensor of the base's shape (a view's regenerated grad_fn replays
             # its view ops on arange(numel) to find its elements): the geometry applies to that tensor's storage
-            storage = _owner(a).reshape(-1)
+            storage = _memory(backend.memory_owner(a))
         ctx.conf = (storage.size, size, stride, offset, in_geometry)
         item = storage.itemsize
         return get_array_module(storage).lib.stride_tricks.as_strided(
@@ -178,10 +187,14 @@ def _matrix_view(name: str, batched: bool):
 
 def storage_offset(self: Tensor) -> int:
     """Where self's first element sits in its storage, in elements."""
-    root = (self._base if self._base is not None else self)._array
+    base = self._base if self._base is not None else self
+    # a base whose geometry changed in place (as_strided_ with an offset) keeps the array its storage is in
+    root = base._array if base._storage_root is None else base._storage_root
     if not self._array.size:
         return 0
-    return (backend.data_ptr(self._array) - backend.data_ptr(root)) // self._array.itemsize
+    flat = _memory(root)
+    start = root if flat is None else flat  # (its first element is the storage's first, when dense)
+    return (backend.data_ptr(self._array) - backend.data_ptr(start)) // self._array.itemsize
 
 
 def new_empty_strided(self: Tensor, size, stride, *, dtype=None, device=None, requires_grad: bool = False):
