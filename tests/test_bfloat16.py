@@ -160,6 +160,26 @@ def test_reductions_and_matmul_accumulate_in_float32(cpu_only):
         np.testing.assert_allclose(_bits(o), _bits(t), rtol=2 * 2.0 ** -8, atol=1e-6)
 
 
+def test_expanded_operand_keeps_row_major_layout(cpu_only):
+    """An op on an expanded bfloat16 tensor lays its result out as the float32 op does (row-major), so var_mean's
+    mean gradient (an expand divided by N) obeys the leaf's layout and AccumulateGrad keeps it (version 0)."""
+    a = np.array([[-1.21, 0.75, 0.22, -0.78], [1.62, -0.39, -1.16, -0.16], [0.23, 1.61, -0.35, -0.61]])
+    for m in (torch, fw):
+        e = m.ones(4, dtype=m.bfloat16).expand(3, 4)
+        assert (e / 3).stride() == (e * 2).stride() == (e + e).stride() == (4, 1), m.__name__
+        grads = []
+        for dim, idx in ((0, 1), (1, 1), (0, 0)):
+            x = m.tensor(a, dtype=m.bfloat16, requires_grad=True)
+            y = m.var_mean(x, dim, correction=0)[idx]
+            (y * y).sum().backward()
+            grads.append((x.grad.stride(), x.grad._version, _bits(x.grad)))
+        if m is torch:
+            want = grads
+    for (ts, tv, tb), (os_, ov, ob) in zip(want, grads):
+        assert (os_, ov) == (ts, tv) == ((4, 1), 0)
+        assert _same(ob, tb)
+
+
 def test_training_step_with_optimizers(cpu_only):
     """A small MLP in bfloat16: loss, gradients and a few steps of SGD/Adam/AdamW stay bfloat16 and follow torch."""
     for name, kw in (("SGD", {"lr": 0.1, "momentum": 0.9}), ("Adam", {"lr": 1e-2}), ("AdamW", {"lr": 1e-2})):

@@ -95,3 +95,33 @@ def test_loss_errors_match_torch():
         F.smooth_l1_loss(framework.ones(2), framework.ones(2), beta=-1.0)
     with pytest.warns(UserWarning, match="Using a target size"):
         F.smooth_l1_loss(framework.ones(2, 1), framework.ones(2))
+
+
+def _mixed_dtype_grads(m, name, reduction, dtypes):
+    """The create_graph gradients of a regression loss of a float32/float64 pair: (grad_fn name, dtype, values)
+    each, or the error torch raises (huber_loss's backward wants one dtype)."""
+    F = m.nn.functional
+    fn = {"smooth_l1": F.smooth_l1_loss, "huber": F.huber_loss, "mse": F.mse_loss, "l1": F.l1_loss}[name]
+    a = m.tensor(A, dtype=getattr(m, dtypes[0]), requires_grad=True)
+    b = m.tensor(B, dtype=getattr(m, dtypes[1]), requires_grad=True)
+    out = fn(a, b, reduction=reduction)
+    try:
+        grads = m.autograd.grad((out * out).sum(), [a, b], create_graph=True)
+    except RuntimeError as e:
+        return str(e)
+    return [(g.grad_fn.name(), str(g.dtype).split(".")[-1], g.detach().double().cpu().numpy()) for g in grads]
+
+
+@pytest.mark.parametrize("dtypes", [("float64", "float32"), ("float32", "float64"), ("float32", "float32")])
+@pytest.mark.parametrize("name", ["smooth_l1", "huber", "mse", "l1"])
+def test_mixed_dtype_create_graph_gradients_match_torch(name, dtypes):
+    """A float32 target of a float64 input (or the reverse) gets its gradient from the loss's backward node itself
+    in its own dtype (SmoothL1LossBackwardBackward0, not a ToCopyBackward0 after it), as torch's kernel writes it."""
+    for reduction in REDUCTIONS:
+        ours, theirs = (_mixed_dtype_grads(m, name, reduction, dtypes) for m in (framework, torch))
+        if isinstance(theirs, str):
+            assert ours == theirs
+            continue
+        assert [g[:2] for g in ours] == [g[:2] for g in theirs], reduction
+        for (_, dt, g), (_, _, tg) in zip(ours, theirs):
+            np.testing.assert_allclose(g, tg, rtol=1e-6 if dt == "float32" else 1e-12, atol=1e-7)

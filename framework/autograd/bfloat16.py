@@ -10,17 +10,25 @@ from .. import dtypes
 from ..tensor import Tensor
 
 
+def _widen_one(a):
+    """A float32 copy of the bfloat16 array ``a`` that repeats its elements where ``a`` does (an expand's stride-0
+    dims): NumPy's astype lays a stride-0 dim innermost (a column-major copy of ``x.expand(3, 4)``), so the op's
+    result would come out column-major where the float32 op's, as torch's, is row-major."""
+    repeated = [n > 1 and st == 0 for n, st in zip(a.shape, a.strides)]
+    if True not in repeated:
+        return a.astype(np.float32)
+    one = a[tuple(slice(0, 1) if r else slice(None) for r in repeated)].astype(np.float32)
+    strides = tuple(0 if r else st for r, st in zip(repeated, one.strides))
+    return np.lib.stride_tricks.as_strided(one, a.shape, strides)
+
+
 def _widen(arrays) -> tuple:
     """float32 copies of the bfloat16 arrays (others as they are), and a map from each copy back to its original."""
     bf16 = dtypes.BFLOAT16_NP
     back, wide = {}, []
     for a in arrays:
         if getattr(a, "dtype", None) == bf16:
-            if 0 in a.strides and a.size > 1:  # an expanded operand stays one: its copy would be laid out anew
-                one = a[tuple(slice(0, 1) if st == 0 else slice(None) for st in a.strides)]
-                w = np.broadcast_to(one.astype(np.float32), a.shape)  # (bfloat16 lives on the host only)
-            else:
-                w = a.astype(np.float32)
+            w = _widen_one(a)
             back[id(w)] = a
             a = w
         wide.append(a)

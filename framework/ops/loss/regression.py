@@ -66,7 +66,10 @@ class _ThresholdLossBackward(Function):
         xp = get_array_module(x)
         d = x - t
         slope = cls._slope(xp, d, beta)
-        return slope * (g / d.size) if reduction == "mean" else slope * g
+        out = slope * (g / d.size) if reduction == "mean" else slope * g
+        # torch's kernel writes into empty_like(x): a target's gradient comes out in the target's dtype from this
+        # node itself (no ToCopyBackward0 after it under create_graph), whatever dtype g and t promote to
+        return out.astype(x.dtype, copy=False)
 
     @staticmethod
     def _per_beta(second, beta):
