@@ -299,3 +299,24 @@ def test_cumprod_backward_spreads_nan_as_torchs(inputs, dim, inplace, dtype, cre
     ours, theirs = run(framework), run(torch)
     np.testing.assert_array_equal(np.isnan(ours), np.isnan(theirs))
     np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_spread_of_equal_values_is_exactly_zero_as_torch(fn, dtype):
+    """torch's Welford kernel gives exactly 0 for a run of equal values (NumPy's two passes leave sum / N's
+    rounding: 2.7e-16 for three 1.35s, which a later where(std > 0, ...) turns into another branch; fuzz seed
+    3603660); other values stay torch's."""
+    torch = pytest.importorskip("torch")
+    rows = np.array([[1.35, 1.35, 1.35], [0.1, 0.1, 0.1], [-2.7, 0.4, 1.9]])
+    for kwargs in (dict(dim=1, keepdim=True), dict(dim=1), dict()):
+        ours = getattr(framework, fn)(framework.tensor(rows, dtype=getattr(framework, dtype)).expand(2, 3, 3)
+                                      if kwargs else framework.tensor(rows[:1, :1]).expand(4, 3), **kwargs)
+        theirs = getattr(torch, fn)(torch.tensor(rows, dtype=getattr(torch, dtype)).expand(2, 3, 3)
+                                    if kwargs else torch.tensor(rows[:1, :1]).expand(4, 3), **kwargs)
+        ours = ours if isinstance(ours, tuple) else (ours,)
+        theirs = theirs if isinstance(theirs, tuple) else (theirs,)
+        for a, b in zip(ours, theirs):
+            a, b = a.cpu().numpy(), b.numpy()
+            assert ((a == 0) == (b == 0)).all()
+            np.testing.assert_allclose(a, b, rtol=1e-6 if dtype == "float32" else 1e-12)
