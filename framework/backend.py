@@ -421,6 +421,17 @@ def _on_gpu(array: Array) -> bool:
     return _cupy is not None and isinstance(array, _cupy.ndarray)
 
 
+def cast_keeping_repeats(a: Array, dtype) -> Array:
+    """a.astype(dtype) where an expanded array (a stride-0 dim of size > 1) stays expanded: NumPy's astype would lay
+    the repeated dim innermost, and an elementwise result taking that copy's layout would come out column-major
+    where torch's, which keeps the repeat, is row-major. The expanded result is read only, as an expand."""
+    repeated = [n > 1 and st == 0 for n, st in zip(a.shape, a.strides)]
+    if True not in repeated:
+        return a.astype(dtype)
+    one = a[tuple(slice(0, 1) if r else slice(None) for r in repeated)].astype(dtype)
+    return get_array_module(a).broadcast_to(one, a.shape)
+
+
 def matmul(a: Array, b: Array, out: Array | None = None) -> Array:
     """a @ b (written into ``out`` when given).  On the host, float16 operands multiply in float32 and round once,
     as torch's CPU kernels (which accumulate in float32): NumPy's float16 matmul has no BLAS (12x slower at

@@ -320,3 +320,19 @@ def test_spread_of_equal_values_is_exactly_zero_as_torch(fn, dtype):
             a, b = a.cpu().numpy(), b.numpy()
             assert ((a == 0) == (b == 0)).all()
             np.testing.assert_allclose(a, b, rtol=1e-6 if dtype == "float32" else 1e-12)
+
+
+@pytest.mark.parametrize("op", ["truediv", "mul", "add", "gt", "maximum"])
+def test_promoted_expanded_operand_keeps_torchs_row_major_result(op):
+    """float32 expanded (stride 0) over float64: the promoted copy stays expanded, so the result is row-major as
+    torch's and view(-1) works (NumPy's astype laid the repeated dim innermost; fuzz seed 3802508)."""
+    torch = pytest.importorskip("torch")
+    import operator
+    fn = getattr(operator, op, None) or (lambda a, b: a.maximum(b))
+    out = []
+    for m in (torch, framework):
+        a = m.tensor([1.0, 2.0], dtype=m.float32).expand(2, 2)
+        b = m.tensor([1.5], dtype=m.float64)
+        r = fn(a, b)
+        out.append((r.stride(), r.dtype == m.float64, r.reshape(-1).tolist(), r.view(-1).shape[0]))
+    assert out[0] == out[1]

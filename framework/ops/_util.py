@@ -117,10 +117,10 @@ def promote(a, b, dt=None) -> tuple:
         dt = binary_dtype(a, b)
     if dt.kind in "iu":  # a Python int beyond the dtype's range wraps around as in torch (numpy 2 raises)
         a, b = _wrap_int(a, dt), _wrap_int(b, dt)
-    if getattr(a, "dtype", dt) != dt:
-        a = a.astype(dt)
+    if getattr(a, "dtype", dt) != dt:  # (an expanded operand stays expanded: its copy keeps torch's layout)
+        a = backend.cast_keeping_repeats(a, dt)
     if getattr(b, "dtype", dt) != dt:
-        b = b.astype(dt)
+        b = backend.cast_keeping_repeats(b, dt)
     return a, b
 
 
