@@ -358,3 +358,21 @@ def test_max_pool2d_2x2_ties_nan_inf_and_signed_zeros_match_torch(shape, dtype):
         assert np.array_equal(y_ours, y_theirs, equal_nan=True), trial
         assert np.array_equal(gx_ours, gx_theirs, equal_nan=True), trial
         assert np.array_equal(np.signbit(gx_ours), np.signbit(gx_theirs)), trial
+
+
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_max_pool_double_backward_input_gradient_is_torchs_zeros_like(dims):
+    """The double-backward node's gradient in x is torch's zeros_like(self), made by an in-place zero_(): a leaf
+    that takes it keeps _version 1 (fuzz seed 3701386)."""
+    torch = pytest.importorskip("torch")
+    a = np.random.default_rng(dims).standard_normal((2, 3) + (7,) * dims)
+    out = []
+    for m in (torch, framework):
+        x = m.tensor(a, dtype=m.float32, requires_grad=True)
+        pool = getattr(m.nn.functional, f"max_pool{dims}d")
+        y = pool(x, 3, 2, 1, return_indices=True)[0]
+        (g,) = m.autograd.grad(y.sum(), [x], create_graph=True)
+        g.sum().backward(retain_graph=True)
+        out.append((type(g.grad_fn).__name__ if m is framework else g.grad_fn.name(), x.grad._version,
+                    x.grad.stride(), float(x.grad.abs().sum())))
+    assert out[0] == out[1]

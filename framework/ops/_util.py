@@ -124,6 +124,15 @@ def promote(a, b, dt=None) -> tuple:
     return a, b
 
 
+def formula_zeros(like: Tensor, shape: tuple) -> Tensor:
+    """zeros of ``shape`` as a torch derivative formula's zeros_like makes them: empty_like().zero_(), an in-place
+    write, so the tensor's _version is 1 (AccumulateGrad keeps that version when it takes the gradient)."""
+    zeros = like.new_zeros(shape)
+    if zeros._version_counter is not None:
+        zeros._version_counter.value += 1
+    return zeros
+
+
 def wrap_dim(dim: int, ndim: int) -> int:
     """torch's maybe_wrap_dim: a dim in [-ndim, ndim) as a non-negative one (a 0-d tensor accepts 0 and -1)."""
     n = max(ndim, 1)

@@ -13,7 +13,7 @@ from ... import backend, dtypes
 from ...backend import get_array_module
 from ...creation import empty, ones
 from ...tensor import Tensor
-from .._util import c_type_name, grad_for, scalar_type_name, wrap_dim
+from .._util import c_type_name, formula_zeros, grad_for, scalar_type_name, wrap_dim
 from ..pointwise import arithmetic as _ar
 from ..reduction import cumprod
 from ..scalar_ops import maybe_multiply
@@ -364,10 +364,7 @@ class BlockDiag(Function):
         out, r, c = [], 0, 0
         for *_, shape, _ in ctx.spans:
             if shape == (0,):
-                zeros = grad.new_zeros(0)
-                if zeros._version_counter is not None:  # torch's at::zeros there is empty().zero_(): _version 1
-                    zeros._version_counter.value += 1
-                out.append(zeros)
+                out.append(formula_zeros(grad, (0,)))  # torch's at::zeros there is empty().zero_(): _version 1
                 continue
             rows, cols = shape if len(shape) == 2 else (1, shape[0] if shape else 1)
             block = grad[r:r + rows, c:c + cols]

@@ -9,6 +9,7 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from .._separable import SeparableMap
 from .._sliding import _col2im, _pad, _single, _windows
+from .._util import formula_zeros
 from . import pool_nd as _pool
 
 
@@ -157,8 +158,7 @@ class _MaxPoolBackward(Function):
     def backward(ctx, grad):
         needs = ctx.needs_input_grad
         gg = _MaxPoolGather.apply(grad, ctx.idx, ctx.conf) if needs[0] else None
-        gx = Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype)) \
-            if needs[1] else None
+        gx = formula_zeros(grad, tuple(grad.shape)) if needs[1] else None  # torch's zeros_like(self): _version 1
         return gg, gx, None, None
 
 
@@ -220,8 +220,7 @@ class _AvgPoolBackward(Function):
         x_shape, kernel, stride, padding, _ = ctx.conf
         needs = ctx.needs_input_grad
         gg = AvgPool2d.apply(grad, kernel, stride, padding) if needs[0] else None
-        gx = Tensor._make(get_array_module(grad._array).zeros(grad.shape, dtype=grad._array.dtype)) \
-            if needs[1] else None
+        gx = formula_zeros(grad, tuple(grad.shape)) if needs[1] else None  # torch's zeros_like(self): _version 1
         return gg, gx, None
 
 

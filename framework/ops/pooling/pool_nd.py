@@ -12,6 +12,7 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from .._separable import SeparableMap
 from .._sliding import _pads, ntuple, out_size, windows
+from .._util import formula_zeros
 
 
 def pool_check(name: str, x_shape: tuple, kernel, stride, padding, dilation, ceil_mode, k: int) -> tuple:
@@ -125,7 +126,7 @@ class PlaneScatter(Function):
         (idx,) = ctx.saved_tensors
         needs = ctx.needs_input_grad
         gg = plane_gather(grad, idx, ctx.k) if needs[0] else None
-        gx = grad.new_zeros(ctx.shape) if needs[1] else None
+        gx = formula_zeros(grad, ctx.shape) if needs[1] else None  # torch's zeros_like(self): _version 1
         return gg, gx, None, None, None
 
 
