@@ -245,3 +245,20 @@ def test_gpu_refuses_bfloat16(device):
         fw.ones(3).bfloat16()
     with pytest.raises(RuntimeError, match="does not support bfloat16. Please switch dtype to float16"):
         fw.autocast("cuda", dtype=fw.bfloat16)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "div", "atan2", "pow", "fmod", "remainder", "hypot",
+                                  "floor_divide", "maximum"])
+@pytest.mark.parametrize("first", [True, False])
+def test_zero_dim_operand_of_another_float_dtype_as_torch(name, first, cpu_only):
+    """A bfloat16 tensor with a 0-d float64 tensor: torch casts the 0-d operand to bfloat16 (the common dtype)
+    before its kernel computes in float32, except where mul/div/floor_divide's kernel reads a second 0-d operand's
+    own value; the results are bit for bit torch's (fuzz seed 3800823: 0.88 is 0.87890625 in bfloat16)."""
+    x = np.random.default_rng(0).uniform(0.5, 3.0, 500)
+    outs = []
+    for m in (torch, fw):
+        t, s = m.tensor(x, dtype=m.bfloat16), m.tensor(0.88, dtype=m.float64)
+        out = getattr(m, name)(s, t) if first else getattr(m, name)(t, s)
+        assert out.dtype == m.bfloat16
+        outs.append(np.asarray(out.float().tolist()))
+    np.testing.assert_array_equal(outs[1], outs[0])

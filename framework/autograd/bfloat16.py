@@ -96,6 +96,10 @@ def _forward_bfloat16(cls, ctx, arrays):
     dimensioned = [a for a in floats if a.ndim] or floats
     if not floats or any(a.dtype != bf16 for a in dimensioned):
         return cls.forward(ctx, *arrays)
+    if any(a.ndim == 0 and a.dtype != bf16 for a in floats):  # 0-d floats of another dtype: torch's common dtype
+        keep = cls.bfloat16_reads_scalar
+        arrays = [a.astype(bf16) if i not in keep and getattr(a, "ndim", None) == 0 and a.dtype.kind == "f"
+                  and a.dtype != bf16 else a for i, a in enumerate(arrays)]
     wide, back = _widen(arrays)
     if cls.bfloat16_scalars:  # torch casts the number to the tensor's bfloat16 before its kernel reads it
         wide = [float(np.asarray(a).astype(bf16)) if type(a) is float else a for a in wide]

@@ -237,6 +237,9 @@ class Function(metaclass=_FunctionMeta):
     low_precision_check: str | None = None
     half_operands: int | None = None  # how many leading forward args are the user's operands (None: all)
     bfloat16_scalars = False  # a Python number operand is rounded to bfloat16 first (torch's fmod/remainder kernels)
+    # with a bfloat16 result, a 0-d operand of another float dtype is cast to bfloat16 first (TensorIterator's common
+    # dtype), but at these positions, whose kernel reads the 0-d operand's own value (mul and div's second operand)
+    bfloat16_reads_scalar: tuple = ()
     checks_overlap = True  # built-in in-place ops: refuse inputs that share part of the written memory
     # built-in in-place ops: refuse to write a tensor whose elements repeat memory (expand), as torch's
     # TensorIterator; its fill kernels (zero_, fill_ of a number, masked_fill_, index_put_) let the write through

@@ -154,6 +154,7 @@ class Mul(Function):
     """out = a * b. Saves b if a needs grad, a if b needs grad."""
 
     node_name, array_forward, scalar_edges = "MulBackward0", True, True
+    bfloat16_reads_scalar = (1,)  # torch's kernel reads a 0-d second operand's own value (opmath)
 
     @staticmethod
     def forward(ctx, a, b):
@@ -182,6 +183,7 @@ class Div(Function):
     """out = a / b (true division). Saves b if either needs grad, a if b needs grad."""
 
     node_name, array_forward, scalar_edges = "DivBackward0", True, True
+    bfloat16_reads_scalar = (1,)  # torch's kernel reads a 0-d second operand's own value (opmath)
 
     @staticmethod
     def forward(ctx, a, b):

@@ -61,6 +61,7 @@ class FloorDivide(Function):
     """out = floor(a / b). No derivative in torch: backward raises. Saves nothing."""
 
     node_name, array_forward = "torch::autograd::NotImplemented", True
+    bfloat16_reads_scalar = (1,)  # torch's kernel reads a 0-d second operand's own value (opmath)
     _aten = "floor_divide"
 
     @staticmethod
@@ -76,6 +77,7 @@ class RRemainder(FloorDivide):
     """out = s % b for a Python number s. No derivative in torch: backward raises. Saves nothing."""
 
     node_name, _aten = "torch::autograd::NotImplemented", "remainder"
+    bfloat16_reads_scalar = ()  # (torch casts a 0-d operand of remainder to bfloat16 in either place)
 
     @staticmethod
     def forward(ctx, s, b):
