@@ -172,3 +172,50 @@ def test_preserve_format_keeps_size1_strides_as_torch(shape):
     assert fw.empty_like(f).stride() == torch.empty_like(t).stride()
     np.testing.assert_array_equal(f.clone().cpu().numpy(), t.clone().numpy())
     np.testing.assert_array_equal(f.to(fw.float64).cpu().numpy(), t.to(torch.float64).numpy())
+
+
+def _laid_out(m, x, perm, keep):
+    """``x`` (3-D) laid out with dims ``perm`` outermost first, then reduced to size 1 (keepdim) along ``keep``'s
+    dims, which then broadcast in where."""
+    inv = [perm.index(i) for i in range(len(perm))]
+    t = m.tensor(x).permute(perm).contiguous().permute(inv)
+    return t.amax(keep, keepdim=True) if keep else t
+
+
+WHERE_LAYOUTS = [((0, 1, 2), ()), ((0, 2, 1), ()), ((2, 1, 0), ()), ((1, 0, 2), ()), ((0, 2, 1), (0,)),
+                 ((2, 1, 0), (1,)), ((0, 1, 2), (0, 2))]
+
+
+@pytest.mark.parametrize("cond_layout", WHERE_LAYOUTS)
+@pytest.mark.parametrize("a_layout", WHERE_LAYOUTS)
+def test_where_result_is_laid_out_by_its_operands_in_order_as_torchs(cond_layout, a_layout):
+    """torch's where is a TensorIterator over (condition, a, b): the first operand whose strides order a pair of
+    dims decides it, a broadcast one is skipped; NumPy's where gave its own (row-major) result, which a later
+    view(-1) accepted where torch's refuses (fuzz seed 3901557: an inverse's column-major batch)."""
+    rs = np.random.RandomState(0)
+    xs = [rs.randn(2, 3, 4).astype(np.float32) for _ in range(3)]
+    results = []
+    for m in (fw, torch):
+        cond = _laid_out(m, xs[0], *cond_layout) > 0
+        for b_layout in ((0, 2, 1), ()), ((1, 0, 2), (2,)):
+            a = _laid_out(m, xs[1], *a_layout)
+            b = _laid_out(m, xs[2], *b_layout)
+            for args in ((cond, a, b), (cond, b, a), (cond, a, 0.5), (cond, 0.5, b)):
+                r = m.where(*args)
+                results.append((tuple(r.stride()), r.cpu().numpy().tolist(), _outcome(lambda: r.view(-1).shape)[0]))
+    n = len(results) // 2
+    assert results[:n] == results[n:]
+
+
+def test_where_of_an_inverse_and_a_broadcast_refuses_view_as_torchs():
+    """The fuzzer's shrunk program (seed 3901557)."""
+    x = np.array([[[-1.29, -0.65, -0.67], [1.26, 0.42, -1.13], [-0.96, -1.27, 1.06]],
+                  [[-0.29, 1.86, 0.48], [0.75, 1.44, -0.83], [0.01, 0.65, -0.19]]])
+    outcomes = []
+    for m in (fw, torch):
+        t1 = m.tensor(x, dtype=m.float32)
+        t2 = m.linalg.inv(t1)
+        t9 = m.where(t2 > 0, t2, t1.logsumexp(-3, keepdim=True))
+        outcomes.append((tuple(t9.stride()), _outcome(lambda: t9.view(-1).shape)))
+    assert outcomes[0] == outcomes[1]
+    assert outcomes[1][1][0] == "RuntimeError"

@@ -6,6 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import iterator_layout
 from .._util import (as_operand, binary_dtype, broadcast_error, c_type_name, grad_for, inplace_shape, promote,
                      scalar_type_name, shape_of)
 
@@ -32,7 +33,14 @@ class Where(Function):
         except ValueError:
             raise _where_broadcast_error(cond, a, b) from None
         dt = binary_dtype(a, b)  # a Python-number pair: numpy picks a different dtype
-        return out.astype(dt, copy=False) if out.dtype != dt else out
+        if out.dtype != dt:
+            out = out.astype(dt, copy=False)
+        operands = [x for x in (cond, a, b) if hasattr(x, "strides")]
+        if out.ndim > 1 and not all(x.flags.c_contiguous for x in operands):
+            # torch's TensorIterator lays the result out by its inputs in order: the condition, a, b (a broadcast
+            # dim orders nothing); NumPy's where would pick its own order
+            out = iterator_layout(out, operands)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
