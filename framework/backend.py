@@ -11,6 +11,7 @@ import importlib
 import math
 import os
 import platform
+import sys
 from typing import Any
 
 import numpy as np
@@ -322,6 +323,18 @@ def memory_owner(a: Array):
     while getattr(a, "base", None) is not None:
         a = a.base
     return a
+
+
+def restrided_alone(a: Array) -> bool:
+    """Whether ``a`` is keep_size1_strides' restriding of an array nothing else holds: what torch makes with
+    empty_strided, memory of its own (the strides differ only on size-1 dims, which address nothing)."""
+    owner = memory_owner(a)
+    if owner is a or getattr(owner, "shape", None) != a.shape or owner.strides == a.strides or \
+            data_ptr(owner) != data_ptr(a):
+        return False
+    if any(s != t for s, t, n in zip(a.strides, owner.strides, a.shape) if n != 1):
+        return False
+    return sys.getrefcount(owner) <= 3  # the base link of a (or NumPy's DummyArray), this name, getrefcount's own
 
 
 def may_repeat_memory(a: Array) -> bool:

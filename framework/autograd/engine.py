@@ -272,10 +272,10 @@ def _accumulate(prev, g, outs: list):
 
 def _writable_alone(t) -> bool:
     """The rest of torch's can_accumulate_inplace: t's memory is its own, dense and writeable. A view never
-    qualifies: torch's keeps its base alive (ViewInfo), so its storage has a second user."""
+    qualifies: torch's keeps its base alive (ViewInfo), so its storage has a second user; an array merely restrided
+    on its size-1 dims (a cast that kept an expand's 0 strides: torch's empty_strided) owns its memory."""
     a = t._array
-    base = a.base
-    if t._version_counter is None or base is not None:
+    if t._version_counter is None or a.base is not None and not backend.restrided_alone(a):
         return False
     flags = getattr(a, "flags", None)
     return backend.is_non_overlapping_and_dense(a) and getattr(flags, "writeable", True)
