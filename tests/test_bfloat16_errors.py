@@ -247,3 +247,27 @@ def test_fmod_and_remainder_round_their_number_to_bfloat16(cpu_only):
         results.append([f(t).float().tolist() for f in (lambda x: m.fmod(x, -0.7), lambda x: m.remainder(x, -0.7),
                                                         lambda x: x % 0.3)])
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("wrt", [0, 1, 2])
+@pytest.mark.parametrize("dtypes", [("float32", "bfloat16", "float32"), ("bfloat16", "float32", "float32"),
+                                    ("float64", "float32", "bfloat16"), ("float32", "float32", "float64")])
+def test_addr_of_mixed_dtypes_computes_only_the_gradients_asked_for(dtypes, wrt, cpu_only):
+    """addr promotes its operands; its backward's mv of a vector and a gradient of different dtypes raises torch's
+    addmv error, but autograd.grad computes only the gradients it needs (torch's task_should_compute_output): the
+    gradient in one operand runs though another's would raise (fuzz seed 4007166), the other raises as torch's."""
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal(s) for s in ((3, 4), (3,), (4,))]
+
+    def run(m):
+        ts = [m.tensor(a, dtype=getattr(m, d), requires_grad=True) for a, d in zip(arrays, dtypes)]
+        out = ts[0].addr(ts[1], ts[2], alpha=3)
+        (g,) = m.autograd.grad(m.maximum(ts[2].to(out.dtype), out).sum(), [ts[wrt]])
+        return str(out.dtype).split(".")[-1], out.detach().double().numpy(), str(g.dtype), g.double().numpy()
+
+    assert _outcome(run, fw) == _outcome(run, torch)  # (torch raises where the asked-for gradient's mv mixes)
+    if _outcome(run, torch) == "ok":
+        want, got = run(torch), run(fw)
+        assert got[0] == want[0] and got[2].split(".")[-1] == want[2].split(".")[-1]
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-2, atol=1e-2)
+        np.testing.assert_allclose(got[3], want[3], rtol=1e-2, atol=1e-2)
