@@ -262,3 +262,22 @@ def test_zero_dim_operand_of_another_float_dtype_as_torch(name, first, cpu_only)
         assert out.dtype == m.bfloat16
         outs.append(np.asarray(out.float().tolist()))
     np.testing.assert_array_equal(outs[1], outs[0])
+
+
+@pytest.mark.parametrize("inplace", [False, True])
+@pytest.mark.parametrize("limits", [{}, {"nan": 0.5}, {"posinf": 1e39}, {"neginf": -70000.0},
+                                    {"posinf": 1.0000001, "neginf": -1e5}])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16", "float32", "float64"])
+def test_nan_to_num_defaults_are_the_dtypes_own_limits(dtype, limits, inplace, device):
+    """nan_to_num(_)'s posinf/neginf default to the tensor's own dtype's largest and lowest finite values: bfloat16's
+    (+-3.3895e+38), not float32's, which round to +-inf in bfloat16 (fuzz seed 4003157, nan_to_num(log(x)))."""
+    if dtype == "bfloat16" and device != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    values = [float("nan"), float("inf"), -float("inf"), 1.5, -2.0, 3e38, -3e38, 60000.0]
+    got = []
+    for m in (torch, fw):
+        x = m.tensor(values, dtype=m.float64).to(getattr(m, dtype))
+        y = x.clone().nan_to_num_(**limits) if inplace else m.nan_to_num(x, **limits)
+        assert str(y.dtype).split(".")[-1] == dtype
+        got.append(np.array(y.double().tolist()))
+    assert _same(got[1], got[0]), got

@@ -9,7 +9,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...tensor import Tensor
-from .._util import check_inplace_cast, grad_for, inplace_shape, operand
+from .._util import check_inplace_cast, grad_for, inplace_shape, operand, refuse_half_kernel
 from ..scalar_ops import AddScalar, MulScalar
 from .conditional import where_op
 from .gamma import _const, _forward_binary, _special, _SQRT_2PI
@@ -65,8 +65,9 @@ class SpecialI0e(_SavesBoth):
         return grad * (SpecialI1e.apply(a) - a.sign() * out)
 
 
-def _i1_like_backward(grad, a, out, regular):
+def _i1_like_backward(grad, a, out, regular, kernel: str):
     """torch's i1_backward / i1e_backward: ``regular(safe_a)`` away from 0, the limit 0.5 at |a| <= eps."""
+    refuse_half_kernel(a, kernel)  # torch dispatches these on float and double only (forward has all four)
     eps = float(ml_dtypes.finfo(a._array.dtype).eps)  # (a dtype's constant, read on the host)
     not_tiny = a.abs() > eps
     safe = where_op(not_tiny, a, _const(a, eps))
@@ -82,7 +83,7 @@ class SpecialI1(_SavesBoth):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors  # i0(x) - i1(x) / x
-        return _i1_like_backward(grad, a, out, lambda s, r: I0.apply(s) - r * s.reciprocal())
+        return _i1_like_backward(grad, a, out, lambda s, r: I0.apply(s) - r * s.reciprocal(), "i1_backward")
 
 
 class SpecialI1e(_SavesBoth):
@@ -95,7 +96,7 @@ class SpecialI1e(_SavesBoth):
     def backward(ctx, grad):
         a, out = ctx.saved_tensors  # i0e(x) - i1e(x) (sgn(x) + 1/x)
         return _i1_like_backward(grad, a, out,
-                                 lambda s, r: SpecialI0e.apply(s) - r * (s.sign() + s.reciprocal()))
+                                 lambda s, r: SpecialI0e.apply(s) - r * (s.sign() + s.reciprocal()), "i1e_backward")
 
 
 class Sinc(_Elementwise):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes
 import numpy as np
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
@@ -449,8 +450,19 @@ class NanToNum(Function):
         return grad * Tensor._make(finite), None, None, None
 
 
+def _half_limits(input: Tensor, posinf: float | None, neginf: float | None) -> tuple:
+    """nan_to_num's posinf/neginf defaults for a float16/bfloat16 tensor: its own dtype's largest and lowest finite
+    values, as torch's kernel reads them (bfloat16 is computed in float32, whose max would round to inf)."""
+    dt = input._array.dtype
+    if dt.kind in "fV" and dt.itemsize == 2:
+        info = ml_dtypes.finfo(dt)
+        posinf = float(info.max) if posinf is None else posinf
+        neginf = float(info.min) if neginf is None else neginf
+    return posinf, neginf
+
+
 def nan_to_num(input: Tensor, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None) -> Tensor:
-    return NanToNum.apply(input, nan, posinf, neginf)
+    return NanToNum.apply(input, nan, *_half_limits(input, posinf, neginf))
 
 
 def absolute(input: Tensor) -> Tensor:

@@ -5,7 +5,8 @@ from ...autograd.function import OriginalSelf
 from ... import dtypes
 from .._util import check_inplace_cast
 from .arithmetic import Reciprocal
-from .unary import Abs, Cos, Exp, LeakyRelu, Log, NanToNum, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt, Tanh
+from .unary import (Abs, Cos, Exp, _half_limits, LeakyRelu, Log, NanToNum, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt,
+                    Tanh)
 
 
 def _inplace(base, name, save_input_copy=False, c_names=False):
@@ -121,4 +122,4 @@ NanToNumInplace = _inplace(NanToNum, "NanToNumInplace", save_input_copy=True)
 
 
 def nan_to_num_(input, nan: float = 0.0, posinf: float | None = None, neginf: float | None = None):
-    return NanToNumInplace.apply(input, nan, posinf, neginf)
+    return NanToNumInplace.apply(input, nan, *_half_limits(input, posinf, neginf))
