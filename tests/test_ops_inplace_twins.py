@@ -141,6 +141,51 @@ def test_writes_around_an_as_strided_view_of_a_column_major_storage_match_torch(
     np.testing.assert_allclose(outs[0][-1], outs[1][-1], rtol=1e-13)  # (sums in another order: last bits)
 
 
+# as_strided's gradient with respect to its input (the tensor to differentiate, the output): torch's
+# as_strided_backward returns its storage-sized buffer seen with the input's geometry, a view made in the backward's
+# grad mode, except for an empty geometry (a plain zero tensor)
+GRAD_VIEWS = {
+    "fuzz_seed_4307915": ((3, 4), lambda m, x: (x, x.as_strided((2, 2), (1, 2)))),
+    "same_geometry": ((3, 4), lambda m, x: (x, x.as_strided((3, 4), (4, 1)))),
+    "offsets": ((3, 4), lambda m, x: (lambda v: (v, v.as_strided((2, 3), (1, 2), 1)))(x[1:])),
+    "column_major": ((4, 3), lambda m, x: (lambda c: (c, c.as_strided((2, 3), (1, 2), 1)))(x.t() * 1)),
+    "overlapping_output": ((3, 4), lambda m, x: (x, x.as_strided((3, 3), (1, 1)))),
+    "expanded_output": ((3, 4), lambda m, x: (x, x.as_strided((2, 3), (0, 2)))),
+    "expanded_input": ((3,), lambda m, x: (lambda e: (e, e.as_strided((2, 2), (1, 1))))(x.expand(2, 3))),
+    "in_place": ((3, 4), lambda m, x: (x, x.clone().as_strided_((2, 3), (2, 3), 1))),
+    "empty": ((3, 4), lambda m, x: (x, x.as_strided((0, 2), (1, 1)))),
+}
+
+
+@pytest.mark.parametrize("create_graph", [False, True])
+@pytest.mark.parametrize("name", sorted(GRAD_VIEWS))
+def test_as_strided_gradient_is_a_view_of_its_buffer_as_torch(name, create_graph):
+    shape, fn = GRAD_VIEWS[name]
+    a = np.random.default_rng(5).standard_normal(shape)
+
+    def run(m):
+        x = m.tensor(a, requires_grad=True)
+        inp, out = fn(m, x)
+        g, = m.autograd.grad((out * out).sum(), [inp], create_graph=create_graph)
+        seen = (g.tolist(), g._base is not None, g.stride(), g.storage_offset(), g._version,
+                None if g._base is None else tuple(g._base.shape), type(g.grad_fn).__name__)
+        return seen + (outcome(lambda _: g.sub_(inp).tolist(), m),)  # grad mode on, an operand requiring grad
+
+    ours, theirs = run(framework), run(torch)
+    assert ours == theirs
+
+
+def test_a_leafs_grad_through_as_strided_is_torchs():
+    """backward(): the leaf's .grad is the as_strided gradient itself when torch's is (a view), as torch's."""
+    a = np.random.default_rng(6).standard_normal((3, 4))
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(a, requires_grad=True)
+        (x.as_strided((2, 2), (1, 2)) ** 2).sum().backward()
+        outs.append((x.grad.tolist(), x.grad._base is not None, x.grad.stride(), x.grad._version))
+    assert outs[0] == outs[1]
+
+
 # ---- in-place twins and version counters ------------------------------------------------------------
 
 INPLACE = ["square_", "floor_", "ceil_", "round_", "trunc_", "frac_", "log1p_", "expm1_", "log2_", "log10_", "tan_",

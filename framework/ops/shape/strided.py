@@ -40,11 +40,25 @@ def _positions(xp, n: int, size, stride, offset: int):
     return xp.lib.stride_tricks.as_strided(index[offset:], shape=tuple(size), strides=tuple(s * 8 for s in stride))
 
 
+def _span(size, stride, offset: int) -> int:
+    """How many storage elements from the start a (size, stride, offset) geometry reaches (none empty)."""
+    return offset + 1 + sum((n - 1) * s for n, s in zip(size, stride))
+
+
+def _maybe_overlapping(size, stride) -> bool:
+    """torch's _maybe_overlapping_memory: with the dims of size > 1 by rising stride, a stride not past all the
+    elements the smaller ones reach may show an element twice (an expand's 0 stride does)."""
+    reach = 0
+    for n, s in sorted(((n, s) for n, s in zip(size, stride) if n != 1), key=lambda d: d[1]):
+        if s <= reach:
+            return True
+        reach += s * (n - 1)
+    return False
+
+
 class AsStrided(Function):
     """out = the storage seen with ``size``, ``stride`` and ``offset`` (a view). Saves nothing; backward sums the
-    gradient into the storage positions, then reads the input's positions."""
-
-    grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
+    gradient into a buffer over both geometries' storage, then views that buffer with the input's geometry."""
 
     node_name, array_forward, is_view = "AsStridedBackward0", True, True
 
@@ -54,37 +68,66 @@ class AsStrided(Function):
             # a replay of this view on another tensor of the base's shape (a view's regenerated grad_fn replays
             # its view ops on arange(numel) to find its elements): the geometry applies to that tensor's storage
             storage = _memory(backend.memory_owner(a))
-        ctx.conf = (storage.size, size, stride, offset, in_geometry)
+        ctx.conf = (size, stride, offset, in_geometry)
         item = storage.itemsize
         return get_array_module(storage).lib.stride_tricks.as_strided(
             storage[offset:], shape=tuple(size), strides=tuple(s * item for s in stride))
 
     @staticmethod
     def backward(ctx, grad):
-        n, size, stride, offset, (in_size, in_stride, in_offset) = ctx.conf
+        size, stride, offset, (in_size, in_stride, in_offset) = ctx.conf
+        if not all(size) or not all(in_size):  # torch: a plain zero gradient of the input's shape (zeros: _version 1)
+            out = grad.new_zeros(in_size)
+            if out._version_counter is not None:
+                out._version_counter.value += 1
+            return out, None, None, None, None, None
+        # torch's as_strided_backward: a zero buffer from the first element either geometry reaches, the gradient
+        # added at the output's elements, divided by how often the input shows each element when it may repeat
+        # one, and returned as that buffer seen with the input's geometry: a view made in the backward's grad mode
+        # (under no_grad, an in-place write to it with grad mode on is torch's error)
+        start = min(offset, in_offset)
+        offset, in_offset = offset - start, in_offset - start
+        n = max(_span(size, stride, offset), _span(in_size, in_stride, in_offset))
         xp = get_array_module(grad._array)
-        out_pos = _positions(xp, n, size, stride, offset)
-        in_pos = _positions(xp, n, in_size, in_stride, in_offset)
-        return StorageMap.apply(grad, n, out_pos, in_pos), None, None, None, None, None
+        count = None
+        repeats = _maybe_overlapping(in_size, in_stride)
+        if repeats:
+            count = xp.zeros(n, dtype=grad._array.dtype)
+            in_pos = _positions(xp, n, in_size, in_stride, in_offset).reshape(-1)
+            backend.scatter_add(count, in_pos, xp.ones(in_pos.size, dtype=count.dtype))
+        buffer = StorageMap.apply(grad, n, _positions(xp, n, size, stride, offset), None, count)
+        if buffer._version_counter is not None:  # torch writes it in place: copy_ or index_add_, then div_
+            buffer._version_counter.value += 2 if repeats else 1
+        out = AsStrided.apply(buffer, buffer._array, in_size, in_stride, in_offset, ((n,), (1,), 0))
+        return out, None, None, None, None, None
 
 
 class StorageMap(Function):
-    """out = zeros(n) with g added at the storage positions ``src``, read at the positions ``dst`` (torch's
-    as_strided_backward): a node of its own under create_graph (AsStridedBackward0), whose gradient is the same
+    """out = zeros(n) with g added at the storage positions ``src`` (g itself, flattened, when src is None),
+    divided by ``count`` where given, read at the positions ``dst`` (all n when dst is None): the steps of torch's
+    as_strided_backward, a node of its own under create_graph (AsStridedBackward0), whose gradient is the same
     map with src and dst swapped. Saves nothing."""
 
     node_name, array_forward = "AsStridedBackward0", True
 
     @staticmethod
-    def forward(ctx, g, n, src, dst):
-        ctx.n, ctx.src, ctx.dst = n, src, dst
-        flat = get_array_module(g).zeros(n, dtype=g.dtype)
-        backend.scatter_add(flat, src.reshape(-1), g.reshape(-1))
-        return flat[dst]
+    def forward(ctx, g, n, src, dst, count=None):
+        ctx.conf = (n, src, dst, count)
+        xp = get_array_module(g)
+        if src is None:
+            flat = g.reshape(-1)
+        else:
+            flat = xp.zeros(n, dtype=g.dtype)
+            backend.scatter_add(flat, src.reshape(-1), g.reshape(-1))
+        if count is not None:
+            with backend.errstate(xp, divide="ignore", invalid="ignore"):  # (elements the input never shows)
+                flat = flat / count
+        return flat if dst is None else flat[dst]
 
     @staticmethod
     def backward(ctx, grad):
-        return StorageMap.apply(grad, ctx.n, ctx.dst, ctx.src), None, None, None
+        n, src, dst, count = ctx.conf
+        return StorageMap.apply(grad, n, dst, src, count), None, None, None, None
 
 
 def as_strided_args(input: Tensor, size, stride, storage_offset: int | None = None) -> tuple:
