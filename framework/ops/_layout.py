@@ -150,7 +150,7 @@ def copy_in_order(a, order, np_dtype=None):
     laid_out = xp.empty(shape, dtype=a.dtype if np_dtype is None else np_dtype).transpose(inverse_order(order))
     out = xp.empty_like(laid_out, order="K")
     out[...] = a
-    return out
+    return keep_size1_strides(out, laid_out)  # empty_like picks its own strides for size-1 dims: torch's are these
 
 
 def is_contiguous_as(fmt, shape: tuple, strides: tuple) -> bool:
