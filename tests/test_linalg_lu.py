@@ -246,3 +246,24 @@ def test_errors_match_torch(name, torch):
 
     ours = outcome(run, framework)
     assert ours[0] == "error" and ours == outcome(run, torch)
+
+
+def test_lu_factor_then_maximum_leaf_grad_version_matches_torch(torch):
+    """The leaf gets two gradients: maximum's (other) and lu_factor's (through a + 4 eye); the sum's layout decides
+    whether AccumulateGrad steals it or copies it into the leaf's strides, and so the grad's _version (fuzz seed
+    4303053)."""
+    a3 = np.array([[[-0.01, 0.88, -0.64], [-0.04, -0.26, 0.42], [0.52, -0.09, 0.55]],
+                   [[-0.82, 0.89, 0.4], [-0.48, 0.62, -0.3], [0.77, 0.01, 0.52]]])
+    a6 = np.array([[[[0.99, 1.46, -0.95], [-1.97, -1.75, -1.09], [-0.23, -1.06, 1.07]]],
+                   [[[1.13, -0.79, -1.99], [-0.87, -1.41, 1.46], [-1.85, 0.55, -1.51]]]])
+
+    def run(m):
+        t3 = m.tensor(a3, dtype=m.float32, requires_grad=True)
+        t4 = m.linalg.lu_factor(t3 + 4 * m.eye(3, dtype=t3.dtype))[0]
+        t5 = m.maximum(t4, t3)
+        t8 = m.tensor(a6, dtype=m.float32) / (t5.abs() + 1)
+        (t8 * t8).sum().backward()
+        return t3.grad._version, t3.grad.stride(), np.round(t3.grad.tolist(), 4).tolist()
+
+    ours, theirs = outcome(run, framework), outcome(run, torch)
+    assert ours[0] == "ok" and ours == theirs

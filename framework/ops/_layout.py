@@ -140,12 +140,17 @@ def inverse_order(order) -> tuple:
 
 def copy_in_order(a, order, np_dtype=None):
     """A copy of ``a`` (cast to np_dtype if given) laid out with dims ``order`` from outermost to innermost:
-    a C-order copy of the transposed view, transposed back (NHWC storage behind NCHW sizes for channels_last)."""
+    an empty array with those strides, then filled (NHWC storage behind NCHW sizes for channels_last)."""
     if tuple(order) == tuple(range(a.ndim)):
         return a.copy() if np_dtype is None else a.astype(np_dtype, order="C")
-    moved = a.transpose(order)
-    copied = moved.copy() if np_dtype is None else moved.astype(np_dtype, order="C")
-    return copied.transpose(inverse_order(order))
+    # an array of its own (torch's empty_strided), not a transposed view of a copy: an engine's gradient laid out
+    # so is then summed into in place, as torch's (fuzz seed 4303053)
+    xp = get_array_module(a)
+    shape = [a.shape[d] for d in order]
+    laid_out = xp.empty(shape, dtype=a.dtype if np_dtype is None else np_dtype).transpose(inverse_order(order))
+    out = xp.empty_like(laid_out, order="K")
+    out[...] = a
+    return keep_size1_strides(out, laid_out)  # empty_like picks its own strides for size-1 dims: torch's are these
 
 
 def is_contiguous_as(fmt, shape: tuple, strides: tuple) -> bool:

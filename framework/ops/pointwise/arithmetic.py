@@ -151,7 +151,8 @@ class Rsub(Function):
 
 
 class Mul(Function):
-    """out = a * b. Saves b if a needs grad, a if b needs grad."""
+    """out = a * b. Saves b if a needs grad, then a if b needs grad: torch MulBackward0's order (other_, self_),
+    which it unpacks in, so that the in-place error names the tensor torch's names when both were changed."""
 
     node_name, array_forward, scalar_edges = "MulBackward0", True, True
     bfloat16_reads_scalar = (1,)  # torch's kernel reads a 0-d second operand's own value (opmath)
@@ -160,12 +161,12 @@ class Mul(Function):
     def forward(ctx, a, b):
         _meta(ctx, a, b)
         need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        ctx.save_for_backward(a if need_b else None, b if need_a else None)
+        ctx.save_for_backward(b if need_a else None, a if need_b else None)
         return _compute(operator.mul, a, b, binary_dtype(a, b))
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # other's gradient first, as torch's MulBackward0 (the order of the nodes a create_graph makes)
         gb = grad_for(grad * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         ga = grad_for(grad * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
@@ -173,14 +174,15 @@ class Mul(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        a, b = ctx.saved_arrays
+        b, a = ctx.saved_arrays
         ga = sum_to_array(g * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = sum_to_array(g * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
 class Div(Function):
-    """out = a / b (true division). Saves b if either needs grad, a if b needs grad."""
+    """out = a / b (true division). Saves b if either needs grad, then a if b needs grad: torch DivBackward0's order
+    (other_, self_), which it unpacks in (the in-place error names the first changed one)."""
 
     node_name, array_forward, scalar_edges = "DivBackward0", True, True
     bfloat16_reads_scalar = (1,)  # torch's kernel reads a 0-d second operand's own value (opmath)
@@ -189,7 +191,7 @@ class Div(Function):
     def forward(ctx, a, b):
         _meta(ctx, a, b)
         need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        ctx.save_for_backward(a if need_b else None, b if (need_a or need_b) else None)
+        ctx.save_for_backward(b if (need_a or need_b) else None, a if need_b else None)
         dt = binary_dtype(a, b)
         if dt.kind not in "fV":
             dt = dtypes.default_float.np
@@ -197,7 +199,7 @@ class Div(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # torch's div_tensor_other_backward: -grad * ((a / b) / b), in that order (node names, rounding), and
         # before self's gradient, as torch's DivBackward0
         gb = grad_for(-grad * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
@@ -206,7 +208,7 @@ class Div(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        a, b = ctx.saved_arrays
+        b, a = ctx.saved_arrays
         ga = sum_to_array(g / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = sum_to_array(-g * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb

@@ -45,7 +45,7 @@ class MulInplace(Mul):
     def forward(ctx, a, b):
         out = Mul.forward(ctx, a, b)
         if ctx.needs_input_grad[1]:  # backward for b needs the old a: keep a copy (torch's original_self)
-            ctx.save_for_backward(OriginalSelf(a.copy()), ctx._to_save[1])
+            ctx.save_for_backward(ctx._to_save[0], OriginalSelf(a.copy()))  # (other, self): Mul's order
         return _write(a, out)
 
 
@@ -56,7 +56,7 @@ class DivInplace(Div):
     def forward(ctx, a, b):
         out = Div.forward(ctx, a, b)
         if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(OriginalSelf(a.copy()), ctx._to_save[1])
+            ctx.save_for_backward(ctx._to_save[0], OriginalSelf(a.copy()))  # (other, self): Div's order
         return _write(a, out)
 
 

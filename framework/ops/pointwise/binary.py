@@ -11,6 +11,7 @@ from ...autograd.function import Function, OriginalSelf
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import iterator_layout
 from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast, grad_for,
                      inplace_shape, operand, promote, scalar_type_name)
 from ..scalar_ops import DivScalar
@@ -18,22 +19,28 @@ from .conditional import where_op
 
 
 class Maximum(Function):
-    """out = elementwise max(a, b); ties split the gradient in half, as torch. Saves a and b."""
+    """out = elementwise max(a, b); ties split the gradient in half, as torch. Saves b and a: torch
+    MaximumBackward0's order (other_, self_), which it unpacks in (the in-place error names the first changed)."""
 
     node_name, array_forward, _pick = "MaximumBackward0", True, "maximum"
 
     @staticmethod
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         try:
-            return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
+            out = getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
         except ValueError:  # NumPy's broadcast failure; torch's text
             raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
+        if out.ndim > 1 and getattr(b, "ndim", 0) > 1 and not a.flags.c_contiguous:
+            # torch's TensorIterator: the first operand's layout decides (a column-major lu_factor result, fuzz seed
+            # 4303053); NumPy's would be row-major
+            out = iterator_layout(out, (a, b))
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # torch's formula, where(a == b, grad / 2, grad).masked_fill_(lost, 0): each side gets grad unless it lost
         # (half on a tie), so with a NaN both get all of it; under create_graph its node is MaskedFillBackward0
         a_lost, b_lost = ((a < b), (a > b)) if ctx._forward_cls._pick == "maximum" else ((a > b), (a < b))
