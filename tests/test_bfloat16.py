@@ -281,3 +281,16 @@ def test_nan_to_num_defaults_are_the_dtypes_own_limits(dtype, limits, inplace, d
         assert str(y.dtype).split(".")[-1] == dtype
         got.append(np.array(y.double().tolist()))
     assert _same(got[1], got[0]), got
+
+
+def test_shrink_thresholds_as_torchs_bfloat16_kernels(cpu_only):
+    """hardshrink and both backward kernels compare with lambd rounded to bfloat16 (0.4 is 0.400390625 there),
+    softshrink's forward reads it as a float (fuzz seed 4508745)."""
+    x = np.array([-0.400390625, 0.400390625, 0.5, -0.3984375, 1.0])
+    out = []
+    for m in (torch, fw):
+        t = m.tensor(x, dtype=m.bfloat16, requires_grad=True)
+        h, s = m.nn.functional.hardshrink(t, 0.4), m.nn.functional.softshrink(t, 0.4)
+        (gh,), (gs,) = m.autograd.grad(h.sum(), t), m.autograd.grad(s.sum(), t)
+        out.append([v.float().tolist() for v in (h, s, gh, gs)])
+    assert out[0] == out[1]

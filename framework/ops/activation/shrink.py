@@ -19,6 +19,7 @@ class Hardshrink(Function):
     """out = x where |x| > lambd, else 0. Saves x."""
 
     node_name, array_forward = "HardshrinkBackward0", True
+    bfloat16_scalars = True  # torch's bfloat16 kernel compares with lambd rounded to bfloat16 (seed 4508745)
 
     @staticmethod
     def forward(ctx, x, lambd):
@@ -45,6 +46,7 @@ class HardshrinkBackward(Function):
     """out = g outside the dead zone of x, exactly +0.0 inside (torch's hardshrink_backward). Saves x."""
 
     node_name, array_forward = "HardshrinkBackwardBackward0", True
+    bfloat16_scalars = True  # (hardshrink_backward, softshrink's too: lambd rounded to bfloat16)
     _shrink = Hardshrink
 
     @staticmethod
@@ -67,6 +69,7 @@ class Softshrink(Hardshrink):
     """out = x - lambd above lambd, x + lambd below -lambd, 0 between. Saves x."""
 
     node_name = "SoftshrinkBackward0"
+    bfloat16_scalars = False  # torch's softshrink kernel reads lambd as a float
 
     @staticmethod
     def forward(ctx, x, lambd):
