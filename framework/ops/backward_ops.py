@@ -146,7 +146,21 @@ class LogSoftmaxBackwardData(Function):
         return gg, gy, None
 
 
-class LeakyReluBackward(Function):
+class _ScaledByA(Function):
+    """out = g * factor(a, param), a factor piecewise constant in a: under create_graph one node whose gradient in g
+    is the same op of the incoming gradient and whose gradient in a is zero (torch's zeros_like(grad)). Saves a."""
+
+    @staticmethod
+    def backward(ctx, grad):
+        (a,) = ctx.saved_tensors
+        gg = ctx._forward_cls.apply(grad, a, ctx.param) if ctx.needs_input_grad[0] else None
+        ga = None
+        if ctx.needs_input_grad[1]:
+            ga = Tensor._make(get_array_module(grad._array).zeros(a.shape, dtype=grad._array.dtype))
+        return gg, ga, None
+
+
+class LeakyReluBackward(_ScaledByA):
     """out = g where a > 0, else g * slope (torch's leaky_relu_backward), one node (LeakyReluBackwardBackward0)
     under create_graph, whose gradient in a is zero. Saves a."""
 
@@ -155,20 +169,11 @@ class LeakyReluBackward(Function):
     @staticmethod
     def forward(ctx, g, a, slope):
         ctx.save_for_backward(a)
-        ctx.slope = slope
+        ctx.param = slope
         return g * slopes(get_array_module(a), a, slope, g.dtype)
 
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        gg = LeakyReluBackward.apply(grad, a, ctx.slope) if ctx.needs_input_grad[0] else None
-        ga = None
-        if ctx.needs_input_grad[1]:  # piecewise constant in a: zero, as torch's zeros_like(grad)
-            ga = Tensor._make(get_array_module(grad._array).zeros(a.shape, dtype=grad._array.dtype))
-        return gg, ga, None
 
-
-class RreluWithNoiseBackward(Function):
+class RreluWithNoiseBackward(_ScaledByA):
     """out = g * noise (torch's rrelu_with_noise_backward: the slope drawn, or the eval mean, below 0), one node
     (RreluWithNoiseBackwardBackward0) under create_graph, whose gradient in a is zero. Saves a."""
 
@@ -177,17 +182,8 @@ class RreluWithNoiseBackward(Function):
     @staticmethod
     def forward(ctx, g, a, noise):
         ctx.save_for_backward(a)
-        ctx.noise = noise
+        ctx.param = noise
         return (g * noise).astype(g.dtype, copy=False)
-
-    @staticmethod
-    def backward(ctx, grad):
-        (a,) = ctx.saved_tensors
-        gg = RreluWithNoiseBackward.apply(grad, a, ctx.noise) if ctx.needs_input_grad[0] else None
-        ga = None
-        if ctx.needs_input_grad[1]:  # piecewise linear in a: zero, as torch's zeros_like(grad)
-            ga = Tensor._make(get_array_module(grad._array).zeros(a.shape, dtype=grad._array.dtype))
-        return gg, ga, None
 
 
 def slopes(xp, a, slope: float, dtype):
