@@ -254,3 +254,21 @@ def test_binary_cross_entropy_dtype_error_comes_before_the_range_checks_as_torch
                                                  m.tensor([0.2, 3.0], dtype=m.float64))
         texts.append(str(err.value).split("\n")[0])
     assert texts[0] == texts[1] == "Found dtype Double but expected Float"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_a_non_dense_gradient_cast_to_the_leafs_dtype_is_contiguous_as_torch(dtype, dim):
+    """cat of a narrower dtype with float64 under a keepdim sum: CatBackward0's slice of the expanded gradient is cast
+    C-contiguous as torch's to(), so AccumulateGrad steals it (.grad._version 0; fuzz seed 4604085)."""
+    import numpy as np
+    if dtype == "bfloat16" and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
+    def fn(m):
+        t1 = m.tensor(np.arange(6.0).reshape(2, 3), dtype=getattr(m, dtype), requires_grad=True)
+        t2 = m.tensor(np.ones((2, 3)), dtype=m.float64, requires_grad=True)
+        t3 = m.cat([t1, t2], dim=dim)
+        t3.sum(dim=1 - dim, keepdim=True).backward(m.ones_like(t3.sum(dim=1 - dim, keepdim=True)))
+        return [(t.grad._version, t.grad.stride(), str(t.grad.dtype).split(".")[-1]) for t in (t1, t2)]
+    _same(fn)
