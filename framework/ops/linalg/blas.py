@@ -145,11 +145,11 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _check_dtypes(a, b, "dot")  # torch checks the dtypes before the sizes
         if a.shape[0] != b.shape[0]:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                                f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                                "respectively")
-        _check_dtypes(a, b, "dot")
         _save_crossed(ctx, a, b)
         return backend.matmul(a, b)
 
@@ -172,8 +172,12 @@ class Bmm(Function):
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-        _check_dtypes(a, b, "bmm")
         _save_crossed(ctx, a, b)
+        if not a.shape[2] or not (a.shape[0] and a.shape[1] and b.shape[2]):
+            # torch's bmm returns an empty result, or zeros for an empty inner dim, before its kernel checks the
+            # dtypes: the result has batch2's dtype, whatever batch1's
+            return backend.get_array_module(b).zeros((a.shape[0], a.shape[1], b.shape[2]), dtype=b.dtype)
+        _check_dtypes(a, b, "bmm")
         return backend.matmul(a, b)
 
     @staticmethod
