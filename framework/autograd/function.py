@@ -135,7 +135,7 @@ class BackwardNode(Node, FunctionCtx):
                     if type(a) is not np.ndarray and isinstance(a, np.generic):
                         a = np.asarray(a)  # numpy maths on 0-d arrays returns scalars: a view must share an array
                     t = _new(Tensor)
-                    t._array, t._rg = a, False
+                    t._array, t._rg = a if a.size else backend.empty_as_torch(a), False
                     t._version_counter = None if inference else VersionCounter()
                     result.append(t)
             if fwd.grad_writes:
@@ -447,7 +447,7 @@ def _apply_fast(cls, *args):
     if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot, full reductions and 0-d ufuncs
         out = np.asarray(out)
     t = _new(Tensor)  # Tensor._make inlined: one frame less on every op
-    t._array = out
+    t._array = out if out.size else backend.empty_as_torch(out)
     t._rg = False
     t._version_counter = None if _grad_state.inference else VersionCounter()
     if record and out.dtype.kind in "fV":
