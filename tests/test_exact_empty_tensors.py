@@ -158,3 +158,19 @@ def test_empty_tensor_strides(how):
     ours, theirs = outcome(prog, framework), outcome(prog, torch)
     assert ours == theirs
     assert ours[0] == "ok"
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (5, 3), (3, 0)])
+@pytest.mark.parametrize("call", ["split(2)", "split(0)", "split(-1)", "split(7)", "chunk(2)", "chunk(0)", "chunk(4)",
+                                  "chunk(6)", "unsafe_chunk(3)", "chunk(2, 1)", "split([0, 0], 1)"])
+def test_split_and_chunk_of_empty_and_short_dims_as_torch(shape, call):
+    """split of an empty dim gives one empty piece, chunk gives ``chunks`` of them (torch's split_with_sizes), the
+    pieces' sizes, nodes and errors as torch's (ours gave no piece, one piece, or a ValueError)."""
+    def fn(m):
+        x = m.zeros(shape, requires_grad=True)
+        pieces = eval(f"x.{call}")
+        if pieces:
+            sum(p.sum() for p in pieces).backward()
+        return [tuple(p.shape) for p in pieces], [type(p.grad_fn).__name__ for p in pieces], \
+            None if x.grad is None else tuple(x.grad.shape)
+    assert outcome(fn, framework) == outcome(fn, torch)
