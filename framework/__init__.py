@@ -21,7 +21,7 @@ from . import testing as _testing
 autograd.gradcheck, autograd.gradgradcheck = _testing.gradcheck, _testing.gradgradcheck
 from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTensor, arange, as_tensor, eye, from_numpy,
                        full, linspace, ones, rand, randint, randn, randperm, tensor, zeros)
-from .ops.creation import empty, empty_like, full_like, ones_like, rand_like, randn_like, zeros_like
+from .ops.creation import empty, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, zeros_like
 from .dtypes import (bool_ as bool, bfloat16, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
@@ -76,7 +76,7 @@ from ._tensor_str import get_printoptions, set_printoptions
 from .settings import (are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
                        is_deterministic_algorithms_warn_only_enabled, set_anomaly_enabled, set_float32_matmul_precision,
                        set_num_threads, use_deterministic_algorithms)
-from .creation import asarray, empty_strided, logspace, normal, poisson, randint_like, range, scalar_tensor
+from .creation import asarray, empty_strided, logspace, normal, poisson, range, scalar_tensor
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from .type_info import broadcast_shapes, can_cast, finfo, iinfo, is_inference, result_type, typename
 from .autograd.anomaly import is_anomaly_check_nan_enabled, is_anomaly_enabled

@@ -272,15 +272,6 @@ def scalar_tensor(s, *, dtype=None, device=None, requires_grad: bool = False) ->
                   requires_grad=requires_grad)
 
 
-def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, device=None,
-                 requires_grad: bool = False) -> Tensor:
-    """Integers uniform on [low, high) in input's shape (randint_like(x, high) for one bound)."""
-    if high is None:
-        low, high = 0, low
-    out = randint(low, high, tuple(input.shape), dtype=dtype or input.dtype, device=device or input.device)
-    return out.requires_grad_(requires_grad) if requires_grad else out
-
-
 def normal(mean, std=1.0, size=None, *, generator=None, dtype=None, device=None) -> Tensor:
     """N(mean, std**2) draws: tensor mean and/or std (broadcast), or numbers with ``size``."""
     if size is not None:

@@ -69,11 +69,13 @@ def test_like_factories_and_empty_as_torch(shape):
     perms = [tuple(range(len(shape))), last, tuple(reversed(range(len(shape))))]
     for perm in perms:
         f, t = _permuted(f0, t0, list(perm))
-        for fn in ["empty_like", "zeros_like", "ones_like", "rand_like", "randn_like"]:
+        for fn in ["empty_like", "zeros_like", "ones_like", "rand_like", "randn_like", "randint_like"]:
+            args = (5,) if fn == "randint_like" else ()
             for name in FORMATS:
-                got = _outcome(lambda: getattr(fw, fn)(f, memory_format=getattr(fw, name)).stride())
-                want = _outcome(lambda: getattr(torch, fn)(t, memory_format=getattr(torch, name)).stride())
+                got = _outcome(lambda: getattr(fw, fn)(f, *args, memory_format=getattr(fw, name)).stride())
+                want = _outcome(lambda: getattr(torch, fn)(t, *args, memory_format=getattr(torch, name)).stride())
                 assert got == want, (fn, perm, name)
+            assert getattr(fw, fn)(f, *args).stride() == getattr(torch, fn)(t, *args).stride(), (fn, perm)
         assert fw.zeros_like(f).stride() == torch.zeros_like(t).stride()
         assert fw.full_like(f, 2.0).stride() == torch.full_like(t, 2.0).stride()
         assert (fw.ones_like(f, memory_format=fw.channels_last if len(shape) == 4 else fw.channels_last_3d)

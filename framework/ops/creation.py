@@ -60,6 +60,23 @@ def full_like(input: Tensor, fill_value, *, dtype=None, device=None, requires_gr
                      device=device if device is not None else input.device)
 
 
+def randint_like(input: Tensor, low: int = 0, high: int | None = None, *, dtype=None, device=None,
+                 requires_grad: bool = False, memory_format: dtypes.memory_format = dtypes.preserve_format) -> Tensor:
+    """Integers uniform on [low, high) (randint_like(x, high) for one bound) in input's shape, dtype and device, laid
+    out as memory_format says (a transposed input gives a transposed result, as torch's)."""
+    if high is None:
+        low, high = 0, low
+
+    def make(*shape, requires_grad: bool = False, **kwargs):
+        out = creation.randint(low, high, shape, **kwargs)
+        return out.requires_grad_(True) if requires_grad else out  # (torch's error for an integer dtype)
+
+    return _laid_out(make, tuple(input.shape), _like_order(input, memory_format), requires_grad,
+                     input if memory_format is dtypes.preserve_format else None,
+                     dtype=dtype if dtype is not None else input.dtype,
+                     device=device if device is not None else input.device)
+
+
 def empty(*args, size=None, dtype=None, device=None, requires_grad: bool = False,
           memory_format: dtypes.memory_format = dtypes.contiguous_format) -> Tensor:
     """Uninitialised tensor of the given size, laid out as memory_format says (torch.empty)."""
