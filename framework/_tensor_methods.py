@@ -21,6 +21,7 @@ from .ops.pointwise import (AbsInplace, arithmetic_inplace as ar, ClampInplace, 
                             ne_, ReciprocalInplace, ReluInplace, RsqrtInplace, SigmoidInplace, SignInplace, SinInplace,
                             SqrtInplace, TanhInplace)
 from .ops.pointwise.bitwise import _int_inplace
+from .ops.pointwise.floordiv import div_rounded_
 from .ops.reduction import cumprod_, cumsum_, sum_to_size
 from .ops.sampling import Normal, Uniform
 from .ops.shape import fill_diagonal_, new_empty_strided, ravel, storage_offset, tensor_unfold, views as _views_mod
@@ -97,8 +98,13 @@ def _sub_(self, other, *, alpha=1):
 def _mul_(self, other):
     return ar.MulInplace.apply(self, operand(other, "mul_", 1))
 
-def _div_(self, other):
+def _div_(self, other, *, rounding_mode: str | None = None):
+    if rounding_mode is not None:
+        return div_rounded_(self, other, rounding_mode)
     return ar.DivInplace.apply(self, operand(other, "div_", 1))
+
+def _true_divide_(self, other):
+    return ar.DivInplace.apply(self, operand(other, "true_divide_", 1))
 
 def _pow_(self, p):
     if p is None or refused(p) or isinstance(p, (list, tuple, np.ndarray)):
@@ -228,6 +234,9 @@ _CORE = {
     "zero_": lambda self: Zero.apply(self), "fill_": _fill_,
     "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_, "masked_fill_": _masked_fill_,
     "addcmul_": _addcmul_, "addcdiv_": _addcdiv_, "lerp_": _lerp_,
+    # in place under torch's other names
+    "subtract_": _sub_, "multiply_": _mul_, "divide_": _div_, "true_divide_": _true_divide_,
+    "negative_": lambda self: ar.NegInplace.apply(self), "atan2_": ops.atan2_, "arctan2_": ops.arctan2_,
 }
 
 # the formula of a regenerated view's AsStridedBackward0 node (framework/autograd/as_strided.py, a floor below ops)
@@ -325,6 +334,9 @@ _SCRIPTS = {
     "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
     "resize_": ops.resize_, "resize_as_": ops.resize_as_, "set_": ops.set_,
     "triangular_solve": ops.triangular_solve, "lu": ops.lu, "lu_solve": ops.lu_solve,
+    # the products' in-place twins (ops/linalg/blas.py, ops/linalg/products.py)
+    "addmm_": ops.addmm_, "addmv_": ops.addmv_, "addr_": ops.addr_, "addbmm_": ops.addbmm_, "baddbmm_": ops.baddbmm_,
+    "arcsin_": ops.asin_, "arccos_": ops.acos_, "arctan_": ops.atan_,
 }
 
 # ---- special functions, bitwise and integer operators, clamp bounds, storage and complex queries --------
@@ -408,6 +420,7 @@ _MATH.update({
     "cov": ops.cov, "corrcoef": ops.corrcoef, "vdot": ops.vdot,
     "igamma": lambda self, other: _ug.Igamma.apply(self, other),
     "igammac": lambda self, other: _ug.Igammac.apply(self, other),
+    "igamma_": ops.igamma_, "igammac_": ops.igammac_, "heaviside_": ops.heaviside_,
     # queries: storage, dtype, and the complex-number ones a real tensor answers trivially
     "storage_offset": storage_offset, "is_signed": is_signed, "is_nonzero": is_nonzero,
     "is_same_size": lambda self, other: self.shape == other.shape, "is_complex": lambda self: False,

@@ -1,7 +1,7 @@
 """Linear algebra: products, norms, factorizations and solvers."""
-from .blas import Addmm, addmm, AddmmScaled, Bmm, bmm, Dot, dot, linear, matmul, Mm, mm, Mv, mv
-from .products import (Addbmm, addbmm, Addmv, addmv, Addr, addr, Baddbmm, baddbmm, block_diag, BlockDiag, Cross, cross,
-                       einsum, ger, inner, kron, multi_dot, outer, tensordot, vander, Vdot, vdot)
+from .blas import Addmm, addmm, addmm_, AddmmInplace, AddmmScaled, Bmm, bmm, Dot, dot, linear, matmul, Mm, mm, Mv, mv
+from .products import (Addbmm, addbmm, addbmm_, Addmv, addmv, addmv_, Addr, addr, addr_, Baddbmm, baddbmm, baddbmm_,
+                       block_diag, BlockDiag, Cross, cross, einsum, ger, inner, kron, multi_dot, outer, tensordot, vander, Vdot, vdot)
 from .norms import Cdist, cdist, CdistBackward, Dist, dist, norm, Renorm, renorm, renorm_, RenormInplace, VectorNorm
 from .checks import (batch_prefix, check_floating, check_matrix, check_same_dtype, lapack_layout, LinAlgError, lu_infos,
                      lu_zero_pivot, not_positive_definite, singular_error)
@@ -17,7 +17,7 @@ from .triangular import (each_matrix, LinalgSolveTriangular, solve_triangular, s
 from .legacy import (chain_matmul, cholesky, det, inverse, logdet, lu, lu_solve, matrix_exp, matrix_power, pinverse, qr,
                      slogdet, svd)
 
-__all__ = ['Addmm', 'addmm', 'AddmmScaled', 'Bmm', 'bmm', 'Dot', 'dot', 'linear', 'matmul', 'Mm', 'mm', 'Mv', 'mv',
+__all__ = ['Addmm', 'addmm', 'addmm_', 'AddmmInplace', 'AddmmScaled', 'addbmm_', 'addmv_', 'addr_', 'baddbmm_', 'Bmm', 'bmm', 'Dot', 'dot', 'linear', 'matmul', 'Mm', 'mm', 'Mv', 'mv',
            'Addbmm', 'addbmm', 'Addmv', 'addmv', 'Addr', 'addr', 'Baddbmm', 'baddbmm', 'block_diag', 'BlockDiag',
            'Cross', 'cross', 'einsum', 'ger', 'inner', 'kron', 'multi_dot', 'outer', 'tensordot', 'vander', 'Vdot',
            'vdot', 'Cdist', 'cdist', 'CdistBackward', 'Dist', 'dist', 'norm', 'Renorm', 'renorm', 'renorm_',
