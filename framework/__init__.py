@@ -63,6 +63,10 @@ from .ops import lu, lu_solve, lu_unpack, triangular_solve
 from .ops import as_strided_, resize_as_  # torch's top-level in-place view functions
 from .ops import acos_ as arccos_, addmv_, asin_ as arcsin_, atan_ as arctan_  # (torch has no top-level addmm_)
 from .ops import unsafe_chunk  # torch.unsafe_chunk: chunk recorded as one UnsafeSplitBackward0 node
+from .ops import concatenate, unsafe_split, unsafe_split_with_sizes
+from .ops import (alias_copy, as_strided_copy, detach_copy, diagonal_copy, expand_copy, narrow_copy, permute_copy,
+                  select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy,
+                  unbind_copy, unfold_copy, unsqueeze_copy, view_copy)
 from .ops.activation import celu, celu_, selu, selu_
 from .ops.linalg import geqrf, householder_product as orgqr  # noqa: F401
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,

@@ -337,6 +337,9 @@ _SCRIPTS = {
     # the products' in-place twins (ops/linalg/blas.py, ops/linalg/products.py)
     "addmm_": ops.addmm_, "addmv_": ops.addmv_, "addr_": ops.addr_, "addbmm_": ops.addbmm_, "baddbmm_": ops.baddbmm_,
     "arcsin_": ops.asin_, "arccos_": ops.acos_, "arctan_": ops.atan_,
+    # splits not tracked as views, and narrow as new memory (ops/indexing/slicing.py, ops/indexing/view_copies.py)
+    "unsafe_split": ops.unsafe_split, "unsafe_split_with_sizes": ops.unsafe_split_with_sizes,
+    "narrow_copy": ops.narrow_copy,
 }
 
 # ---- special functions, bitwise and integer operators, clamp bounds, storage and complex queries --------

@@ -71,6 +71,37 @@ def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     return UnsafeSplit.apply(input, dim, sizes)
 
 
+class UnsafeSplitWithSizes(UnsafeSplit):
+    """unsafe_split_with_sizes: UnsafeSplit under torch's node name for explicit sizes. Saves nothing."""
+
+    node_name = "UnsafeSplitWithSizesBackward0"
+
+
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
+    """split into pieces of ``split_size`` that are not tracked as views (one UnsafeSplitBackward0 node)."""
+    if not isinstance(split_size, (int, np.integer)) or isinstance(split_size, bool):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, input.ndim)
+    n = input.shape[dim]
+    if split_size == 0 and n:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) if split_size else [n]
+    return UnsafeSplit.apply(input, dim, tuple(sizes))
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """split with explicit sizes, the pieces not tracked as views (one UnsafeSplitWithSizesBackward0 node)."""
+    dim = wrap_dim(dim, input.ndim)
+    sizes = tuple(int(s) for s in split_sizes)
+    if sum(sizes) != input.shape[dim]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[dim]} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return UnsafeSplitWithSizes.apply(input, dim, sizes)
+
+
 def chunk(a, chunks: int, dim: int = 0):
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
