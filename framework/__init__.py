@@ -24,6 +24,7 @@ from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTen
 from .ops.creation import empty, empty_like, full_like, ones_like, rand_like, randn_like, zeros_like
 from .dtypes import (bool_ as bool, bfloat16, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from .dtypes import layout, strided
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
                   concat, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, is_tensor, isfinite, isinf, isnan,
                   le, log, log_softmax, logical_not, lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm,
@@ -64,6 +65,7 @@ from .ops import as_strided_, resize_as_  # torch's top-level in-place view func
 from .ops import acos_ as arccos_, addmv_, asin_ as arcsin_, atan_ as arctan_  # (torch has no top-level addmm_)
 from .ops import unsafe_chunk  # torch.unsafe_chunk: chunk recorded as one UnsafeSplitBackward0 node
 from .ops import concatenate, unsafe_split, unsafe_split_with_sizes
+from .ops.conversion import conj_physical, conj_physical_, fill, is_signed
 from .ops import (alias_copy, as_strided_copy, detach_copy, diagonal_copy, expand_copy, narrow_copy, permute_copy,
                   select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy,
                   unbind_copy, unfold_copy, unsqueeze_copy, view_copy)
@@ -161,6 +163,25 @@ def conj(input: Tensor) -> Tensor:
 
 
 resolve_conj = resolve_neg = conj
+
+
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    return input.is_same_size(other)
+
+
+def is_conj(input: Tensor) -> bool:
+    """False: framework has no complex dtypes (so no lazily conjugated tensors)."""
+    return input.is_conj()
+
+
+def is_neg(input: Tensor) -> bool:
+    """False: no tensor here carries a lazy negation bit."""
+    return input.is_neg()
+
+
+def get_device(input: Tensor) -> int:
+    """The CUDA device index, -1 on the CPU."""
+    return input.get_device()
 
 
 def real(input: Tensor) -> Tensor:

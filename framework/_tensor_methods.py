@@ -8,6 +8,8 @@ creation and linear algebra; special functions, bitwise ops and storage queries)
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .autograd.function import check_no_partial_overlap
@@ -29,7 +31,9 @@ from .ops.shape.strided import _matrix_view
 from . import creation, dtypes, ops
 from .autograd import backward as _autograd_backward
 from .ops import conversion
-from .tensor import Tensor
+from .tensor import Size, Tensor
+from . import accelerator
+from .ops._layout import dim_order
 
 
 # ---- the core surface: conversion, backward, operators, in-place arithmetic, indexing -----------------
@@ -433,14 +437,86 @@ _MATH.update({
     "short": lambda self: self.to(CONVERSIONS["short"]),
 })
 
+# ---- legacy construction, layout and memory queries (torch's answers for dense, process-private tensors) -----
+
+def _options(t_dtype, device) -> str:
+    return (f"TensorOptions(dtype={_c_name(t_dtype)}, device={device}, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+def _new(self, *args, **kwargs):
+    """torch's legacy ``x.new(...)``: sizes (an empty tensor), a Size, data (a list: a tensor in x's dtype), or a
+    tensor of x's dtype (an alias of it); ``device=`` is the one keyword."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        names = [f"{k}={'framework.dtype' if isinstance(v, dtypes.dtype) else _type_name(v)}"
+                 for k, v in kwargs.items()]
+        got = ", ".join([_type_name(a) for a in args] + names)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:")
+    device = self.device if device is None else device
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype != self.dtype:
+            raise TypeError(f"expected {_options(self._array.dtype, device)} (got "
+                            f"{_options(other._array.dtype, other.device)})")
+        return _views_mod.Alias.apply(other)
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
+            len(args) == 1 and isinstance(args[0], Size)):
+        return creation.empty(*args, dtype=self.dtype, device=device) if args else \
+            creation.empty(0, dtype=self.dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+        return creation.tensor(args[0], dtype=self.dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], str):
+        raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+def _dim_order(self, *, ambiguity_check: bool = False) -> tuple:
+    """The dims from outermost to innermost in memory (torch's order of an elementwise result's layout)."""
+    if isinstance(ambiguity_check, list):
+        raise NotImplementedError("dim_order(ambiguity_check=[memory formats]) is not supported; pass a bool")
+    strides = self.stride()
+    if ambiguity_check and (any(a == b for a, b in zip(strides, strides[1:])) or 1 in self.shape):
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                           "memory formats.")
+    order, ambiguous = dim_order(tuple(self.shape), strides)
+    if ambiguity_check and ambiguous:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return order
+
+def _is_pinned(self, device=None) -> bool:
+    """False: framework never allocates page-locked host memory."""
+    if device is not None:
+        warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+                      "argument.", DeprecationWarning, stacklevel=2)
+    return False
+
+def _pin_memory(self, device=None):
+    """torch's error without an accelerator; with one, framework has no page-locked buffers to copy into."""
+    if not accelerator.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    raise NotImplementedError("pin_memory() is not supported: framework has no page-locked host memory "
+                              "(copy to the GPU with .to('cuda') directly)")
+
+def _share_memory_(self):
+    """self, as Module.share_memory: there is no torch.multiprocessing here to share the storage with."""
+    return self
+
+_STORAGE = {
+    "new": _new, "dim_order": _dim_order, "is_pinned": _is_pinned, "pin_memory": _pin_memory,
+    "share_memory_": _share_memory_, "is_shared": lambda self: False,
+    "conj_physical": conversion.conj_physical, "conj_physical_": conversion.conj_physical_,
+}
+
 PROPERTIES = {
     "itemsize": lambda self: self._array.itemsize, "nbytes": lambda self: self._array.itemsize * self._array.size,
     "real": lambda self: self, "imag": imag, "H": _matrix_view("H", batched=False),
-    "mH": _matrix_view("mH", batched=True),
+    "mH": _matrix_view("mH", batched=True), "layout": lambda self: dtypes.strided,
+    # layouts and backends framework never uses (torch's flags; is_meta, is_xpu, is_mps sit on Tensor itself)
+    **{flag: (lambda self: False) for flag in ("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested",
+                                               "is_ipu", "is_maia", "is_mtia", "is_vulkan", "is_xla")},
 }
 
 
-METHODS = {**_CORE, **_SCRIPTS, **_MATH}  # each name is in exactly one section
+METHODS = {**_CORE, **_SCRIPTS, **_MATH, **_STORAGE}  # each name is in exactly one section
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 for _name, _fn in PROPERTIES.items():
