@@ -5,6 +5,7 @@ choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow
 from __future__ import annotations
 
 from ..backend import get_array_module, keep_size1_strides
+from ..dtypes import channels_last, contiguous_format
 
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
@@ -211,7 +212,6 @@ def dim_order(shape: tuple, strides: tuple) -> tuple:
     ndim = len(shape)
     if ndim < 2:
         return tuple(range(ndim)), False
-    from ..dtypes import channels_last, contiguous_format  # (dtypes is floor 1: no cycle)
     dense, last = is_contiguous_as(contiguous_format, shape, strides), is_contiguous_as(channels_last, shape, strides)
     if dense and not last:
         return tuple(range(ndim)), False
