@@ -95,6 +95,8 @@ from .ops.indexing import unravel_index
 
 gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
 from .ops import clamp_min_, ldexp_  # noqa: F401  (torch.clamp_min_, torch.ldexp_)
+from .ops import trapezoid as trapz  # (torch's older name)
+from .ops import frobenius_norm
 from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
                   logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
                   var_mean)
@@ -246,7 +248,9 @@ _FUNCTIONAL_ALIASES = {
     "cosine_similarity", "pairwise_distance", "prelu", "channel_shuffle", "pdist", "bilinear", "hardshrink",
     "threshold", "threshold_", "rrelu", "rrelu_", "rms_norm", "batch_norm", "instance_norm", "layer_norm",
     "group_norm", "embedding", "dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "constant_pad_nd",
-    "ctc_loss"}
+    "ctc_loss", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "hinge_embedding_loss",
+    "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
+    "gru_cell", "nuclear_norm"}
 
 
 def __getattr__(name: str):

@@ -91,9 +91,18 @@ def is_warn_always_enabled() -> bool:
 
 
 def set_warn_always(b: bool, /) -> None:
-    """torch's switch for warnings it gives once per process; framework's warnings follow Python's own filters, so
-    the flag is recorded for is_warn_always_enabled()."""
+    """torch's switch for the warnings it gives once per process (warn_once below): on, they warn every time."""
     _state["warn_always"] = bool(b)
+
+
+_warned: set = set()
+
+
+def warn_once(message: str, category: type = UserWarning, stacklevel: int = 3) -> None:
+    """torch's TORCH_WARN_ONCE: the first time in the process, or every time under set_warn_always(True)."""
+    if _state["warn_always"] or message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, category, stacklevel=stacklevel)
 
 
 _DEBUG_MODES = {"default": 0, "warn": 1, "error": 2}

@@ -7,6 +7,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
 from ...backend import errstate, get_array_module
+from ...settings import warn_once
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from .._layout import contiguous_result
@@ -93,6 +94,19 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     if isinstance(dim, int):
         dim = (dim,)
     return VectorNorm.apply(input, float(p), normalize_dims(dim, input.ndim), keepdim)
+
+
+class AtenNorm(VectorNorm):
+    """The vector norm under at::norm's node name (torch.frobenius_norm records it). Saves a and out."""
+
+    node_name = "NormBackward1"
+
+
+def frobenius_norm(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """torch's deprecated 2-norm over ``dim`` (kept for its JIT), with its warning (once, as torch's)."""
+    warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    return AtenNorm.apply(input, 2.0, normalize_dims(dim, input.ndim), keepdim)
 
 
 def _norm_grad(diff: Tensor, dist: Tensor, grad: Tensor, p: float) -> Tensor:
