@@ -35,6 +35,10 @@ CASES = {
     "nuclear_norm": lambda m, x, y: m.nuclear_norm(x),
     "nuclear_norm_keepdim": lambda m, x, y: m.nuclear_norm(x, True),
     "nuclear_norm_dim": lambda m, x, y: m.nuclear_norm(x.view(1, 4, 3), (1, 2)),
+    "pdist": lambda m, x, y: m.pdist(x),
+    "pdist_p1": lambda m, x, y: m.pdist(y, 1),
+    "pdist_p3_5": lambda m, x, y: m.pdist(x.t() * 1, 3.5),
+    "pdist_inf_functional": lambda m, x, y: m.nn.functional.pdist(x, float("inf")),
     "trapz": lambda m, x, y: m.trapz(x),
     "trapz_x": lambda m, x, y: m.trapz(x, y),
     "trapz_dx": lambda m, x, y: m.trapz(x, dx=0.5, dim=0),
@@ -116,7 +120,23 @@ def test_lstm_cell_returns_a_pair_and_gru_cell_a_tensor_as_torch():
     assert kinds[0] == kinds[1]
 
 
+def test_pdist_of_equal_rows_and_its_second_derivative_as_torch():
+    torch = pytest.importorskip("torch")
+    a = _A.copy()
+    a[3] = a[1]  # a zero distance: torch's gradient there is 0
+    outs = []
+    for m in (framework, torch):
+        x = m.tensor(a, dtype=m.float64, requires_grad=True)
+        d = m.pdist(x)
+        (g,) = m.autograd.grad((d * m.arange(6.0, dtype=m.float64)).sum(), x, create_graph=True)
+        outs.append((np.round(g.tolist(), 10).tolist(), g.grad_fn.name(), outcome(lambda _: g.sum().backward(), m)))
+    assert outs[0] == outs[1]
+
+
 ERRORS = {
+    "pdist_3d": lambda m: m.pdist(m.ones(2, 2, 2)),
+    "pdist_negative_p": lambda m: m.pdist(m.ones(3, 2), -1),
+    "pdist_int": lambda m: m.pdist(m.ones(3, 2, dtype=m.int64)),
     "reduction_str": lambda m: m.kl_div(m.ones(2), m.ones(2), reduction="mean"),
     "bce_reduction_float": lambda m: m.binary_cross_entropy_with_logits(m.ones(2), m.ones(2), reduction=1.0),
     "bce_grad_pos_weight": lambda m: m.binary_cross_entropy_with_logits(m.ones(2), m.ones(2), None,

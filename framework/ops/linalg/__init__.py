@@ -2,7 +2,7 @@
 from .blas import Addmm, addmm, addmm_, AddmmInplace, AddmmScaled, Bmm, bmm, Dot, dot, linear, matmul, Mm, mm, Mv, mv
 from .products import (Addbmm, addbmm, addbmm_, Addmv, addmv, addmv_, Addr, addr, addr_, Baddbmm, baddbmm, baddbmm_,
                        block_diag, BlockDiag, Cross, cross, einsum, ger, inner, kron, multi_dot, outer, tensordot, vander, Vdot, vdot)
-from .norms import AtenNorm, frobenius_norm, Cdist, cdist, CdistBackward, Dist, dist, norm, Renorm, renorm, renorm_, RenormInplace, VectorNorm
+from .norms import AtenNorm, frobenius_norm, pdist, Pdist, PdistBackward, Cdist, cdist, CdistBackward, Dist, dist, norm, Renorm, renorm, renorm_, RenormInplace, VectorNorm
 from .checks import (batch_prefix, check_floating, check_matrix, check_same_dtype, lapack_layout, LinAlgError, lu_infos,
                      lu_zero_pivot, not_positive_definite, singular_error)
 from .solve import (Cholesky, inv_array, is_vector_rhs, LinalgCholesky, LinalgDet, LinalgInv, LinalgMatrixExp,
@@ -20,7 +20,7 @@ from .legacy import (chain_matmul, cholesky, det, inverse, logdet, lu, lu_solve,
 __all__ = ['Addmm', 'addmm', 'addmm_', 'AddmmInplace', 'AddmmScaled', 'addbmm_', 'addmv_', 'addr_', 'baddbmm_', 'Bmm', 'bmm', 'Dot', 'dot', 'linear', 'matmul', 'Mm', 'mm', 'Mv', 'mv',
            'Addbmm', 'addbmm', 'Addmv', 'addmv', 'Addr', 'addr', 'Baddbmm', 'baddbmm', 'block_diag', 'BlockDiag',
            'Cross', 'cross', 'einsum', 'ger', 'inner', 'kron', 'multi_dot', 'outer', 'tensordot', 'vander', 'Vdot',
-           'vdot', 'AtenNorm', 'frobenius_norm', 'Cdist', 'cdist', 'CdistBackward', 'Dist', 'dist', 'norm', 'Renorm', 'renorm', 'renorm_',
+           'vdot', 'AtenNorm', 'frobenius_norm', 'pdist', 'Pdist', 'PdistBackward', 'Cdist', 'cdist', 'CdistBackward', 'Dist', 'dist', 'norm', 'Renorm', 'renorm', 'renorm_',
            'RenormInplace', 'VectorNorm', 'batch_prefix', 'check_floating', 'check_matrix', 'check_same_dtype',
            'lapack_layout', 'LinAlgError', 'lu_infos', 'lu_zero_pivot', 'not_positive_definite', 'singular_error',
            'Cholesky', 'inv_array', 'is_vector_rhs', 'LinalgCholesky', 'LinalgDet', 'LinalgInv', 'LinalgMatrixExp',
