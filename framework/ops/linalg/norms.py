@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
@@ -238,8 +240,9 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
 
 
 def _pairs(xp, n: int):
-    """The row pairs i < j in pdist's order (row-major over the upper triangle)."""
-    return xp.triu_indices(n, 1)
+    """The row pairs i < j in pdist's order (row-major over the upper triangle), on xp's device (made by NumPy:
+    not every array backend has triu_indices)."""
+    return tuple(xp.asarray(k) for k in np.triu_indices(n, 1))
 
 
 class Pdist(Function):
