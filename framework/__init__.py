@@ -53,8 +53,8 @@ from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, 
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops import index_add, index_copy, index_fill, index_reduce, masked_scatter, put, scatter_reduce
 from .ops import diagonal_scatter, select_scatter, slice_scatter
-from .ops import (aminmax, bincount, bucketize, histc, isin, msort, searchsorted, tril_indices, triu_indices,
-                  unique_consecutive)
+from .ops import (aminmax, bincount, bucketize, histc, histogram, isin, msort, searchsorted, tril_indices,
+                  triu_indices, unique_consecutive)
 from .ops import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack, combinations,
                   diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split, vander, vsplit,
                   vstack)

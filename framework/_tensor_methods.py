@@ -318,7 +318,7 @@ _SCRIPTS = {
     "scatter_reduce_": ops.scatter_reduce_, "diagonal_scatter": ops.diagonal_scatter,
     "select_scatter": ops.select_scatter, "slice_scatter": ops.slice_scatter,
     # searching and counting (ops/search.py) and shape helpers (ops/shape/joining.py)
-    "bincount": ops.bincount, "histc": ops.histc,
+    "bincount": ops.bincount, "histc": ops.histc, "histogram": ops.histogram,
     "unique_consecutive": ops.unique_consecutive, "aminmax": ops.aminmax, "msort": ops.msort,
     "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit,
     "rot90": ops.rot90, "diff": ops.diff,
