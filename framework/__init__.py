@@ -86,6 +86,7 @@ from .settings import (are_deterministic_algorithms_enabled, get_float32_matmul_
 from .settings import (get_deterministic_debug_mode, get_num_interop_threads, is_warn_always_enabled,
                        set_default_tensor_type, set_deterministic_debug_mode, set_flush_denormal,
                        set_num_interop_threads, set_warn_always)
+from .creation import empty_permuted, frombuffer
 from .creation import asarray, empty_strided, logspace, normal, poisson, randint_like, range, scalar_tensor
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from .type_info import broadcast_shapes, can_cast, finfo, iinfo, is_inference, result_type, typename
