@@ -61,6 +61,7 @@ from .ops import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesi
 from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky, det, diag_embed, diagflat, dist, inner,
                   inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
 from .ops import lu, lu_solve, lu_unpack, triangular_solve
+from .ops import cholesky_inverse, cholesky_solve
 from .ops import as_strided_, resize_as_  # torch's top-level in-place view functions
 from .ops import acos_ as arccos_, addmv_, asin_ as arcsin_, atan_ as arctan_  # (torch has no top-level addmm_)
 from .ops import unsafe_chunk  # torch.unsafe_chunk: chunk recorded as one UnsafeSplitBackward0 node

@@ -338,6 +338,7 @@ _SCRIPTS = {
     "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
     "resize_": ops.resize_, "resize_as_": ops.resize_as_, "set_": ops.set_,
     "triangular_solve": ops.triangular_solve, "lu": ops.lu, "lu_solve": ops.lu_solve,
+    "cholesky_inverse": ops.cholesky_inverse, "cholesky_solve": ops.cholesky_solve,
     # the products' in-place twins (ops/linalg/blas.py, ops/linalg/products.py)
     "addmm_": ops.addmm_, "addmv_": ops.addmv_, "addr_": ops.addr_, "addbmm_": ops.addbmm_, "baddbmm_": ops.baddbmm_,
     "arcsin_": ops.asin_, "arccos_": ops.acos_, "arctan_": ops.atan_,

@@ -12,7 +12,7 @@ from .decompositions import (LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, Lina
 from .householder import geqrf, householder_product, LinalgHouseholderProduct
 from .lu_decomposition import (LinalgLu, LinalgLuFactorEx, LinalgLuSolve, lu_backward, lu_error, lu_factor_arrays,
                                lu_solve_lu_grad, lu_unpack, LuUnpack, permutation_array, unpack_arrays)
-from .triangular import (each_matrix, LinalgSolveTriangular, solve_triangular, solve_triangular_array, triangular_solve,
+from .triangular import (cholesky_inverse, cholesky_solve, CholeskyInverse, CholeskySolve, each_matrix, LinalgSolveTriangular, solve_triangular, solve_triangular_array, triangular_solve,
                          TriangularSolve)
 from .legacy import (chain_matmul, cholesky, det, inverse, logdet, lu, lu_solve, matrix_exp, matrix_power, pinverse, qr,
                      slogdet, svd)
@@ -27,7 +27,7 @@ __all__ = ['Addmm', 'addmm', 'addmm_', 'AddmmInplace', 'AddmmScaled', 'addbmm_',
            'LinalgSlogdet', 'LinalgSolve', 'LinalgEigh', 'LinalgLstsq', 'LinalgPinv', 'LinalgQr', 'LinalgSvd',
            'pinv_array', 'pinv_backward', 'svd_backward', 'geqrf', 'householder_product', 'LinalgHouseholderProduct',
            'LinalgLu', 'LinalgLuFactorEx', 'LinalgLuSolve', 'lu_backward', 'lu_error', 'lu_factor_arrays',
-           'lu_solve_lu_grad', 'lu_unpack', 'LuUnpack', 'permutation_array', 'unpack_arrays', 'each_matrix',
+           'lu_solve_lu_grad', 'lu_unpack', 'LuUnpack', 'permutation_array', 'unpack_arrays', 'cholesky_inverse', 'cholesky_solve', 'CholeskyInverse', 'CholeskySolve', 'each_matrix',
            'LinalgSolveTriangular', 'solve_triangular', 'solve_triangular_array', 'triangular_solve',
            'TriangularSolve', 'chain_matmul', 'cholesky', 'det', 'inverse', 'logdet', 'lu', 'lu_solve', 'matrix_exp',
            'matrix_power', 'pinverse', 'qr', 'slogdet', 'svd']
