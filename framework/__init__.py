@@ -24,6 +24,7 @@ from .creation import (BoolTensor, DoubleTensor, FloatTensor, IntTensor, LongTen
 from .ops.creation import empty, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, zeros_like
 from .dtypes import (bool_ as bool, bfloat16, dtype, float16, float32, float64, int8, int16, int32, int64, uint8)
 from .dtypes import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
+from .dtypes import layout, strided
 from .ops import (abs, add, all, allclose, amax, amin, any, argmax, argmin, bmm, cat, chunk, clamp, clip, clone,
                   concat, cos, div, dot, eq, equal, exp, expand, flatten, ge, gt, is_tensor, isfinite, isinf, isnan,
                   le, log, log_softmax, logical_not, lt, masked_fill, matmul, max, maximum, mean, min, minimum, mm,
@@ -52,16 +53,23 @@ from .ops import (acosh, acosh_, arccosh, arccosh_, arcsinh, arcsinh_, arctanh, 
                   erfinv, exp2, exp2_, hypot, logit, logit_)
 from .ops import index_add, index_copy, index_fill, index_reduce, masked_scatter, put, scatter_reduce
 from .ops import diagonal_scatter, select_scatter, slice_scatter
-from .ops import (aminmax, bincount, bucketize, histc, isin, msort, searchsorted, tril_indices, triu_indices,
-                  unique_consecutive)
+from .ops import (aminmax, bincount, bucketize, histc, histogram, isin, msort, searchsorted, tril_indices,
+                  triu_indices, unique_consecutive)
 from .ops import (atleast_1d, atleast_2d, atleast_3d, broadcast_tensors, cartesian_prod, column_stack, combinations,
                   diff, dsplit, dstack, hsplit, hstack, meshgrid, rot90, row_stack, tensor_split, vander, vsplit,
                   vstack)
 from .ops import (addbmm, addmv, addr, block_diag, cdist, chain_matmul, cholesky, det, diag_embed, diagflat, dist, inner,
                   inverse, kron, logdet, matrix_exp, matrix_power, pinverse, qr, slogdet, svd, tensordot)
 from .ops import lu, lu_solve, lu_unpack, triangular_solve
+from .ops import cholesky_inverse, cholesky_solve
 from .ops import as_strided_, resize_as_  # torch's top-level in-place view functions
+from .ops import acos_ as arccos_, addmv_, asin_ as arcsin_, atan_ as arctan_  # (torch has no top-level addmm_)
 from .ops import unsafe_chunk  # torch.unsafe_chunk: chunk recorded as one UnsafeSplitBackward0 node
+from .ops import concatenate, unsafe_split, unsafe_split_with_sizes
+from .ops.conversion import conj_physical, conj_physical_, fill, is_signed
+from .ops import (alias_copy, as_strided_copy, detach_copy, diagonal_copy, expand_copy, narrow_copy, permute_copy,
+                  select_copy, slice_copy, split_copy, split_with_sizes_copy, squeeze_copy, t_copy, transpose_copy,
+                  unbind_copy, unfold_copy, unsqueeze_copy, view_copy)
 from .ops.activation import celu, celu_, selu, selu_
 from .ops.linalg import geqrf, householder_product as orgqr  # noqa: F401
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
@@ -76,6 +84,10 @@ from ._tensor_str import get_printoptions, set_printoptions
 from .settings import (are_deterministic_algorithms_enabled, get_float32_matmul_precision, get_num_threads,
                        is_deterministic_algorithms_warn_only_enabled, set_anomaly_enabled, set_float32_matmul_precision,
                        set_num_threads, use_deterministic_algorithms)
+from .settings import (get_deterministic_debug_mode, get_num_interop_threads, is_warn_always_enabled,
+                       set_default_tensor_type, set_deterministic_debug_mode, set_flush_denormal,
+                       set_num_interop_threads, set_warn_always)
+from .creation import empty_permuted, frombuffer
 from .creation import asarray, empty_strided, logspace, normal, poisson, range, scalar_tensor
 from .windows import bartlett_window, blackman_window, hamming_window, hann_window, kaiser_window
 from .type_info import broadcast_shapes, can_cast, finfo, iinfo, is_inference, result_type, typename
@@ -85,6 +97,8 @@ from .ops.indexing import unravel_index
 
 gcd_, lcm_, reciprocal_, rsqrt_ = (_inplace_function(n) for n in ("gcd_", "lcm_", "reciprocal_", "rsqrt_"))
 from .ops import clamp_min_, ldexp_  # noqa: F401  (torch.clamp_min_, torch.ldexp_)
+from .ops import trapezoid as trapz  # (torch's older name)
+from .ops import frobenius_norm
 from .ops import (clamp_min, copysign, cumulative_trapezoid, frexp, heaviside, ldexp, logaddexp, logaddexp2,
                   logcumsumexp, nanmean, nanmedian, nanquantile, nansum, quantile, renorm, std_mean, trapezoid,
                   var_mean)
@@ -158,6 +172,25 @@ def conj(input: Tensor) -> Tensor:
 resolve_conj = resolve_neg = conj
 
 
+def is_same_size(input: Tensor, other: Tensor) -> bool:
+    return input.is_same_size(other)
+
+
+def is_conj(input: Tensor) -> bool:
+    """False: framework has no complex dtypes (so no lazily conjugated tensors)."""
+    return input.is_conj()
+
+
+def is_neg(input: Tensor) -> bool:
+    """False: no tensor here carries a lazy negation bit."""
+    return input.is_neg()
+
+
+def get_device(input: Tensor) -> int:
+    """The CUDA device index, -1 on the CPU."""
+    return input.get_device()
+
+
 def real(input: Tensor) -> Tensor:
     return input.real
 
@@ -217,7 +250,9 @@ _FUNCTIONAL_ALIASES = {
     "cosine_similarity", "pairwise_distance", "prelu", "channel_shuffle", "pdist", "bilinear", "hardshrink",
     "threshold", "threshold_", "rrelu", "rrelu_", "rms_norm", "batch_norm", "instance_norm", "layer_norm",
     "group_norm", "embedding", "dropout", "dropout_", "alpha_dropout", "feature_alpha_dropout", "constant_pad_nd",
-    "ctc_loss"}
+    "ctc_loss", "binary_cross_entropy_with_logits", "kl_div", "cosine_embedding_loss", "hinge_embedding_loss",
+    "margin_ranking_loss", "triplet_margin_loss", "poisson_nll_loss", "rnn_tanh_cell", "rnn_relu_cell", "lstm_cell",
+    "gru_cell", "nuclear_norm"}
 
 
 def __getattr__(name: str):

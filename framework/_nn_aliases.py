@@ -2,11 +2,16 @@
 
 Most are the very functions of nn.functional; where torch's top-level signature differs from F's (the ATen
 order: ``torch.batch_norm(input, weight, bias, running_mean, ...)``, ``torch.embedding(weight, indices)``,
-``torch.dropout(input, p, train)``) a small adapter calls F with torch's meaning. Loaded on first use (framework's
-``__getattr__``), so ``import framework`` stays light."""
+``torch.dropout(input, p, train)``, the losses' integer ``reduction``) a small adapter calls F with torch's meaning;
+the recurrent cells (``torch.lstm_cell``) are nn's cell maths, and torch's deprecated ``torch.nuclear_norm``
+framework.linalg's matrix norm. Loaded on first use (framework's ``__getattr__``), so ``import framework`` stays
+light."""
 from __future__ import annotations
 
+from . import linalg
+from .settings import warn_once
 from .nn.functional.loss_ctc import _ctc_loss
+from .nn.modules.rnn import _gru_cell, _lstm_cell, _rnn_relu_cell, _rnn_tanh_cell
 from .nn import functional as F
 from .tensor import Tensor
 
@@ -75,6 +80,84 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths, target_lengths, 
     """torch.ctc_loss: ATen's integer reduction (0 none, 1 mean, 2 sum). Its schema's default is Mean, but torch's
     Python binding reads that default as 0, so a call without it returns the per-item losses, as here."""
     return _ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, reduction, zero_infinity)
+
+
+def _reduction(value, fn: str) -> str:
+    """ATen's integer reduction as F's word: 1 mean, 2 sum, any other int none (torch reduces only for 1 and 2)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{fn}(): argument 'reduction' must be int, not {type(value).__name__}")
+    return {1: "mean", 2: "sum"}.get(value, "none")
+
+
+# the losses in ATen's argument order; as ctc_loss, a call without reduction gets torch's binding default, 0 (none)
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight=None, pos_weight=None,
+                                     reduction: int = 0) -> Tensor:
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(
+        reduction, "binary_cross_entropy_with_logits"), pos_weight=pos_weight)
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:
+    return F.kl_div(input, target, reduction=_reduction(reduction, "kl_div"), log_target=log_target)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    return F.cosine_embedding_loss(input1, input2, target, margin,
+                                   reduction=_reduction(reduction, "cosine_embedding_loss"))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction, "hinge_embedding_loss"))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    return F.margin_ranking_loss(input1, input2, target, margin,
+                                 reduction=_reduction(reduction, "margin_ranking_loss"))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,
+                        eps: float = 1e-06, swap: bool = False, reduction: int = 0) -> Tensor:
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap,
+                                 reduction=_reduction(reduction, "triplet_margin_loss"))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    """Every argument required, as ATen's schema."""
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps,
+                              reduction=_reduction(reduction, "poisson_nll_loss"))
+
+
+# the recurrent cells: ATen's (input, hx, w_ih, w_hh, b_ih, b_hh), nn's cell maths
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None) -> Tensor:
+    return _rnn_tanh_cell(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None) -> Tensor:
+    return _rnn_relu_cell(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def lstm_cell(input: Tensor, hx, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None) -> tuple:
+    """(h, c) from hx = (h, c), as torch's."""
+    return _lstm_cell(F.linear(input, w_ih, b_ih), tuple(hx), w_hh, b_hh)
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih=None, b_hh=None) -> Tensor:
+    return _gru_cell(F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+# torch's deprecated nuclear norm, kept for its JIT: its warning, then linalg's matrix norm
+
+def nuclear_norm(input: Tensor, dim=None, keepdim: bool = False) -> Tensor:
+    """nuclear_norm(input, keepdim=False) or nuclear_norm(input, dim, keepdim=False), as torch's two forms."""
+    if isinstance(dim, bool):  # the (input, keepdim) form
+        dim, keepdim = None, dim
+    warn_once("at::nuclear_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.matrix_norm(A, 'nuc', dim, keepdim)` instead")
+    return linalg.matrix_norm(input, "nuc", (-2, -1) if dim is None else dim, keepdim)
 
 
 def __getattr__(name: str):

@@ -8,6 +8,8 @@ creation and linear algebra; special functions, bitwise ops and storage queries)
 """
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .autograd.function import check_no_partial_overlap
@@ -21,6 +23,7 @@ from .ops.pointwise import (AbsInplace, arithmetic_inplace as ar, ClampInplace, 
                             ne_, ReciprocalInplace, ReluInplace, RsqrtInplace, SigmoidInplace, SignInplace, SinInplace,
                             SqrtInplace, TanhInplace)
 from .ops.pointwise.bitwise import _int_inplace
+from .ops.pointwise.floordiv import div_rounded_
 from .ops.reduction import cumprod_, cumsum_, sum_to_size
 from .ops.sampling import Normal, Uniform
 from .ops.shape import fill_diagonal_, new_empty_strided, ravel, storage_offset, tensor_unfold, views as _views_mod
@@ -28,7 +31,9 @@ from .ops.shape.strided import _matrix_view
 from . import creation, dtypes, ops
 from .autograd import backward as _autograd_backward
 from .ops import conversion
-from .tensor import Tensor
+from .tensor import Size, Tensor
+from . import accelerator
+from .ops._layout import dim_order
 
 
 # ---- the core surface: conversion, backward, operators, in-place arithmetic, indexing -----------------
@@ -97,8 +102,13 @@ def _sub_(self, other, *, alpha=1):
 def _mul_(self, other):
     return ar.MulInplace.apply(self, operand(other, "mul_", 1))
 
-def _div_(self, other):
+def _div_(self, other, *, rounding_mode: str | None = None):
+    if rounding_mode is not None:
+        return div_rounded_(self, other, rounding_mode)
     return ar.DivInplace.apply(self, operand(other, "div_", 1))
+
+def _true_divide_(self, other):
+    return ar.DivInplace.apply(self, operand(other, "true_divide_", 1))
 
 def _pow_(self, p):
     if p is None or refused(p) or isinstance(p, (list, tuple, np.ndarray)):
@@ -228,6 +238,9 @@ _CORE = {
     "zero_": lambda self: Zero.apply(self), "fill_": _fill_,
     "copy_": _copy_, "uniform_": _uniform_, "normal_": _normal_, "masked_fill_": _masked_fill_,
     "addcmul_": _addcmul_, "addcdiv_": _addcdiv_, "lerp_": _lerp_,
+    # in place under torch's other names
+    "subtract_": _sub_, "multiply_": _mul_, "divide_": _div_, "true_divide_": _true_divide_,
+    "negative_": lambda self: ar.NegInplace.apply(self), "atan2_": ops.atan2_, "arctan2_": ops.arctan2_,
 }
 
 # the formula of a regenerated view's AsStridedBackward0 node (framework/autograd/as_strided.py, a floor below ops)
@@ -305,7 +318,7 @@ _SCRIPTS = {
     "scatter_reduce_": ops.scatter_reduce_, "diagonal_scatter": ops.diagonal_scatter,
     "select_scatter": ops.select_scatter, "slice_scatter": ops.slice_scatter,
     # searching and counting (ops/search.py) and shape helpers (ops/shape/joining.py)
-    "bincount": ops.bincount, "histc": ops.histc,
+    "bincount": ops.bincount, "histc": ops.histc, "histogram": ops.histogram,
     "unique_consecutive": ops.unique_consecutive, "aminmax": ops.aminmax, "msort": ops.msort,
     "tensor_split": ops.tensor_split, "hsplit": ops.hsplit, "vsplit": ops.vsplit, "dsplit": ops.dsplit,
     "rot90": ops.rot90, "diff": ops.diff,
@@ -325,6 +338,13 @@ _SCRIPTS = {
     "squeeze_": ops.squeeze_, "unsqueeze_": ops.unsqueeze_, "as_strided_": ops.as_strided_,
     "resize_": ops.resize_, "resize_as_": ops.resize_as_, "set_": ops.set_,
     "triangular_solve": ops.triangular_solve, "lu": ops.lu, "lu_solve": ops.lu_solve,
+    "cholesky_inverse": ops.cholesky_inverse, "cholesky_solve": ops.cholesky_solve,
+    # the products' in-place twins (ops/linalg/blas.py, ops/linalg/products.py)
+    "addmm_": ops.addmm_, "addmv_": ops.addmv_, "addr_": ops.addr_, "addbmm_": ops.addbmm_, "baddbmm_": ops.baddbmm_,
+    "arcsin_": ops.asin_, "arccos_": ops.acos_, "arctan_": ops.atan_,
+    # splits not tracked as views, and narrow as new memory (ops/indexing/slicing.py, ops/indexing/view_copies.py)
+    "unsafe_split": ops.unsafe_split, "unsafe_split_with_sizes": ops.unsafe_split_with_sizes,
+    "narrow_copy": ops.narrow_copy,
 }
 
 # ---- special functions, bitwise and integer operators, clamp bounds, storage and complex queries --------
@@ -408,6 +428,7 @@ _MATH.update({
     "cov": ops.cov, "corrcoef": ops.corrcoef, "vdot": ops.vdot,
     "igamma": lambda self, other: _ug.Igamma.apply(self, other),
     "igammac": lambda self, other: _ug.Igammac.apply(self, other),
+    "igamma_": ops.igamma_, "igammac_": ops.igammac_, "heaviside_": ops.heaviside_,
     # queries: storage, dtype, and the complex-number ones a real tensor answers trivially
     "storage_offset": storage_offset, "is_signed": is_signed, "is_nonzero": is_nonzero,
     "is_same_size": lambda self, other: self.shape == other.shape, "is_complex": lambda self: False,
@@ -417,14 +438,86 @@ _MATH.update({
     "short": lambda self: self.to(CONVERSIONS["short"]),
 })
 
+# ---- legacy construction, layout and memory queries (torch's answers for dense, process-private tensors) -----
+
+def _options(t_dtype, device) -> str:
+    return (f"TensorOptions(dtype={_c_name(t_dtype)}, device={device}, layout=Strided, requires_grad=false "
+            "(default), pinned_memory=false (default), memory_format=(nullopt))")
+
+def _new(self, *args, **kwargs):
+    """torch's legacy ``x.new(...)``: sizes (an empty tensor), a Size, data (a list: a tensor in x's dtype), or a
+    tensor of x's dtype (an alias of it); ``device=`` is the one keyword."""
+    device = kwargs.pop("device", None)
+    if kwargs:
+        names = [f"{k}={'framework.dtype' if isinstance(v, dtypes.dtype) else _type_name(v)}"
+                 for k, v in kwargs.items()]
+        got = ", ".join([_type_name(a) for a in args] + names)
+        raise TypeError(f"new() received an invalid combination of arguments - got ({got}), but expected one of:")
+    device = self.device if device is None else device
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        other = args[0]
+        if other.dtype != self.dtype:
+            raise TypeError(f"expected {_options(self._array.dtype, device)} (got "
+                            f"{_options(other._array.dtype, other.device)})")
+        return _views_mod.Alias.apply(other)
+    if all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in args) or (
+            len(args) == 1 and isinstance(args[0], Size)):
+        return creation.empty(*args, dtype=self.dtype, device=device) if args else \
+            creation.empty(0, dtype=self.dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray)):
+        return creation.tensor(args[0], dtype=self.dtype, device=device)
+    if len(args) == 1 and isinstance(args[0], str):
+        raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+def _dim_order(self, *, ambiguity_check: bool = False) -> tuple:
+    """The dims from outermost to innermost in memory (torch's order of an elementwise result's layout)."""
+    if isinstance(ambiguity_check, list):
+        raise NotImplementedError("dim_order(ambiguity_check=[memory formats]) is not supported; pass a bool")
+    strides = self.stride()
+    if ambiguity_check and (any(a == b for a, b in zip(strides, strides[1:])) or 1 in self.shape):
+        raise RuntimeError("The tensor does not have unique dim order, or cannot map to exact one of the given "
+                           "memory formats.")
+    order, ambiguous = dim_order(tuple(self.shape), strides)
+    if ambiguity_check and ambiguous:
+        raise RuntimeError("The tensor does not have unique dim order.")
+    return order
+
+def _is_pinned(self, device=None) -> bool:
+    """False: framework never allocates page-locked host memory."""
+    if device is not None:
+        warnings.warn("The argument 'device' of Tensor.is_pinned() is deprecated. Please do not pass this "
+                      "argument.", DeprecationWarning, stacklevel=2)
+    return False
+
+def _pin_memory(self, device=None):
+    """torch's error without an accelerator; with one, framework has no page-locked buffers to copy into."""
+    if not accelerator.is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    raise NotImplementedError("pin_memory() is not supported: framework has no page-locked host memory "
+                              "(copy to the GPU with .to('cuda') directly)")
+
+def _share_memory_(self):
+    """self, as Module.share_memory: there is no torch.multiprocessing here to share the storage with."""
+    return self
+
+_STORAGE = {
+    "new": _new, "dim_order": _dim_order, "is_pinned": _is_pinned, "pin_memory": _pin_memory,
+    "share_memory_": _share_memory_, "is_shared": lambda self: False,
+    "conj_physical": conversion.conj_physical, "conj_physical_": conversion.conj_physical_,
+}
+
 PROPERTIES = {
     "itemsize": lambda self: self._array.itemsize, "nbytes": lambda self: self._array.itemsize * self._array.size,
     "real": lambda self: self, "imag": imag, "H": _matrix_view("H", batched=False),
-    "mH": _matrix_view("mH", batched=True),
+    "mH": _matrix_view("mH", batched=True), "layout": lambda self: dtypes.strided,
+    # layouts and backends framework never uses (torch's flags; is_meta, is_xpu, is_mps sit on Tensor itself)
+    **{flag: (lambda self: False) for flag in ("is_sparse", "is_sparse_csr", "is_quantized", "is_mkldnn", "is_nested",
+                                               "is_ipu", "is_maia", "is_mtia", "is_vulkan", "is_xla")},
 }
 
 
-METHODS = {**_CORE, **_SCRIPTS, **_MATH}  # each name is in exactly one section
+METHODS = {**_CORE, **_SCRIPTS, **_MATH, **_STORAGE}  # each name is in exactly one section
 for _name, _fn in METHODS.items():
     setattr(Tensor, _name, _fn)
 for _name, _fn in PROPERTIES.items():

@@ -319,3 +319,54 @@ def range(start=0, end=None, step=1, *, dtype=None, device=None, requires_grad: 
     n = int(math.floor((end - start) / step)) + 1
     return (arange(n, dtype=dtypes.float64, device=device) * step + start).to(_dtype_of(dtype)).requires_grad_(
         requires_grad)
+
+
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, requires_grad: bool = False,
+                   pin_memory: bool = False) -> Tensor:
+    """An uninitialised tensor of ``size`` whose memory holds its dims in ``physical_layout``'s order (outermost
+    first): empty_permuted((N, C, H, W), (0, 2, 3, 1)) is channels-last."""
+    size, order = tuple(int(s) for s in size), tuple(int(d) for d in physical_layout)
+    if len(size) != len(order):
+        raise RuntimeError(f"Number of dimensions in size does not match the length of the physical_layout; i.e. "
+                           f"len(size) = {len(size)} is not equal to len(physical_layout) = {len(order)}")
+    if len(set(order)) != len(order) or not all(0 <= d < len(order) for d in order):
+        raise RuntimeError("Duplicate dim not allowed")
+    physical = empty(*[size[d] for d in order], dtype=dtype, device=device)
+    inverse = np.argsort(order).tolist()  # (this module's `range` is torch.range)
+    t = Tensor._make(physical._array.transpose(inverse))  # a tensor of its own over that memory, not a view
+    return t.requires_grad_(True) if requires_grad else t
+
+
+_WARNED_READ_ONLY = []
+
+
+def frombuffer(buffer, *, dtype, count: int = -1, offset: int = 0, requires_grad: bool = False) -> Tensor:
+    """A 1-D CPU tensor over the memory of a Python buffer (bytearray, array.array, mmap...): writes reach it.
+    deviation from torch: over a read-only buffer (bytes) the tensor is read-only too (NumPy refuses the writes torch
+    lets through after its warning)."""
+    np_dt = np.dtype(dtypes.to_numpy_dtype(dtype))
+    view = memoryview(buffer)
+    length = view.nbytes
+    if length == 0 or count == 0:
+        raise ValueError(f"both buffer length ({length}) and count ({count}) must not be 0")
+    if not 0 <= offset < length:
+        raise ValueError(f"offset ({offset} bytes) must be non-negative and no greater than buffer length ({length} "
+                         "bytes) minus 1")
+    if count < 0:
+        if (length - offset) % np_dt.itemsize:
+            raise ValueError(f"buffer length ({length - offset} bytes) after offset ({offset} bytes) must be a "
+                             f"multiple of element size ({np_dt.itemsize})")
+        count = (length - offset) // np_dt.itemsize
+    elif offset + count * np_dt.itemsize > length:
+        raise ValueError(f"requested buffer length ({count} * {np_dt.itemsize} bytes) after offset ({offset} bytes) "
+                         f"must not be greater than actual buffer length ({length} bytes)")
+    if view.readonly and not _WARNED_READ_ONLY:  # torch warns once, then shares the memory anyway
+        _WARNED_READ_ONLY.append(True)
+        warnings.warn("The given buffer is not writable, and PyTorch does not support non-writable tensors. This "
+                      "means you can write to the underlying (supposedly non-writable) buffer using the tensor. You "
+                      "may want to copy the buffer to protect its data or make it writable before converting it to a "
+                      "tensor. This type of warning will be suppressed for the rest of this program.", UserWarning,
+                      stacklevel=2)
+    arr = np.frombuffer(view, dtype=np_dt, count=count, offset=offset)
+    t = Tensor._make(arr)
+    return t.requires_grad_(True) if requires_grad else t

@@ -76,6 +76,29 @@ def _memory_format_by_name(name: str) -> memory_format:
             "channels_last_3d": channels_last_3d}[name]
 
 
+class layout:
+    """How a tensor's elements are stored: ``framework.strided`` (dense, with strides) is the only one here, as
+    ``torch.strided`` (torch's sparse and mkldnn layouts have no counterpart)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"framework.{self.name}"
+
+    def __reduce__(self):
+        return (_layout_by_name, (self.name,))
+
+
+strided = layout("strided")
+
+
+def _layout_by_name(name: str) -> layout:
+    return {"strided": strided}[name]
+
+
 def _by_name(name: str) -> dtype:
     return _BY_NAME[name]
 

@@ -369,3 +369,21 @@ def test_compile_disable_and_recompile_limit():
     compiled = framework.compile(step, recompile_limit=1, mode="max-autotune", dynamic=False)
     assert compiled(framework.ones(2)).tolist() == [2.0, 2.0]
     assert str(inspect.signature(framework.compile)) == str(inspect.signature(framework.compile.compile))
+
+
+@pytest.mark.parametrize("name", ["set_default_tensor_type", "set_deterministic_debug_mode",
+                                  "get_deterministic_debug_mode", "set_warn_always", "is_warn_always_enabled"])
+def test_process_switches_take_torchs_parameters(name):
+    """torch's Python-defined top-level switches: the same parameter names, kinds and defaults."""
+    def params(fn):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    assert params(getattr(framework, name)) == params(getattr(torch, name))
+
+
+@pytest.mark.parametrize("name", ["dim_order", "share_memory_", "is_shared"])
+def test_tensor_query_methods_take_torchs_parameters(name):
+    def params(fn):
+        return [(p.name, p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    assert params(getattr(framework.Tensor, name)) == params(getattr(torch.Tensor, name))

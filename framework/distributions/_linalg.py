@@ -9,6 +9,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module, to_numpy
+from ..ops.linalg import cholesky_inverse  # noqa: F401  (torch.cholesky_inverse, for MultivariateNormal)
 from ..tensor import Tensor
 
 
@@ -123,27 +124,3 @@ class Cholesky(Function):
 
 def cholesky(a: Tensor) -> Tensor:
     return Cholesky.apply(a)
-
-
-class CholeskyInverse(Function):
-    """out = (L L^T)^-1 from its lower factor L (torch.cholesky_inverse; only L's lower triangle is read).
-    Saves L and out."""
-
-    node_name, array_forward = "CholeskyInverseBackward0", True
-
-    @staticmethod
-    def forward(ctx, L):
-        xp = get_array_module(L)
-        L_inv = solve_triangular_array(L, xp.broadcast_to(xp.eye(L.shape[-1], dtype=L.dtype), L.shape), False)
-        out = xp.swapaxes(L_inv, -1, -2) @ L_inv
-        ctx.save_for_backward(L, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        L, out = ctx.saved_tensors  # torch's cholesky_inverse_backward: -(P (G + G^H) P) L, on the full L
-        return -((out @ ((grad + grad.mT) @ out)) @ L)
-
-
-def cholesky_inverse(L: Tensor) -> Tensor:
-    return CholeskyInverse.apply(L)

@@ -27,7 +27,7 @@ from .reduction import *  # noqa: F401,F403  (reductions)
 # sorting
 from .sorting import argsort, msort, sort, SortValues, topk, TopkValues
 # searching and counting
-from .search import bincount, bucketize, histc, isin, searchsorted, unique, unique_consecutive
+from .search import bincount, bucketize, histc, histogram, isin, searchsorted, unique, unique_consecutive
 from .linalg import *  # noqa: F401,F403  (BLAS and LAPACK)
 from .activation import *  # noqa: F401,F403  (activations)
 from .loss import *  # noqa: F401,F403  (losses)

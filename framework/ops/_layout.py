@@ -5,6 +5,7 @@ choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow
 from __future__ import annotations
 
 from ..backend import empty_strided, get_array_module, keep_size1_strides, torch_strides
+from ..dtypes import channels_last, contiguous_format
 
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
@@ -199,3 +200,44 @@ def _strides_like(order, shape, strides) -> bool:
             return False
         low = strides[d] * (shape[d] if shape[d] > 1 else 1)
     return True
+
+
+def _covers(a: int, b: int) -> bool:
+    """torch's ge() of dim_order: a stride or size at least b, or a multiple of it (0 is covered by anything)."""
+    return b == 0 or (a != 0 and (a >= b or a % b == 0))
+
+
+def dim_order(shape: tuple, strides: tuple) -> tuple:
+    """(dims outermost to innermost, ambiguous) as torch's Tensor.dim_order computes them (the elementwise-output
+    permutation of torch._prims_common): C-contiguous and channels-last tensors answer at once; otherwise an
+    insertion sort innermost-first where a stride-0 dim decides nothing and equal strides put the longer dim outer.
+    ``ambiguous``: some neighbouring pair of the result is not strictly ordered."""
+    ndim = len(shape)
+    if ndim < 2:
+        return tuple(range(ndim)), False
+    dense, last = is_contiguous_as(contiguous_format, shape, strides), is_contiguous_as(channels_last, shape, strides)
+    if dense and not last:
+        return tuple(range(ndim)), False
+    if last and not dense:
+        return (0, *range(2, ndim), 1), False
+
+    def order(a: int, b: int) -> int:  # 1: a belongs inside b, -1: outside, 0: undecided
+        sa, sb = strides[a], strides[b]
+        if sa == 0 or sb == 0:
+            return 0
+        if sa == sb:
+            return 0 if _covers(shape[b], shape[a]) else 1
+        return -1 if _covers(sb, sa) else 1
+
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        j = i
+        for k in range(i - 1, -1, -1):
+            c = order(perm[k], perm[j])
+            if c > 0:
+                perm[k], perm[j] = perm[j], perm[k]
+                j = k
+            elif c < 0:
+                break
+    ambiguous = any(order(perm[i], perm[i + 1]) != -1 for i in range(ndim - 1))
+    return tuple(reversed(perm)), ambiguous

@@ -159,6 +159,70 @@ class FillTensor(Fill):
         return _zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
 
 
+class FillOut(Function):
+    """out = a tensor like a (its layout too) holding value, a number: torch.fill. Saves nothing; a's gradient is
+    zero."""
+
+    node_name, array_forward = "FillBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, value):
+        if hasattr(value, "ndim") and value.ndim:
+            raise RuntimeError(f"fill_ only supports 0-dimension value tensor but got tensor with {value.ndim} "
+                               "dimensions.")
+        out = copy_preserving_layout(a)  # torch's empty_like(self).fill_(value)
+        out[...] = value
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad), None
+
+
+class FillTensorOut(FillOut):
+    """torch.fill with a 0-d tensor value: value's gradient is the sum of the gradient. Saves nothing."""
+
+    node_name = "FillBackward1"
+
+    @staticmethod
+    def backward(ctx, grad):
+        return _zeros_like(grad), (grad.sum() if ctx.needs_input_grad[1] else None)
+
+
+def fill(input: Tensor, value) -> Tensor:
+    """A new tensor like ``input`` (dtype, shape, layout) filled with ``value`` (a number or a 0-d tensor)."""
+    if isinstance(value, Tensor):
+        return FillTensorOut.apply(input, value)
+    if isinstance(value, (str, bytes)) or not isinstance(value, (int, float, bool)) and not hasattr(value, "item"):
+        raise TypeError(f"fill() received an invalid combination of arguments - got (Tensor, "
+                        f"{type(value).__name__}), but expected one of:")
+    return FillOut.apply(input, value)
+
+
+class ConjPhysicalInplace(Function):
+    """conj_physical_ of a real tensor: nothing to write, but the version bumps and the node is torch's.
+    Saves nothing; the gradient passes through (the conjugate of a real gradient is itself)."""
+
+    node_name, array_forward, inplace = "ConjPhysicalBackward1", True, True
+
+    @staticmethod
+    def forward(ctx, a):
+        return a
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad
+
+
+def conj_physical(input: Tensor) -> Tensor:
+    """input itself: a real tensor is its own conjugate (torch returns self, with no node)."""
+    return input
+
+
+def conj_physical_(input: Tensor) -> Tensor:
+    return ConjPhysicalInplace.apply(input)
+
+
 def _zeros_like(grad):
     # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient
     return Tensor._make(get_array_module(grad._array).zeros_like(grad._array))

@@ -1,12 +1,15 @@
-"""Searching and counting: bucketize, searchsorted, histc, bincount, isin, unique_consecutive, tril/triu_indices,
+"""Searching and counting: bucketize, searchsorted, histc, histogram, bincount, isin, unique_consecutive, tril/triu_indices,
 and aminmax (the one with a gradient) and msort.
 
 All but aminmax/msort return index or count tensors with no history, as torch's (their results never require grad)."""
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 
 from ..autograd.grad_mode import no_grad
+from ..creation import linspace
 from ..backend import get_array_module, host_array_module
 from ..tensor import Tensor
 from ._util import scalar_type_name, wrap_dim
@@ -86,6 +89,53 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
     pos = ((flat[inside] - lo) * bins / (hi - lo)).astype(np.int64)
     pos = xp.minimum(pos, bins - 1)  # the top edge belongs to the last bin
     return Tensor._make(xp.bincount(pos, minlength=bins).astype(a.dtype))
+
+
+_HISTOGRAM = collections.namedtuple("histogram", ["hist", "bin_edges"])  # torch.return_types.histogram's fields
+
+
+def histogram(input: Tensor, bins=100, *, range=None, weight: Tensor | None = None, density: bool = False):
+    """(hist, bin_edges): counts (or summed weights) of input's elements in ``bins`` equal bins over ``range`` (the
+    data's, widened by 0.5 each way when flat) or between the edges of a 1-D ``bins`` tensor; the top edge belongs
+    to the last bin, elements outside are left out; density=True divides by the total times each bin's width."""
+    a = input._array
+    if a.dtype.kind not in "fV":
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{scalar_type_name(a.dtype)}'")
+    xp = get_array_module(a)
+    flat = a.reshape(-1)
+    if isinstance(bins, Tensor):
+        if bins.dtype != input.dtype:
+            raise RuntimeError(f"torch.histogramdd: input tensor and bins tensors should have the same dtype, but "
+                               f"got input with dtype {_c_type(a)} and bins for dimension 0 with dtype "
+                               f"{_c_type(bins._array)}")
+        edges = bins._array
+    else:
+        if bins <= 0:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+        if range is not None:
+            lo, hi = float(range[0]), float(range[1])
+            if lo > hi:
+                raise RuntimeError(f"torch.histogramdd: min should not exceed max, but got min {lo:g} max {hi:g} "
+                                   "for dimension 0")
+        elif flat.size:
+            lo, hi = float(flat.min()), float(flat.max())
+        else:
+            lo, hi = 0.0, 1.0
+        if lo == hi:
+            lo, hi = lo - 0.5, hi + 0.5
+        edges = linspace(lo, hi, int(bins) + 1, dtype=input.dtype, device=input.device)._array
+    n = edges.shape[0] - 1
+    inside = (flat >= edges[0]) & (flat <= edges[-1])
+    pos = xp.minimum(xp.searchsorted(edges, flat[inside], side="right") - 1, n - 1)  # the top edge: the last bin
+    w = None if weight is None else weight._array.reshape(-1)[inside]
+    hist = xp.bincount(pos, weights=w, minlength=n).astype(a.dtype)
+    if density:
+        hist = hist / (hist.sum() * (edges[1:] - edges[:-1]))
+    return _HISTOGRAM(Tensor._make(hist.astype(a.dtype, copy=False)), Tensor._make(xp.array(edges, copy=True)))
+
+
+def _c_type(a) -> str:
+    return {"float32": "float", "float64": "double", "float16": "c10::Half"}.get(str(a.dtype), str(a.dtype))
 
 
 def _c_number(x: float) -> str:

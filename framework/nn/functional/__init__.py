@@ -18,7 +18,7 @@ from ...ops.vision import affine_grid, channel_shuffle, grid_sample, interpolate
 from .activation import gelu, gumbel_softmax, leaky_relu, leaky_relu_, log_softmax, relu, relu_, sigmoid, softmax, tanh
 from .attention import multi_head_attention_forward, scaled_dot_product_attention
 from .conv import conv2d, conv_transpose2d
-from .distance import cosine_similarity, pairwise_distance
+from .distance import cosine_similarity, pairwise_distance, pdist
 from .linear_maps import bilinear
 from .loss import (binary_cross_entropy, binary_cross_entropy_with_logits, cosine_embedding_loss, cross_entropy,
                    gaussian_nll_loss, huber_loss, kl_div, l1_loss, margin_ranking_loss, mse_loss, nll_loss,

@@ -5,6 +5,7 @@ import numpy as np
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ... import ops
+from ...ops import pdist  # noqa: F401  (F.pdist is torch.pdist)
 from ...tensor import Tensor
 
 

@@ -112,6 +112,10 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     if _amp.on and autocast_applies("binary_cross_entropy_with_logits", input, target, weight, reduction, pos_weight):
         return autocast_run("binary_cross_entropy_with_logits", binary_cross_entropy_with_logits, input, target, weight,
                             reduction=reduction, pos_weight=pos_weight)
+    for name, t in (("weight", weight), ("pos_weight", pos_weight)):  # torch's autograd kernel: no derivative
+        if t is not None and t.requires_grad and is_grad_enabled():
+            raise RuntimeError(f"The function 'binary_cross_entropy_with_logits' is not differentiable with respect "
+                               f"to argument '{name}'. This input cannot have requires_grad True.")
     _check_same_size(input, target, "bce_logits")
     if target._array.dtype.kind == "b":  # torch's kernel computes 1 - target first
         raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
@@ -367,7 +371,7 @@ def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: 
     if not (input1.ndim == input2.ndim == target.ndim):
         raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
                            f"input1: {input1.shape}, input2: {input2.shape}, target: {target.shape} ")
-    return _reduce((-target * (input1 - input2) + margin).clamp(min=0), reduction)
+    return _reduce((-target * (input1 - input2) + margin).clamp_min_(0), reduction)  # torch's ClampMinBackward0
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2,

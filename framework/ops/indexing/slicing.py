@@ -20,7 +20,8 @@ class UnsafeSplit(Split):
 
 
 class UnsafeSplitWithSizes(UnsafeSplit):
-    """UnsafeSplit under torch's name for pieces of given sizes (unsafe_chunk of an empty dim)."""
+    """UnsafeSplit under torch's node name for explicit sizes (unsafe_split_with_sizes, unsafe_chunk of an empty
+    dim). Saves nothing."""
 
     node_name = "UnsafeSplitWithSizesBackward0"
 
@@ -60,18 +61,22 @@ def split(a, split_size, dim: int = 0):
     dim = wrap_dim(dim, a.ndim)
     n = a.shape[dim]
     if isinstance(split_size, int):
-        if split_size < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
-        if split_size == 0 and n != 0:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
-        pieces = max(-(-n // split_size), 1) if split_size else 1  # torch's: one (empty) piece of an empty dim
-        sizes = [split_size] * (pieces - 1) + [n - split_size * (pieces - 1)]
-        return Split.apply(a, dim, tuple(sizes))
+        return Split.apply(a, dim, _split_sizes(n, split_size))
     sizes = tuple(int(s) for s in split_size)
     if sum(sizes) != n:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size at "
                            f"dimension {dim}), but got split_sizes={list(sizes)}")
     return SplitWithSizes.apply(a, dim, sizes)
+
+
+def _split_sizes(n: int, split_size: int) -> tuple:
+    """torch's split: pieces of ``split_size``, the last one shorter; an empty dim gives one empty piece."""
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    pieces = max(-(-n // split_size), 1) if split_size else 1
+    return tuple([split_size] * (pieces - 1) + [n - split_size * (pieces - 1)])
 
 
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
@@ -89,6 +94,27 @@ def _chunk_sizes(n: int, chunks: int) -> list:
     if size == 0:
         return [0] * chunks
     return [min(size, n - start) for start in range(0, n, size)]
+
+
+def unsafe_split(input: Tensor, split_size: int, dim: int = 0) -> tuple:
+    """split into pieces of ``split_size`` that are not tracked as views (one UnsafeSplitBackward0 node)."""
+    if not isinstance(split_size, (int, np.integer)) or isinstance(split_size, bool):
+        raise TypeError(f"unsafe_split(): argument 'split_size' (position 2) must be int, not "
+                        f"{type(split_size).__name__}")
+    if input.ndim == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    dim = wrap_dim(dim, input.ndim)
+    return UnsafeSplit.apply(input, dim, _split_sizes(input.shape[dim], int(split_size)))
+
+
+def unsafe_split_with_sizes(input: Tensor, split_sizes, dim: int = 0) -> tuple:
+    """split with explicit sizes, the pieces not tracked as views (one UnsafeSplitWithSizesBackward0 node)."""
+    dim = wrap_dim(dim, input.ndim)
+    sizes = tuple(int(s) for s in split_sizes)
+    if sum(sizes) != input.shape[dim]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {input.shape[dim]} (input "
+                           f"tensor's size at dimension {dim}), but got split_sizes={list(sizes)}")
+    return UnsafeSplitWithSizes.apply(input, dim, sizes)
 
 
 def chunk(a, chunks: int, dim: int = 0):

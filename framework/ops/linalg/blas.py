@@ -11,6 +11,7 @@ from ...tensor import Tensor
 from .._util import broadcast_error, c_type_name, check_device, scalar_type_name
 from ..scalar_ops import maybe_multiply
 from ..shape import ReshapeCopy
+from .._twin import inplace_twin
 
 
 def _scalar_name(a) -> str:
@@ -407,10 +408,18 @@ class AddmmScaled(Addmm):
     backward_arrays = None
 
 
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+def check_inplace_size(input: Tensor, shape) -> None:
+    """addmm_, addmv_, baddbmm_: the product's shape must be input's own (torch does not broadcast into self)."""
+    if tuple(input.shape) != tuple(shape):
+        raise RuntimeError(f"Bad in-place call: input tensor size {list(input.shape)} and output tensor size "
+                           f"{list(shape)} should match")
+
+
+AddmmInplace = inplace_twin(AddmmScaled)
+
+
+def _check_addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:
     # torch checks dtypes before any shape: self against mat2 first, then mat1 against mat2
-    if _amp.on and autocast_applies("addmm", input, mat1, mat2):
-        return autocast_run("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha)
     for name, a in (("self", input), ("mat1", mat1)):
         if a.dtype != mat2.dtype:
             got = [scalar_type_name(x._array.dtype) for x in (a, mat2)]
@@ -426,6 +435,19 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tens
                 raise RuntimeError(f"The expanded size of the tensor ({target[i + lead]}) must match the existing "
                                    f"size ({s}) at non-singleton dimension {i + lead}.  Target sizes: "
                                    f"{list(target)}.  Tensor sizes: {list(input.shape)}")
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if _amp.on and autocast_applies("addmm", input, mat1, mat2):
+        return autocast_run("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha)
+    _check_addmm(input, mat1, mat2)
     if beta == 1 and alpha == 1:
         return Addmm.apply(input, mat1, mat2)
     return AddmmScaled.apply(input, mat1, mat2, beta, alpha)
+
+
+def addmm_(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    """input = beta * input + alpha * (mat1 @ mat2), in place (AddmmBackward0, as torch)."""
+    _check_addmm(input, mat1, mat2)
+    check_inplace_size(input, (mat1.shape[0], mat2.shape[1]))
+    return AddmmInplace.apply(input, mat1, mat2, beta, alpha)

@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
+from ... import backend
 from ...backend import errstate, get_array_module
+from ...settings import warn_once
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from .._layout import contiguous_result
@@ -93,6 +97,19 @@ def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) ->
     if isinstance(dim, int):
         dim = (dim,)
     return VectorNorm.apply(input, float(p), normalize_dims(dim, input.ndim), keepdim)
+
+
+class AtenNorm(VectorNorm):
+    """The vector norm under at::norm's node name (torch.frobenius_norm records it). Saves a and out."""
+
+    node_name = "NormBackward1"
+
+
+def frobenius_norm(input: Tensor, dim, keepdim: bool = False) -> Tensor:
+    """torch's deprecated 2-norm over ``dim`` (kept for its JIT), with its warning (once, as torch's)."""
+    warn_once("at::frobenius_norm is deprecated and it is just left for JIT compatibility. It will be removed in a "
+              "future PyTorch release. Please use `linalg.vector_norm(A, 2., dim, keepdim)` instead")
+    return AtenNorm.apply(input, 2.0, normalize_dims(dim, input.ndim), keepdim)
 
 
 def _norm_grad(diff: Tensor, dist: Tensor, grad: Tensor, p: float) -> Tensor:
@@ -220,6 +237,63 @@ def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_fo
     if p < 0:
         raise RuntimeError(f"cdist only supports non-negative p values, got {p}")
     return Cdist.apply(x1, x2, float(p))
+
+
+def _pairs(xp, n: int):
+    """The row pairs i < j in pdist's order (row-major over the upper triangle), on xp's device (made by NumPy:
+    not every array backend has triu_indices)."""
+    return tuple(xp.asarray(k) for k in np.triu_indices(n, 1))
+
+
+class Pdist(Function):
+    """out[k] = |a[i] - a[j]|_p over the row pairs i < j (torch.pdist). Saves a and out."""
+
+    node_name, array_forward = "PdistBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, p):
+        i, j = _pairs(get_array_module(a), a.shape[0])
+        ctx.p = p
+        out = _pnorm(get_array_module(a), a[i] - a[j], p, -1)
+        ctx.save_for_backward(a, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, out = ctx.saved_tensors  # torch: _pdist_backward(grad, a, p, out), a kernel with no derivative
+        return PdistBackward.apply(grad.contiguous(), a, ctx.p, out), None
+
+
+class PdistBackward(Function):
+    """out = d pdist(a) / d a times g (torch's _pdist_backward): each pair's norm gradient added to row i and taken
+    from row j. Under create_graph its node, PdistBackwardBackward0, raises if differentiated. Saves nothing."""
+
+    node_name, array_forward = "PdistBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, a, p, dist):
+        xp = get_array_module(a)
+        i, j = _pairs(xp, a.shape[0])
+        diff = Tensor._make(a[i] - a[j])
+        pair = _norm_grad(diff, Tensor._make(dist)[:, None], Tensor._make(g)[:, None], p)._array
+        out = xp.zeros_like(a)
+        backend.scatter_add(out, i, pair)  # a row is in many pairs: accumulated
+        backend.scatter_add(out, j, -pair)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        raise NotImplementedError("the derivative for '_pdist_backward' is not implemented.")
+
+
+def pdist(input: Tensor, p: float = 2) -> Tensor:
+    """The p-norm distances between every pair of rows i < j of a 2-D input, as a flat tensor (torch.pdist)."""
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    check_floating(input._array, "pdist only supports floating-point dtypes")
+    if p < 0:
+        raise RuntimeError("pdist only supports non-negative p values")
+    return Pdist.apply(input, float(p))
 
 
 class Renorm(Function):

@@ -18,7 +18,8 @@ from ..pointwise import arithmetic as _ar
 from ..reduction import cumprod
 from ..scalar_ops import maybe_multiply
 from ..shape import ReshapeCopy, views as _views
-from .blas import Dot, mm
+from .._twin import inplace_twin
+from .blas import check_inplace_size, Dot, mm
 from .checks import check_same_dtype
 
 
@@ -277,6 +278,38 @@ def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) ->
     if _amp.on and autocast_applies("addbmm", input, batch1, batch2):
         return autocast_run("addbmm", addbmm, input, batch1, batch2, beta=beta, alpha=alpha)
     return Addbmm.apply(input, batch1, batch2, beta, alpha)
+
+
+# the in-place twins (input = beta * input + alpha * product): the node names of the out-of-place ops, as torch
+BaddbmmInplace, AddmvInplace, AddrInplace, AddbmmInplace = (inplace_twin(c) for c in (Baddbmm, Addmv, Addr, Addbmm))
+
+
+def baddbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if batch1.ndim == 3 and batch2.ndim == 3:
+        check_inplace_size(input, (batch1.shape[0], batch1.shape[1], batch2.shape[2]))
+    return BaddbmmInplace.apply(input, batch1, batch2, beta, alpha)
+
+
+def addmv_(input: Tensor, mat: Tensor, vec: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if mat.ndim == 2 and vec.ndim == 1 and mat.shape[1] == vec.shape[0] and input.shape in ((mat.shape[0],), (1,), ()):
+        check_inplace_size(input, (mat.shape[0],))
+    return AddmvInplace.apply(input, mat, vec, beta, alpha)
+
+
+def addr_(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    for name, v in (("vec1", vec1), ("vec2", vec2)):
+        if v.ndim != 1:
+            raise RuntimeError(f"addr: Expected 1-D argument {name}, but got {v.ndim}-D")
+    if tuple(input.shape) != (vec1.shape[0], vec2.shape[0]):
+        raise RuntimeError(f"size mismatch, input: {list(input.shape)}, v1: {list(vec1.shape)}, "
+                           f"v2: {list(vec2.shape)}")
+    return AddrInplace.apply(input, vec1, vec2, beta, alpha)
+
+
+def addbmm_(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta=1, alpha=1) -> Tensor:
+    if batch1.ndim == 3 and batch2.ndim == 3:
+        check_inplace_size(input, (batch1.shape[1], batch2.shape[2]))
+    return AddbmmInplace.apply(input, batch1, batch2, beta, alpha)
 
 
 def _chain_order(mats) -> list:

@@ -169,3 +169,90 @@ def triangular_solve(input, A, upper: bool = True, transpose: bool = False, unit
         _warned.append(True)
         warnings.warn(_DEPRECATED, UserWarning, stacklevel=2)
     return _triangular_solve(*TriangularSolve.apply(input, A, upper, transpose, unitriangular))
+
+
+def _cholesky_solve_array(b, factor, upper: bool):
+    """X with A X = B for A = L L^T (lower factor) or U^T U (upper): two triangular solves."""
+    y = solve_triangular_array(factor, b, upper, transpose=upper)
+    return solve_triangular_array(factor, y, upper, transpose=not upper)
+
+
+class CholeskySolve(Function):
+    """out = A^-1 B from A's Cholesky factor (torch.cholesky_solve; only the factor's triangle is read).
+    Saves the factor and out."""
+
+    node_name, array_forward = "CholeskySolveBackward0", True
+
+    @staticmethod
+    def forward(ctx, b, factor, upper):
+        ctx.upper, ctx.shapes = upper, (b.shape, factor.shape)
+        out = _cholesky_solve_array(b, xp_triangle(factor, upper), upper)
+        ctx.save_for_backward(factor, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        # torch's cholesky_solve_backward: gB = cholesky_solve(grad, factor); the factor's from gB out^T made
+        # symmetric, times the factor on the side its triangle sits
+        factor, out = ctx.saved_tensors
+        gb = CholeskySolve.apply(grad, factor, ctx.upper)
+        common = gb @ out.mT
+        common = common + common.mT
+        gf = -(factor @ common) if ctx.upper else -(common @ factor)
+        need = ctx.needs_input_grad
+        return (sum_to(gb, ctx.shapes[0]) if need[0] else None), (sum_to(gf, ctx.shapes[1]) if need[1] else None), None
+
+
+class CholeskyInverse(Function):
+    """out = (L L^T)^-1 (or (U^T U)^-1) from a Cholesky factor (torch.cholesky_inverse; only its triangle is
+    read). Saves the factor and out."""
+
+    node_name, array_forward = "CholeskyInverseBackward0", True
+
+    @staticmethod
+    def forward(ctx, factor, upper):
+        xp = get_array_module(factor)
+        ctx.upper = upper
+        eye = xp.broadcast_to(xp.eye(factor.shape[-1], dtype=factor.dtype), factor.shape)
+        out = _cholesky_solve_array(eye, xp_triangle(factor, upper), upper)
+        ctx.save_for_backward(factor, out)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        factor, out = ctx.saved_tensors  # torch's cholesky_inverse_backward: -(P (G + G^T) P) on the factor's side
+        common = out @ ((grad + grad.mT) @ out)
+        return (-(factor @ common) if ctx.upper else -(common @ factor)), None
+
+
+def xp_triangle(a, upper: bool):
+    """The factor's triangle alone (the other half is never read, as LAPACK's potrs/potri)."""
+    xp = get_array_module(a)
+    return xp.triu(a) if upper else xp.tril(a)
+
+
+def _check_factor(name: str, a) -> None:
+    if a.ndim < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    if a.shape[-1] != a.shape[-2]:
+        raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {a.shape[-2]} by "
+                           f"{a.shape[-1]} matrices")
+
+
+def cholesky_solve(B, L, upper: bool = False):
+    """X with A X = B, A given by its Cholesky factor L (lower, or upper with upper=True); batch dims broadcast."""
+    if B.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead")
+    if L.ndim < 2:
+        raise RuntimeError(f"u should have at least 2 dimensions, but has {L.ndim} dimensions instead")
+    if B.dtype != L.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type "
+                           f"{scalar_type_name(B._array.dtype)} and A of type {scalar_type_name(L._array.dtype)} "
+                           "instead.")
+    return CholeskySolve.apply(B, L, bool(upper))
+
+
+def cholesky_inverse(L, upper: bool = False):
+    """(L L^T)^-1, or (U^T U)^-1 with upper=True: the inverse of a matrix from its Cholesky factor."""
+    _check_factor("cholesky_inverse", L)
+    return CholeskyInverse.apply(L, bool(upper))

@@ -46,6 +46,10 @@ from .comparison import (allclose, CompareInplace, eq, eq_, equal, ge, ge_, grea
 from .ternary import Addcdiv, addcdiv, Addcmul, addcmul, Lerp, lerp, LerpTensor
 from .conditional import (masked_fill, masked_fill_, MaskedFill, MaskedFillInplace, MaskedFillTensor,
                           MaskedFillTensorInplace, Where, where, where_op)
+# in-place twins of binary ops (atan2_, heaviside_, igamma_, igammac_)
+from .trigonometric import arctan2_, atan2_, Atan2Inplace
+from .binary import heaviside_, HeavisideInplace
+from .gamma import igamma_, IgammaInplace, igammac_, IgammacInplace
 
 __all__ = ['Add', 'add', 'Div', 'div', 'divide', 'Mul', 'mul', 'multiply', 'Neg', 'neg', 'negative', 'pow',
            'PowScalar', 'PowTensor', 'Reciprocal', 'reciprocal', 'RPow', 'Rsub', 'rsub', 'Sub', 'sub', 'subtract',
@@ -91,4 +95,6 @@ __all__ = ['Add', 'add', 'Div', 'div', 'divide', 'Mul', 'mul', 'multiply', 'Neg'
            'logical_inplace', 'logical_not', 'logical_or', 'logical_xor', 'lt', 'lt_', 'ne', 'ne_', 'not_equal',
            'numel', 'signbit', 'Addcdiv', 'addcdiv', 'Addcmul', 'addcmul', 'Lerp', 'lerp', 'LerpTensor',
            'masked_fill', 'masked_fill_', 'MaskedFill', 'MaskedFillInplace', 'MaskedFillTensor',
-           'MaskedFillTensorInplace', 'Where', 'where', 'where_op']
+           'MaskedFillTensorInplace', 'Where', 'where', 'where_op',
+           'arctan2_', 'atan2_', 'Atan2Inplace', 'heaviside_', 'HeavisideInplace', 'igamma_', 'IgammaInplace',
+           'igammac_', 'IgammacInplace']

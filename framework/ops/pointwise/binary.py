@@ -12,6 +12,7 @@ from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
 from .._layout import iterator_layout
+from .._twin import inplace_twin
 from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast, grad_for,
                      inplace_shape, operand, promote, scalar_type_name)
 from ..scalar_ops import DivScalar
@@ -364,3 +365,18 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
     broadcast_shapes_checked(tuple(input.shape), tuple(values.shape))
     return Heaviside.apply(input, values)
+
+
+def _heaviside_inplace_backward(ctx, grad):
+    raise RuntimeError("derivative for aten::heaviside_ is not implemented")
+
+
+HeavisideInplace = inplace_twin(Heaviside, backward=staticmethod(_heaviside_inplace_backward))
+
+
+def heaviside_(input: Tensor, values: Tensor) -> Tensor:
+    """heaviside written into input (a NotImplemented node under autograd, as torch's)."""
+    if input.dtype != values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    inplace_shape(input.shape, values.shape)
+    return HeavisideInplace.apply(input, values)

@@ -10,7 +10,8 @@ from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._util import binary_dtype, check_inplace_cast, grad_for, operand, promote, shape_of
+from .._twin import inplace_twin
+from .._util import binary_dtype, check_inplace_cast, grad_for, inplace_shape, operand, promote, shape_of
 
 
 def _quotient_dtype(a, b, kernel: str):
@@ -151,6 +152,20 @@ class RoundedQuotient(Function):
         ga = Tensor._make(xp.zeros(ctx.a_meta[0], dtype=grad._array.dtype)) if ctx.needs_input_grad[0] else None
         gb = Tensor._make(xp.zeros(ctx.b_meta[0], dtype=grad._array.dtype)) if ctx.needs_input_grad[1] else None
         return ga, gb, None
+
+
+RoundedQuotientInplace = inplace_twin(RoundedQuotient)
+
+
+def div_rounded_(input: Tensor, other, rounding_mode: str) -> Tensor:
+    """input.div_(other, rounding_mode='floor' | 'trunc'): the rounded quotient written into input (DivBackward2)."""
+    if rounding_mode not in ("floor", "trunc"):
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    other = operand(other, "div_", 1)
+    if isinstance(other, Tensor):
+        inplace_shape(input.shape, other.shape)
+    return RoundedQuotientInplace.apply(input, other, _floor_divide if rounding_mode == "floor" else _trunc_divide)
 
 
 class FmodScalar(RemainderScalar):

@@ -7,7 +7,8 @@ from ...autograd.function import Function
 from ... import backend, dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._util import binary_dtype, grad_for, promote, scalar_type_name
+from .._twin import inplace_twin
+from .._util import binary_dtype, grad_for, inplace_shape, operand, promote, scalar_type_name
 from ..scalar_ops import AddScalar
 from .unary import _Elementwise, _float
 from .unary_inplace import _inplace_float
@@ -219,6 +220,23 @@ class Igammac(Igamma):
     """out = the regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x). Saves a and x."""
 
     node_name, name, sign, what = "IgammacBackward0", "gammaincc", -1.0, "igammac"
+
+
+IgammaInplace, IgammacInplace = inplace_twin(Igamma), inplace_twin(Igammac)
+
+
+def igamma_(input: Tensor, other: Tensor) -> Tensor:
+    """input = P(input, other), in place (IgammaBackward0; a copy of the old input is saved, as torch)."""
+    other = operand(other, "igamma_", 1, numbers=False)
+    inplace_shape(input.shape, other.shape)
+    return IgammaInplace.apply(input, other)
+
+
+def igammac_(input: Tensor, other: Tensor) -> Tensor:
+    """input = Q(input, other), in place (IgammacBackward0)."""
+    other = operand(other, "igammac_", 1, numbers=False)
+    inplace_shape(input.shape, other.shape)
+    return IgammacInplace.apply(input, other)
 
 
 LgammaInplace = _inplace_float(Lgamma, "LgammaInplace", save_input_copy=True)

@@ -10,7 +10,8 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._util import broadcast_error, check_inplace_cast, grad_for, operand, promote
+from .._twin import inplace_twin
+from .._util import broadcast_error, check_inplace_cast, grad_for, inplace_shape, operand, promote
 from ..scalar_ops import AddScalar, MulScalar, SubScalar
 from .unary import _Elementwise, _float, Rsqrt
 from .unary_inplace import _inplace_float
@@ -144,6 +145,19 @@ def atan2(input, other):
 
 
 arctan2 = atan2
+
+
+Atan2Inplace = inplace_twin(Atan2)
+
+
+def atan2_(input: Tensor, other: Tensor) -> Tensor:
+    """input = atan2(input, other), in place (Atan2Backward0, saving a copy of the old input as torch)."""
+    other = operand(other, "atan2_", 1, numbers=False)
+    inplace_shape(input.shape, other.shape)
+    return Atan2Inplace.apply(input, other)
+
+
+arctan2_ = atan2_
 
 
 class _ScaleBy(Function):

@@ -247,7 +247,10 @@ class Stack(Function):
                                for i, need in enumerate(ctx.needs_input_grad[1:]))
 
 
-def cat(tensors, dim: int = 0):
+def cat(tensors, dim: int = 0, *, axis: int | None = None):
+    """Join along ``dim`` (``axis=``: NumPy's name, which torch's argument parser accepts too)."""
+    if axis is not None:
+        dim = axis
     if _amp.on and autocast_applies("cat", tensors, dim):
         return autocast_run("cat", cat, tensors, dim)
     tensors = [as_operand(x) for x in tensors]
