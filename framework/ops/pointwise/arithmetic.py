@@ -12,7 +12,7 @@ from ...autograd.function import Function
 from ... import backend, dtypes
 from ...tensor import Tensor
 from .. import scalar_ops as _scalar
-from .._layout import iterator_layout
+from .._layout import elementwise_layout
 from .._util import binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of
 from .conditional import where_op
 from .floordiv import _floor_divide, _trunc_divide, RoundedQuotient
@@ -37,11 +37,7 @@ def _compute(fn, a, b, out_dtype):
         raise broadcast_error(shape_of(a), shape_of(b)) from None
     if out.dtype is not out_dtype and out.dtype != out_dtype:
         out = out.astype(out_dtype)
-    if out.ndim > 1 and type(first) not in _SCALARS and type(second) not in _SCALARS and second.ndim > 1 \
-            and not first.flags.c_contiguous:
-        # the layouts can only differ when the first operand is not row-major: torch's first operand decides
-        out = iterator_layout(out, (first, second))
-    return out
+    return elementwise_layout(out, (first, second))  # torch's first operand decides, where NumPy's C order
 
 
 _SCALARS = (int, float, bool)

@@ -11,7 +11,7 @@ from ...autograd.function import Function, OriginalSelf
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout
+from .._layout import laid_out_by_operands
 from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast, grad_for,
                      inplace_shape, operand, promote, scalar_type_name)
 from ..scalar_ops import DivScalar
@@ -25,18 +25,16 @@ class Maximum(Function):
     node_name, array_forward, _pick = "MaximumBackward0", True, "maximum"
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         ctx.save_for_backward(b, a)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         try:
-            out = getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
+            # laid out as torch's TensorIterator: the first operand's layout decides (a column-major lu_factor
+            # result, fuzz seed 4303053); NumPy's would be row-major
+            return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
         except ValueError:  # NumPy's broadcast failure; torch's text
             raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
-        if out.ndim > 1 and getattr(b, "ndim", 0) > 1 and not a.flags.c_contiguous:
-            # torch's TensorIterator: the first operand's layout decides (a column-major lu_factor result, fuzz seed
-            # 4303053); NumPy's would be row-major
-            out = iterator_layout(out, (a, b))
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -66,6 +64,7 @@ class Hypot(Function):
     node_name, array_forward = "HypotBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         dt = binary_dtype(a, b)
@@ -128,6 +127,7 @@ class Fmax(Function):
     fn, keep = "fmax", staticmethod(lambda a, b: a >= b)
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, b):
         ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
         ctx.save_for_backward(a, b)
@@ -194,6 +194,7 @@ class Copysign(Function):
     grad_writes = (0, 1)  # torch's gradient for b is zeros_like(b): empty_like().zero_()
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         x, y = _float_pair(a, b)
         out = get_array_module(x).copysign(x, y)
@@ -226,6 +227,7 @@ class Ldexp(Function):
     exact_in_bfloat16 = True  # forward rounds a bfloat16 power and product itself, as torch's two kernels do
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, e):
         # torch's ldexp is mul(a, pow(2.0, e)): the power is rounded to e's dtype (the default float for an
         # integer e), then the product is taken in the promoted dtype and cast to the result dtype
@@ -283,6 +285,7 @@ class Heaviside(Function):
     node_name, array_forward = "torch::autograd::NotImplemented", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, values):
         xp = get_array_module(a)
         return xp.where(a == 0, values, (a > 0).astype(a.dtype)).astype(a.dtype, copy=False)

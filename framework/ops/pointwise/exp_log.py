@@ -10,6 +10,7 @@ from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import errstate, errstate as _errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import broadcast_shapes_checked
 from ..scalar_ops import AddScalar, MulScalar
 from .arithmetic import PowScalar
@@ -28,6 +29,7 @@ class Logaddexp(Function):
     base = math.e
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, b):
         broadcast_shapes_checked(a.shape, b.shape)
         ctx.save_for_backward(a, b)

@@ -7,6 +7,7 @@ from ...autograd.function import Function
 from ... import backend, dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import binary_dtype, grad_for, promote, scalar_type_name
 from ..scalar_ops import AddScalar
 from .unary import _Elementwise, _float
@@ -182,6 +183,7 @@ class SpecialZeta(Function):
     node_name, array_forward = "SpecialZetaBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, x, q):
         return _forward_binary(ctx, x, q, "zeta", (True, True))
 
@@ -201,6 +203,7 @@ class Igamma(Function):
     name, sign, what = "gammainc", 1.0, "igamma"
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, x):
         return _forward_binary(ctx, a, x, cls.name, (True, True))
 

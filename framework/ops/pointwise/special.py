@@ -9,6 +9,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import check_inplace_cast, grad_for, inplace_shape, operand, refuse_half_kernel
 from ..scalar_ops import AddScalar, MulScalar
 from .conditional import where_op
@@ -152,6 +153,7 @@ class Xlogy(Function):
     name, shift, limit = "xlogy", 0.0, 0.0
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, b):
         return _forward_binary(ctx, a, b, cls.name, (True, True))
 
