@@ -128,6 +128,26 @@ class Sub(Function):
         return ga, gb, None
 
 
+class RsubTensor(Function):
+    """out = b - alpha * a for a tensor b (torch.rsub). Saves nothing. torch computes sub(b, a): b's layout
+    decides the result's."""
+
+    node_name, array_forward, scalar_edges = "RsubBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        out = Sub.forward(ctx, b, a, alpha)
+        ctx.a_meta, ctx.b_meta = ctx.b_meta, ctx.a_meta  # Sub's metas are of (b, a)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = grad_for(-grad * ctx.alpha if ctx.alpha != 1 else -grad, *ctx.a_meta) \
+            if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb, None
+
+
 class Rsub(Function):
     """out = b - a for a scalar b (``2 - x``). Saves nothing."""
 
@@ -421,4 +441,6 @@ def reciprocal(a):
 
 def rsub(input: Tensor, other, alpha=1) -> Tensor:
     """other - alpha * input."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return RsubTensor.apply(input, other, alpha)
     return -(input * alpha) + other if alpha != 1 else -input + other

@@ -163,5 +163,5 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{scalar_type_name(input._array.dtype)} did not match "
                            f"{scalar_type_name(other._array.dtype)}")
     xp = get_array_module(input._array)
-    return Tensor._make(xp.asarray(xp.isclose(input._array, other._array, rtol=rtol, atol=atol,
-                                              equal_nan=equal_nan)))
+    out = xp.asarray(xp.isclose(input._array, other._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._make(elementwise_layout(out, (input._array, other._array)))
