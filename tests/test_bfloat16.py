@@ -294,3 +294,44 @@ def test_shrink_thresholds_as_torchs_bfloat16_kernels(cpu_only):
         (gh,), (gs,) = m.autograd.grad(h.sum(), t), m.autograd.grad(s.sum(), t)
         out.append([v.float().tolist() for v in (h, s, gh, gs)])
     assert out[0] == out[1]
+
+
+# ---- float16: torch's CPU kernels compute it in float32 and round once too (the same machinery) ---------------
+
+def _torch_half_rows():
+    """The rows torch runs in float16 on the CPU with a float16 result."""
+    rows = []
+    for case in OPS:
+        try:
+            _, out = _run(case, torch, _inputs(case), torch.float16, grad=False)
+        except (RuntimeError, NotImplementedError, TypeError):
+            continue
+        if isinstance(out, torch.Tensor) and out.dtype == torch.float16:
+            rows.append(case)
+    return rows
+
+
+HALF_ROWS = _torch_half_rows()
+
+
+@pytest.mark.parametrize("case", HALF_ROWS, ids=[c.name for c in HALF_ROWS])
+def test_op_table_row_in_float16(case, device):
+    """Each float16 value is torch's bit for bit, or the float32 result rounded once (what torch's
+    single-rounding kernels give); NumPy's float16 formulas of several calls would round after each."""
+    arrays = _inputs(case)
+    try:
+        txs, theirs = _run(case, torch, arrays, torch.float16)
+        grad = True
+    except RuntimeError:
+        txs, theirs = _run(case, torch, arrays, torch.float16, grad=False)
+        grad = False
+    oxs, ours = _run(case, fw, [fw.tensor(a, device=device) for a in arrays], fw.float16, grad=grad)
+    assert ours.dtype is fw.float16 and tuple(ours.shape) == tuple(theirs.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        once = case.fn(torch, *[t.detach().float() for t in txs]).to(torch.float16)
+    o, t, r = ours.detach().float().cpu().numpy(), theirs.detach().float().numpy(), once.detach().float().numpy()
+    if case.name in MULTI_ROUNDING:
+        np.testing.assert_allclose(o, t, rtol=16 * 2.0 ** -11, atol=1e-3)
+    else:
+        assert _same(o, t) or _same(o, r), f"{case.name}: neither torch's float16 result nor one rounding"
