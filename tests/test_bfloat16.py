@@ -312,6 +312,9 @@ def _torch_half_rows():
 
 
 HALF_ROWS = _torch_half_rows()
+# rows whose float32 result differs from torch's float32 kernel in its last bits (the order of its sums, libm's
+# lgamma): rounded to float16 they are a float16 ulp apart at most
+FLOAT32_KERNEL_ORDER = {"log_softmax", "lgamma", "adaptive_avg_pool2d_3d"}
 
 
 @pytest.mark.parametrize("case", HALF_ROWS, ids=[c.name for c in HALF_ROWS])
@@ -333,5 +336,7 @@ def test_op_table_row_in_float16(case, device):
     o, t, r = ours.detach().float().cpu().numpy(), theirs.detach().float().numpy(), once.detach().float().numpy()
     if case.name in MULTI_ROUNDING:
         np.testing.assert_allclose(o, t, rtol=16 * 2.0 ** -11, atol=1e-3)
+    elif case.name in FLOAT32_KERNEL_ORDER:
+        np.testing.assert_allclose(o, t, rtol=2.0 ** -10, atol=0)
     else:
         assert _same(o, t) or _same(o, r), f"{case.name}: neither torch's float16 result nor one rounding"

@@ -131,6 +131,7 @@ class Polygamma(Function):
 
 class Mvlgamma(Function):
     """out = ln of the p-variate gamma function: sum_i lgamma(a - i/2) + p(p-1)/4 ln(pi). Saves a."""
+    float16_in_steps = True  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "MvlgammaBackward0", True
 
