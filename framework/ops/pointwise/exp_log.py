@@ -173,7 +173,7 @@ class Exp2(_Elementwise):
 class Logit(Function):
     """out = log(a / (1 - a)), a first clamped to [eps, 1 - eps] when eps is given (else NaN outside [0, 1]).
     Saves a."""
-    float16_in_steps = True  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "LogitBackward0", True
 

@@ -149,6 +149,7 @@ class SpecialLogNdtr(_SavesBoth):
 class Xlogy(Function):
     """out = a * ln(b), 0 where a == 0 (also for b = 0). Saves a and b."""
 
+    half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward0", True
     name, shift, limit = "xlogy", 0.0, 0.0
 
@@ -179,6 +180,7 @@ class SpecialXlog1py(Xlogy):
 class XlogyScalarSelf(Function):
     """out = a * ln(b) for a Python number a (torch's XlogyBackward1). Saves b."""
 
+    half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward1", True
 
     @staticmethod
@@ -195,6 +197,7 @@ class XlogyScalarSelf(Function):
 class XlogyScalarOther(Function):
     """out = a * ln(b) for a Python number b (torch's XlogyBackward2). Saves a."""
 
+    half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward2", True
 
     @staticmethod
