@@ -1,4 +1,5 @@
-"""Binary elementwise maths: maximum, minimum, fmax, fmin, hypot, float_power, copysign, ldexp, frexp, heaviside."""
+"""Binary elementwise maths: maximum, minimum, fmax, fmin, hypot, float_power, copysign, ldexp, frexp, heaviside,
+nextafter."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -293,6 +294,66 @@ class Heaviside(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+class Nextafter(Function):
+    """out = the next representable value after a towards b, in their promoted floating dtype. Saves a and b.
+
+    torch's formula: a's gradient is grad where a != b (0 where they are equal), b's is zeros."""
+
+    node_name, array_forward = "NextafterBackward0", True
+    exact_in_bfloat16 = True  # the step is one ulp of the operands' own dtype: never widened to float32
+
+    @staticmethod
+    @laid_out_by_operands
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        if dt.kind not in "fV":
+            raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_type_name(dt)}'")
+        ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
+        ctx.save_for_backward(a, b)
+        x, y = promote(a, b, dt)
+        try:
+            return get_array_module(x).nextafter(x, y)
+        except ValueError:  # NumPy's broadcast failure; torch's text
+            raise broadcast_error(a.shape, b.shape) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:  # torch: at::where(self == other, zeros, grad)
+            zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+            ga = grad_for(where_op(a == b, zero, grad), *ctx.metas[0])
+        if ctx.needs_input_grad[1]:  # torch: zeros_like(other)
+            shape, dt = ctx.metas[1]
+            gb = Tensor._make(get_array_module(grad._array).zeros(shape, dtype=dt))
+        return ga, gb
+
+
+class NextafterInplace(Nextafter):
+    """In-place nextafter_: the result cast into a (torch's same-kind check). Saves a copy of the old a and b."""
+
+    node_name, inplace = "NextafterBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        inplace_shape(a.shape, b.shape)
+        out = Nextafter.forward(ctx, a, b)
+        check_inplace_cast(out.dtype, a.dtype)
+        ctx.save_for_backward(OriginalSelf(a.copy()), b)
+        a[...] = out
+        return a
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point value after input towards other, elementwise; both must be tensors, as torch's."""
+    return Nextafter.apply(operand(input, "nextafter", 1, "input", numbers=False),
+                           operand(other, "nextafter", 2, numbers=False))
+
+
+def nextafter_(input: Tensor, other: Tensor) -> Tensor:
+    return NextafterInplace.apply(input, operand(other, "nextafter_", 1, numbers=False))
 
 
 class CopysignInplace(Copysign):
