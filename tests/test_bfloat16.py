@@ -340,3 +340,23 @@ def test_op_table_row_in_float16(case, device):
         np.testing.assert_allclose(o, t, rtol=2.0 ** -10, atol=0)
     else:
         assert _same(o, t) or _same(o, r), f"{case.name}: neither torch's float16 result nor one rounding"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", ["xlogy", "special.xlog1py"])
+def test_xlogy_rounds_the_log_first_as_torch(name, dtype, cpu_only):
+    """torch's xlogy kernel on a half dtype is x * log(y) in that dtype: the log rounded, then the product (a 0-d
+    float64 operand read as the half dtype), not one rounding of the float32 result."""
+    rng = np.random.default_rng(5)
+    x, y = rng.uniform(-1, 3, (6, 7)), rng.uniform(-0.5, 3, (6, 7))
+    x[0, :3] = 0
+    y[1, :2] = np.nan
+    s = 0.37
+    found = []
+    for m in (fw, torch):
+        fn, d = eval("m." + name), getattr(m, dtype)  # noqa: S307  (a name of the module, both APIs)
+        a, b, k = m.tensor(x, dtype=d), m.tensor(y, dtype=d), m.tensor(s, dtype=m.float64)
+        outs = [fn(a, b), fn(a, k), fn(k, b), fn(a, s)] + ([fn(s, b)] if name == "xlogy" else [])
+        found.append([o.float().numpy() for o in outs])
+    for ours, theirs in zip(*found):
+        assert _same(ours, theirs)
