@@ -1,6 +1,10 @@
 """bfloat16 and float16 through the ops: each built-in computes on float32 copies of its bfloat16 (float16)
 operands and rounds its result once, as torch's CPU kernels do for both (function.py's apply calls these only once
-such a tensor exists).  NumPy's own float16 loops round after each call of a formula of several."""
+such a tensor exists).  NumPy's own float16 loops round after each call of a formula of several.
+
+A built-in whose torch kernel computes a half dtype step by step instead, rounding each step (or accumulating in
+it) as NumPy's float16 and ml_dtypes' bfloat16 loops do, names it in ``half_in_steps`` ("float16", "bfloat16"):
+its forward then runs on the half arrays as they are."""
 from __future__ import annotations
 
 import functools
@@ -102,7 +106,7 @@ def _forward_bfloat16(cls, ctx, arrays):
     floats = [a for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
     dimensioned = [a for a in floats if a.ndim] or floats
     bf16 = half_dtype(dimensioned[0]) if floats else None  # the result's dtype: bfloat16 or float16
-    if bf16 is None or any(a.dtype != bf16 for a in dimensioned) or bf16.name in cls.half_in_steps:
+    if bf16 is None or any(a.dtype != bf16 for a in dimensioned) or bf16.name in getattr(cls, "half_in_steps", ()):
         return cls.forward(ctx, *arrays)
     if any(a.ndim == 0 and a.dtype != bf16 for a in floats):  # 0-d floats of another dtype: torch's common dtype
         keep = cls.bfloat16_reads_scalar
@@ -143,7 +147,7 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
     target = arrays[0]
     bf16 = target.dtype
     floats = [a for a in arrays[1:] if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
-    if any(a.dtype != bf16 for a in floats if a.ndim) or bf16.name in cls.half_in_steps:
+    if any(a.dtype != bf16 for a in floats if a.ndim) or bf16.name in getattr(cls, "half_in_steps", ()):
         # a source of another float dtype: the op's own checks see both dtypes (index_copy_, put_ refuse them, as
         # torch's), and NumPy computes in the wider dtype and rounds once into the bfloat16 target
         return cls.forward(ctx, *arrays)

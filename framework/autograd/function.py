@@ -236,10 +236,6 @@ class Function(metaclass=_FunctionMeta):
     half_kernel: str | None = None
     low_precision_check: str | None = None
     half_operands: int | None = None  # how many leading forward args are the user's operands (None: all)
-    # built-ins whose torch CPU kernel computes these half dtypes ("float16", "bfloat16") step by step, rounding
-    # each step (or accumulating in them), as NumPy's float16 and ml_dtypes' bfloat16 loops do, rather than in
-    # float32 rounded once: forward runs on the half arrays as they are
-    half_in_steps: tuple = ()
     bfloat16_scalars = False  # a Python number operand is rounded to bfloat16 first (torch's fmod/remainder kernels)
     # with a bfloat16 result, a 0-d operand of another float dtype is cast to bfloat16 first (TensorIterator's common
     # dtype), but at these positions, whose kernel reads the 0-d operand's own value (mul and div's second operand)
