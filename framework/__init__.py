@@ -74,8 +74,8 @@ from .ops.activation import celu, celu_, selu, selu_
 from .ops.linalg import geqrf, householder_product as orgqr  # noqa: F401
 from .ops import (angle, bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor,
                   clamp_max, clamp_max_, clamp_min, clamp_min_, deg2rad, deg2rad_, digamma, float_power, fmax, fmin,
-                  gcd, i0, i0_, isneginf, isposinf, isreal, lcm, lgamma, mvlgamma, polygamma, positive, rad2deg,
-                  rad2deg_, sgn, signbit, sinc, sinc_, xlogy, xlogy_)
+                  gcd, i0, i0_, isneginf, isposinf, isreal, lcm, lgamma, mvlgamma, nextafter, polygamma, positive,
+                  rad2deg, rad2deg_, sgn, signbit, sinc, sinc_, xlogy, xlogy_)
 from .ops import ge as greater_equal, gt as greater, le as less_equal, lt as less, ne as not_equal
 from .ops import div as divide, mul as multiply, neg as negative, sub as subtract
 from .ops import corrcoef, cov, ravel, vdot

@@ -309,7 +309,8 @@ _SCRIPTS = {
     "acosh": ops.acosh, "acosh_": ops.acosh_, "arccosh": ops.acosh, "arccosh_": ops.acosh_,
     "atanh": ops.atanh, "atanh_": ops.atanh_, "arctanh": ops.atanh, "arctanh_": ops.atanh_,
     "exp2": ops.exp2, "exp2_": ops.exp2_, "logit": ops.logit, "logit_": ops.logit_, "erfinv": ops.erfinv,
-    "erfinv_": ops.erfinv_, "hypot": ops.hypot, "hypot_": ops.hypot_,
+    "erfinv_": ops.erfinv_, "hypot": ops.hypot, "hypot_": ops.hypot_, "nextafter": ops.nextafter,
+    "nextafter_": ops.nextafter_,
     # index writes (ops/indexing/index_write.py) and their in-place twins
     "index_add": ops.index_add, "index_add_": ops.index_add_, "index_copy": ops.index_copy,
     "index_copy_": ops.index_copy_, "index_fill": ops.index_fill, "index_fill_": ops.index_fill_, "put": ops.put,

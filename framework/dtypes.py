@@ -8,7 +8,9 @@ import numpy as np
 # "is this array floating?" tests ``kind in "fV"`` (framework's arrays are never structured, the other 'V').
 BFLOAT16_NP = np.dtype(ml_dtypes.bfloat16)
 FLOAT_KINDS = "fV"
-# True once a bfloat16 dtype was asked for: only then do ops look for bfloat16 operands (to compute in float32)
+FLOAT16_NP = np.dtype(np.float16)
+# True once a bfloat16 or float16 dtype was asked for: only then do ops look for such operands (torch's CPU kernels
+# compute both in float32 and round once, autograd/bfloat16.py)
 bfloat16_used = False
 
 
@@ -106,7 +108,7 @@ def _by_name(name: str) -> dtype:
 def from_numpy_dtype(np_dtype) -> dtype:
     """The framework dtype for a numpy dtype; a clear error for unsupported ones."""
     global bfloat16_used
-    if np_dtype == BFLOAT16_NP:
+    if np_dtype == BFLOAT16_NP or np_dtype == FLOAT16_NP:
         bfloat16_used = True
     try:
         return _FROM_NP[np.dtype(np_dtype)]
@@ -121,7 +123,7 @@ def to_numpy_dtype(d) -> np.dtype:
     """Accept a framework dtype, a numpy dtype, a python type or a string; return a numpy dtype."""
     global bfloat16_used
     if isinstance(d, dtype):
-        if d is bfloat16:
+        if d is bfloat16 or d is float16:
             bfloat16_used = True
         return d.np
     if d is float:

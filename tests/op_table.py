@@ -620,6 +620,7 @@ OPS += [
     OpCase("clamp_min_tensor", lambda m, a, lo: a.clamp_min(lo), [(3, 4), (4,)]),
     OpCase("clamp_max_tensor", lambda m, a, hi: m.clamp_max(a, hi), [(3, 4), (3, 1)]),
     OpCase("fmax", lambda m, a, b: m.fmax(a, b), [(3, 4), (4,)]),
+    OpCase("nextafter", lambda m, a, b: m.nextafter(a, b), [(3, 4), (4,)]),
     OpCase("fmin_method", lambda m, a, b: a.fmin(b), [(3, 4), (3, 4)]),
     OpCase("float_power", lambda m, a: m.float_power(a, 3), [(3, 4)]),
     OpCase("float_power_tensor", lambda m, a, b: m.float_power(a, b), [(3, 4), (4,)], domain=_pos()),

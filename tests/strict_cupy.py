@@ -41,7 +41,7 @@ moveaxis multiply nan_to_num nanmax nanmin nansum ndim negative nonzero not_equa
 power prod put_along_axis rad2deg ravel reciprocal remainder repeat reshape rint roll rollaxis round searchsorted
 sign signbit sin sinh sort split sqrt square squeeze stack std subtract sum swapaxes take take_along_axis tan tanh
 tensordot tile trace transpose tri tril triu true_divide trunc unique var vstack where zeros zeros_like
-sinc gcd lcm left_shift right_shift
+sinc gcd lcm left_shift right_shift nextafter
 """.split())
 # Names that are not functions on arrays: dtypes, constants, type helpers (CuPy re-exports NumPy's).
 PASSTHROUGH = set("""

@@ -294,3 +294,69 @@ def test_shrink_thresholds_as_torchs_bfloat16_kernels(cpu_only):
         (gh,), (gs,) = m.autograd.grad(h.sum(), t), m.autograd.grad(s.sum(), t)
         out.append([v.float().tolist() for v in (h, s, gh, gs)])
     assert out[0] == out[1]
+
+
+# ---- float16: torch's CPU kernels compute it in float32 and round once too (the same machinery) ---------------
+
+def _torch_half_rows():
+    """The rows torch runs in float16 on the CPU with a float16 result."""
+    rows = []
+    for case in OPS:
+        try:
+            _, out = _run(case, torch, _inputs(case), torch.float16, grad=False)
+        except (RuntimeError, NotImplementedError, TypeError):
+            continue
+        if isinstance(out, torch.Tensor) and out.dtype == torch.float16:
+            rows.append(case)
+    return rows
+
+
+HALF_ROWS = _torch_half_rows()
+# rows whose float32 result differs from torch's float32 kernel in its last bits (the order of its sums, libm's
+# lgamma): rounded to float16 they are a float16 ulp apart at most
+FLOAT32_KERNEL_ORDER = {"log_softmax", "lgamma", "adaptive_avg_pool2d_3d"}
+
+
+@pytest.mark.parametrize("case", HALF_ROWS, ids=[c.name for c in HALF_ROWS])
+def test_op_table_row_in_float16(case, device):
+    """Each float16 value is torch's bit for bit, or the float32 result rounded once (what torch's
+    single-rounding kernels give); NumPy's float16 formulas of several calls would round after each."""
+    arrays = _inputs(case)
+    try:
+        txs, theirs = _run(case, torch, arrays, torch.float16)
+        grad = True
+    except RuntimeError:
+        txs, theirs = _run(case, torch, arrays, torch.float16, grad=False)
+        grad = False
+    oxs, ours = _run(case, fw, [fw.tensor(a, device=device) for a in arrays], fw.float16, grad=grad)
+    assert ours.dtype is fw.float16 and tuple(ours.shape) == tuple(theirs.shape)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        once = case.fn(torch, *[t.detach().float() for t in txs]).to(torch.float16)
+    o, t, r = ours.detach().float().cpu().numpy(), theirs.detach().float().numpy(), once.detach().float().numpy()
+    if case.name in MULTI_ROUNDING:
+        np.testing.assert_allclose(o, t, rtol=16 * 2.0 ** -11, atol=1e-3)
+    elif case.name in FLOAT32_KERNEL_ORDER:
+        np.testing.assert_allclose(o, t, rtol=2.0 ** -10, atol=0)
+    else:
+        assert _same(o, t) or _same(o, r), f"{case.name}: neither torch's float16 result nor one rounding"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+@pytest.mark.parametrize("name", ["xlogy", "special.xlog1py"])
+def test_xlogy_rounds_the_log_first_as_torch(name, dtype, cpu_only):
+    """torch's xlogy kernel on a half dtype is x * log(y) in that dtype: the log rounded, then the product (a 0-d
+    float64 operand read as the half dtype), not one rounding of the float32 result."""
+    rng = np.random.default_rng(5)
+    x, y = rng.uniform(-1, 3, (6, 7)), rng.uniform(-0.5, 3, (6, 7))
+    x[0, :3] = 0
+    y[1, :2] = np.nan
+    s = 0.37
+    found = []
+    for m in (fw, torch):
+        fn, d = eval("m." + name), getattr(m, dtype)  # noqa: S307  (a name of the module, both APIs)
+        a, b, k = m.tensor(x, dtype=d), m.tensor(y, dtype=d), m.tensor(s, dtype=m.float64)
+        outs = [fn(a, b), fn(a, k), fn(k, b), fn(a, s)] + ([fn(s, b)] if name == "xlogy" else [])
+        found.append([o.float().numpy() for o in outs])
+    for ours, theirs in zip(*found):
+        assert _same(ours, theirs)

@@ -336,3 +336,57 @@ def test_promoted_expanded_operand_keeps_torchs_row_major_result(op):
         r = fn(a, b)
         out.append((r.stride(), r.dtype == m.float64, r.reshape(-1).tolist(), r.view(-1).shape[0]))
     assert out[0] == out[1]
+
+
+# ---- nextafter ----------------------------------------------------------------------------------------------
+
+_NEXTAFTER = {
+    "float32": lambda m: m.nextafter(m.tensor([1.0, 2.0, 0.0, -0.0, np.inf]), m.tensor([2.0, 0.0, 1.0, -1.0, 0.0])),
+    "promoted": lambda m: m.nextafter(m.tensor([1.0, 2.0], dtype=m.float64), m.tensor([2.0, 0.0])),
+    "0-d float64": lambda m: m.nextafter(m.tensor([1.0, 2.0]), m.tensor(3.0, dtype=m.float64)),
+    "0-d integer": lambda m: m.nextafter(m.tensor([1.0, 2.0]), m.tensor(3)),
+    "float16": lambda m: m.nextafter(m.tensor([1.0, 2.0]).half(), m.tensor([2.0, 0.0]).half()),
+    "bfloat16": lambda m: m.nextafter(m.tensor([1.0, 2.0]).bfloat16(), m.tensor([2.0, 0.0]).bfloat16()),
+    "method": lambda m: m.tensor([1.0, 2.0]).nextafter(m.tensor([2.0, 0.0])),
+    "in place, a wider other": lambda m: m.tensor([1.0, 2.0]).nextafter_(m.tensor([2.0, 0.0], dtype=m.float64)),
+    "integers": lambda m: m.nextafter(m.tensor([1, 2]), m.tensor([2, 0])),
+    "a number": lambda m: m.nextafter(m.tensor([1.0, 2.0]), 2.0),
+    "shapes": lambda m: m.nextafter(m.tensor([1.0, 2.0]), m.tensor([1.0, 2.0, 3.0])),
+    "in place into integers": lambda m: m.tensor([1, 2]).nextafter_(m.tensor([2.0, 0.0])),
+}
+
+
+def _outcome(m, fn):
+    try:
+        out = fn(m)
+    except Exception as e:  # noqa: BLE001  (the class and first line are compared with torch's)
+        return type(e).__name__, str(e).split("\n")[0]
+    return str(out.dtype).split(".")[-1], out.float().tolist()
+
+
+@pytest.mark.parametrize("name", sorted(_NEXTAFTER))
+def test_nextafter_as_torch(name, device):
+    torch = pytest.importorskip("torch")
+    if name == "bfloat16" and device != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+    assert _outcome(framework, _NEXTAFTER[name]) == _outcome(torch, _NEXTAFTER[name])
+
+
+def test_nextafter_gradients_as_torch():
+    """torch's formula: grad where input != other (0 where equal, NaN counts as different), zeros for other."""
+    torch = pytest.importorskip("torch")
+    found = []
+    for m in (framework, torch):
+        x = m.tensor([[1.0, np.nan], [3.0, 4.0]], requires_grad=True)
+        o = m.tensor([3.0], requires_grad=True)
+        g = m.ones(2, 2, requires_grad=True)
+        out = m.nextafter(x, o)
+        gx, go = m.autograd.grad(out, (x, o), g * 7, create_graph=True)
+        found.append((out.grad_fn.name(), gx.tolist(), go.tolist(), gx.grad_fn.name(), go.grad_fn))
+    assert found[0] == found[1]
+
+
+def test_nextafter_gradcheck():
+    x = framework.tensor(X, requires_grad=True)
+    o = framework.tensor(Y[0], requires_grad=True)
+    assert gradcheck(framework.nextafter, (x, o))

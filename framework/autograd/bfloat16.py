@@ -1,5 +1,10 @@
-"""bfloat16 through the ops: each built-in computes on float32 copies of its bfloat16 operands and rounds its
-result once, as torch's CPU kernels do (function.py's apply calls these only once a bfloat16 tensor exists)."""
+"""bfloat16 and float16 through the ops: each built-in computes on float32 copies of its bfloat16 (float16)
+operands and rounds its result once, as torch's CPU kernels do for both (function.py's apply calls these only once
+such a tensor exists).  NumPy's own float16 loops round after each call of a formula of several.
+
+A built-in whose torch kernel computes a half dtype step by step instead, rounding each step (or accumulating in
+it) as NumPy's float16 and ml_dtypes' bfloat16 loops do, names it in ``half_in_steps`` ("float16", "bfloat16"):
+its forward then runs on the half arrays as they are."""
 from __future__ import annotations
 
 import functools
@@ -7,6 +12,7 @@ import functools
 import numpy as np
 
 from .. import dtypes
+from ..backend import get_array_module
 from ..tensor import Tensor
 
 
@@ -19,12 +25,18 @@ def _widen_one(a):
         return a.astype(np.float32)
     one = a[tuple(slice(0, 1) if r else slice(None) for r in repeated)].astype(np.float32)
     strides = tuple(0 if r else st for r, st in zip(repeated, one.strides))
-    return np.lib.stride_tricks.as_strided(one, a.shape, strides)
+    return get_array_module(one).lib.stride_tricks.as_strided(one, a.shape, strides)
 
 
-def _widen(arrays) -> tuple:
-    """float32 copies of the bfloat16 arrays (others as they are), and a map from each copy back to its original."""
-    bf16 = dtypes.BFLOAT16_NP
+def half_dtype(a):
+    """The array's dtype when it is bfloat16 or float16 (computed in float32 by torch's CPU kernels), else None."""
+    dt = getattr(a, "dtype", None)
+    return dt if dt is not None and (dt == dtypes.BFLOAT16_NP or dt == dtypes.FLOAT16_NP) else None
+
+
+def _widen(arrays, bf16=dtypes.BFLOAT16_NP) -> tuple:
+    """float32 copies of the ``bf16`` (bfloat16 or float16) arrays (others as they are), and a map from each copy
+    back to its original."""
     back, wide = {}, []
     for a in arrays:
         if getattr(a, "dtype", None) == bf16:
@@ -70,13 +82,13 @@ def refuse_half_first(cls) -> None:
     cls.forward = classmethod(checked) if at else staticmethod(checked)
 
 
-def _as_bfloat16_meta(value):
+def _as_bfloat16_meta(value, bf16=dtypes.BFLOAT16_NP):
     """A (shape, dtype) meta that forward kept on ctx for backward (the dtype a gradient is cast to), with the
-    float32 of the widened operands put back to bfloat16; other values as they are."""
+    float32 of the widened operands put back to bf16 (bfloat16 or float16); other values as they are."""
     if isinstance(value, np.dtype):
-        return dtypes.BFLOAT16_NP if value == np.float32 else value
+        return bf16 if value == np.float32 else value
     if isinstance(value, (tuple, list)):
-        return type(value)(_as_bfloat16_meta(v) for v in value)
+        return type(value)(_as_bfloat16_meta(v, bf16) for v in value)
     return value
 
 
@@ -91,16 +103,16 @@ def _forward_bfloat16(cls, ctx, arrays):
     if cls.exact_in_bfloat16:
         return cls.forward(ctx, *arrays)
     refuse_half(cls, arrays)
-    bf16 = dtypes.BFLOAT16_NP
     floats = [a for a in arrays if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
     dimensioned = [a for a in floats if a.ndim] or floats
-    if not floats or any(a.dtype != bf16 for a in dimensioned):
+    bf16 = half_dtype(dimensioned[0]) if floats else None  # the result's dtype: bfloat16 or float16
+    if bf16 is None or any(a.dtype != bf16 for a in dimensioned) or bf16.name in getattr(cls, "half_in_steps", ()):
         return cls.forward(ctx, *arrays)
     if any(a.ndim == 0 and a.dtype != bf16 for a in floats):  # 0-d floats of another dtype: torch's common dtype
         keep = cls.bfloat16_reads_scalar
         arrays = [a.astype(bf16) if i not in keep and getattr(a, "ndim", None) == 0 and a.dtype.kind == "f"
                   and a.dtype != bf16 else a for i, a in enumerate(arrays)]
-    wide, back = _widen(arrays)
+    wide, back = _widen(arrays, bf16)
     if cls.bfloat16_scalars:  # torch casts the number to the tensor's bfloat16 before its kernel reads it
         wide = [float(np.asarray(a).astype(bf16)) if type(a) is float else a for a in wide]
     out = cls.forward(ctx, *wide)
@@ -121,7 +133,7 @@ def _forward_bfloat16(cls, ctx, arrays):
                 arr = back[id(arr)] if id(arr) in back else arr.astype(bf16)
                 setattr(ctx, name, Tensor._make(arr) if isinstance(value, Tensor) else arr)
             elif isinstance(value, (tuple, list, np.dtype)):
-                setattr(ctx, name, _as_bfloat16_meta(value))
+                setattr(ctx, name, _as_bfloat16_meta(value, bf16))
     if ctx._to_save:
         ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
     return out
@@ -132,21 +144,21 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
     operands), then written back rounded once, as torch's CPU kernels (``p.addcdiv_(a, b)`` rounds once, not after
     each NumPy call of its formula)."""
     refuse_half(cls, arrays)
-    bf16 = dtypes.BFLOAT16_NP
     target = arrays[0]
+    bf16 = target.dtype
     floats = [a for a in arrays[1:] if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
-    if any(a.dtype != bf16 for a in floats if a.ndim):
+    if any(a.dtype != bf16 for a in floats if a.ndim) or bf16.name in getattr(cls, "half_in_steps", ()):
         # a source of another float dtype: the op's own checks see both dtypes (index_copy_, put_ refuse them, as
         # torch's), and NumPy computes in the wider dtype and rounds once into the bfloat16 target
         return cls.forward(ctx, *arrays)
-    wide, back = _widen(arrays)
+    wide, back = _widen(arrays, bf16)
     out = cls.forward(ctx, *wide)
     target[...] = wide[0].astype(bf16)
     outs = out if type(out) is tuple else (out,)
     outs = tuple([back.get(id(o), o) for o in outs])
     for name, value in list(vars(ctx).items()):
         if isinstance(value, (tuple, list, np.dtype)):
-            setattr(ctx, name, _as_bfloat16_meta(value))
+            setattr(ctx, name, _as_bfloat16_meta(value, bf16))
     if ctx._dirty:
         ctx._dirty = tuple([back.get(id(d), d) for d in ctx._dirty])
     if ctx._to_save:

@@ -16,7 +16,7 @@ import numpy as np
 from .. import backend, diagnostics, dtypes
 from ..creation import zeros
 from . import anomaly as _anomaly
-from .bfloat16 import _forward_bfloat16, _forward_bfloat16_inplace, refuse_half_first
+from .bfloat16 import _forward_bfloat16, _forward_bfloat16_inplace, half_dtype, refuse_half_first
 from .broadcast import sum_to
 from .callsite import user_site
 from .copy_slices import CopySlices
@@ -113,7 +113,7 @@ class BackwardNode(Node, FunctionCtx):
         # (a bfloat16 gradient takes the Tensor formula: its ops promote as torch's, where a 0-d float32 operand
         # does not widen a bfloat16 gradient, and each rounds once, as torch's kernels)
         if fwd.backward_arrays is not None and len(grads) == 1 and not _grad_state.grad and not (
-                dtypes.bfloat16_used and grads[0]._array.dtype == dtypes.BFLOAT16_NP):
+                dtypes.bfloat16_used and half_dtype(grads[0]._array) is not None):
             # no graph of the backward pass is wanted: the op's array formula skips Tensor bookkeeping
             grad = grads[0]._array
             arrays = fwd.backward_arrays(self, grad)
@@ -321,7 +321,7 @@ class Function(metaclass=_FunctionMeta):
         if cls.array_forward:
             arrays = [a._array if isinstance(a, Tensor) else a for a in args]
             if dtypes.bfloat16_used and cls.inplace and not cls.inplace_view and not cls.exact_in_bfloat16 and \
-                    arrays[0].dtype == dtypes.BFLOAT16_NP:
+                    half_dtype(arrays[0]) is not None:
                 out = _forward_bfloat16_inplace(cls, ctx, arrays)
             else:
                 out = cls.forward(ctx, *arrays)

@@ -107,6 +107,7 @@ SAVED_NAMES: dict[str, tuple] = {
     'ops.pointwise.binary.Copysign': ('self', 'result'),
     'ops.pointwise.binary.CopysignScalar': ('self', 'result'),
     'ops.pointwise.binary.Fmax': ('self', 'other'),
+    'ops.pointwise.binary.Nextafter': ('self', 'other'),
     'ops.pointwise.binary.Fmin': ('self', 'other'),
     'ops.pointwise.binary.Frexp': ('exponent',),
     'ops.pointwise.binary.Hypot': ('self', 'other', 'result'),

@@ -4,6 +4,8 @@ Observable through ``stride()``, ``is_contiguous()`` and whether a later ``view(
 choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order."""
 from __future__ import annotations
 
+import functools
+
 from ..backend import empty_strided, get_array_module, keep_size1_strides, torch_strides
 from ..dtypes import channels_last, contiguous_format
 
@@ -66,6 +68,31 @@ def iterator_layout(out, operands):
     return copy_in_order(out, order)
 
 
+def elementwise_layout(out, operands):
+    """``out``, an elementwise result of ``operands`` (arrays, numbers, anything else is skipped), in torch's layout.
+
+    Only operands of 2+ dims can order a pair of dims (a 1-d or 0-d one is broadcast along all but one), and when
+    they are all row-major torch's order is NumPy's: that common case returns at once."""
+    if type(out) is tuple or out.ndim < 2:
+        return out
+    if out.flags.c_contiguous:
+        for x in operands:
+            if getattr(x, "ndim", 0) > 1 and not x.flags.c_contiguous:
+                break
+        else:
+            return out
+    return iterator_layout(out, [x for x in operands if getattr(x, "ndim", 0) > 1])
+
+
+def laid_out_by_operands(forward):
+    """Decorates an elementwise op's ``forward(ctx, *operands)``: its result takes torch's TensorIterator layout
+    from the operands, in argument order (NumPy's lets C order win where the operands disagree)."""
+    @functools.wraps(forward)
+    def wrapped(*args):
+        return elementwise_layout(forward(*args), args)
+    return wrapped
+
+
 def copy_preserving_layout(a, np_dtype=None):
     """A copy of ``a`` (cast to np_dtype if given) in torch's preserve_format layout: clone() and to(dtype).
 
@@ -88,8 +115,17 @@ def copy_preserving_layout(a, np_dtype=None):
 
 def contiguous_result(out):
     """``out`` C-contiguous: torch's reductions write a fresh contiguous tensor, while numpy's reduce in the input's
-    memory order (a reduction of a transposed array comes out transposed)."""
-    return out if out.flags.c_contiguous else out.copy()
+    memory order (a reduction of a transposed array comes out transposed).  Its size-1 dims get torch's contiguous
+    strides too (a keepdim sum of a transposed array: NumPy's (3, 1) result has strides (1, 3), torch's (1, 1))."""
+    out = out if out.flags.c_contiguous else out.copy()
+    if 1 not in out.shape or out.size == 0:
+        return out
+    strides, step = [0] * out.ndim, out.itemsize
+    for d in range(out.ndim - 1, -1, -1):
+        strides[d] = step
+        step *= out.shape[d]
+    return out if tuple(strides) == out.strides else \
+        get_array_module(out).lib.stride_tricks.as_strided(out, out.shape, tuple(strides))
 
 
 def channels_last_like(shape: tuple, strides: tuple) -> bool:

@@ -43,7 +43,8 @@ def rms_norm(input: Tensor, normalized_shape, weight: Tensor | None = None, eps:
                           f"{c_type_name(input._array.dtype)}, weight dtype = {c_type_name(weight._array.dtype)}, "
                           "Cannot dispatch to fused implementation.", UserWarning, stacklevel=2)
         out = out * weight
-    return out.to(input.dtype)  # a no-op (same tensor, no node) when nothing was widened
+    # torch's composite ends in contiguous() (a CloneBackward0 where a transposed input left the result transposed)
+    return out.contiguous().to(input.dtype)  # to(): a no-op (same tensor, no node) when nothing was widened
 
 
 def local_response_norm(input: Tensor, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> Tensor:

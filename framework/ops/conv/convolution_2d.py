@@ -257,6 +257,7 @@ def _weight_grad(x, g, w_shape, conf):
 
 class ConvTranspose2d(Function):
     """out = the transpose (gradient) of conv2d: x (N,C,H,W), w (C,O,kh,kw) + b. Saves x and w."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "ConvolutionBackward0", True
     none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)

@@ -306,6 +306,7 @@ class _ConvNdBackward(Function):
 
 class ConvTransposeNd(Function):
     """out = the transpose (gradient) of conv: x (N,C,*spatial), w (C,O/groups,*kernel) + b. Saves x and w."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "ConvolutionBackward0", True
     none_edges = True  # torch's node has a bias edge even without a bias: (None, 0)

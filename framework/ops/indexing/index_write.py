@@ -55,6 +55,7 @@ def _check_vector(index, message: str, error=IndexError) -> None:
 class IndexAdd(Function):
     """out = a with alpha * src[k] added at a.select(dim, index[k]). Saves the index and src (torch reads its
     dims) when src needs a gradient."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward, index_args = "IndexAddBackward0", True, (2,)
 
@@ -192,6 +193,7 @@ class IndexFillTensor(IndexFill):
 class Put(Function):
     """out = a with a.flatten()[index[k]] = src[k] (or += with accumulate). Saves the index, and src (torch reads
     its shape) when src needs a gradient."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward, index_args = "PutBackward0", True, (1,)
 

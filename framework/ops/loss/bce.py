@@ -7,6 +7,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import elementwise_layout
 from .._util import scalar_type_name
 from ..scalar_ops import AddScalar, DivScalar
 
@@ -34,7 +35,8 @@ class BCEWithLogits(Function):
         ctx.reduction, ctx.n = reduction, x.size
         if reduction in (1, 2):
             return _reduced(xp, loss, reduction)
-        return loss.astype(x.dtype, copy=False)
+        # torch's (1 - target).mul_(input)...: laid out by the target alone
+        return elementwise_layout(loss.astype(x.dtype, copy=False), (t,))
 
     @staticmethod
     def backward(ctx, grad):
@@ -126,20 +128,22 @@ class BinaryCrossEntropy(Function):
             loss = loss * weight.astype(p.dtype, copy=False)
         ctx.save_for_backward(p, t, weight)  # the weight for its version, as torch's
         ctx.reduction = reduction
-        return _reduced(xp, loss.astype(p.dtype, copy=False), reduction)
+        # an unreduced loss is written into torch's empty_like(input): laid out by the input alone
+        return _reduced(xp, elementwise_layout(loss.astype(p.dtype, copy=False), (p,)), reduction)
 
     @staticmethod
     def backward(ctx, grad):
         p, t, w = ctx.saved_tensors
         w = None if w is None else Tensor._make(w._array.astype(p._array.dtype, copy=False))
         gp = gt = None
-        # torch's order: the kernel's value times the weight, then divided by n for the mean
+        # torch's order: the kernel's value times the weight, then divided by n for the mean; both gradients are
+        # laid out like p (torch writes them into empty_like(input) and logit(input)), so p's terms come first
         if ctx.needs_input_grad[0]:  # grad (p - t) / max(p (1 - p), eps), as torch
-            gp = grad * (p - t) / ((1 - p) * p).clamp(min=_BCE_EPS)
+            gp = (p - t) * grad / ((1 - p) * p).clamp(min=_BCE_EPS)
             gp = gp * w if w is not None else gp
             gp = gp / p.numel() if ctx.reduction == 1 else gp
         if ctx.needs_input_grad[1]:  # -logit(p), unclamped, as torch's target backward
-            gt = grad * ((1 - p).log() - p.log())
+            gt = ((1 - p).log() - p.log()) * grad
             gt = gt * w if w is not None else gt
             gt = gt / p.numel() if ctx.reduction == 1 else gt
         return gp, gt, None, None
@@ -155,7 +159,7 @@ class BinaryCrossEntropy(Function):
             gp = gp * w.astype(p.dtype, copy=False)
         if ctx.reduction == 1:
             gp = gp / p.size
-        return gp.astype(p.dtype, copy=False), None, None, None
+        return elementwise_layout(gp.astype(p.dtype, copy=False), (p,)), None, None, None
 
 
 def binary_cross_entropy(p: Tensor, t: Tensor, weight: Tensor | None = None, reduction: str = "mean") -> Tensor:

@@ -8,6 +8,7 @@ from ...autograd.engine import output_needed
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import elementwise_layout
 from ..backward_ops import MseLossBackward
 from ..scalar_ops import DivScalar
 from .bce import _reduced, _REDUCTIONS
@@ -18,6 +19,9 @@ class _ThresholdLoss(Function):
 
     array_forward = True
     keeps_input_dtype = False  # huber_loss: torch's result has the input's dtype (not the promoted one)
+    # huber_loss: torch writes an unreduced loss into empty_like(input), laid out by the input alone (the others
+    # by input and target, as TensorIterator)
+    laid_out_like_input = False
 
     @classmethod
     def forward(cls, ctx, x, t, reduction, beta):
@@ -33,7 +37,7 @@ class _ThresholdLoss(Function):
             return xp.asarray(loss.mean())
         if reduction == "sum":
             return xp.asarray(loss.sum())
-        return loss
+        return elementwise_layout(loss, (x,) if cls.laid_out_like_input else (x, t))
 
     @classmethod
     def backward(cls, ctx, grad):
@@ -149,6 +153,7 @@ class _Huber(_ThresholdLoss):
     """loss = 0.5 d^2 where |d| < delta, delta (|d| - 0.5 delta) elsewhere. Saves input and target."""
 
     node_name, keeps_input_dtype, backward_op = "HuberLossBackward0", True, _HuberBackward
+    laid_out_like_input = True
 
     @staticmethod
     def _loss(xp, d, delta):
@@ -167,7 +172,7 @@ class MseLoss(Function):
         ctx.save_for_backward(x, t)
         ctx.reduction = reduction
         d = x - t
-        return _reduced(xp, d * d, reduction)
+        return _reduced(xp, elementwise_layout(d * d, (x, t)), reduction)
 
     @staticmethod
     def backward(ctx, grad):  # under create_graph: torch's MseLossBackwardBackward0 nodes, one per input

@@ -36,7 +36,8 @@ from .gamma import (Digamma, digamma, digamma_, DigammaInplace, Igamma, Igammac,
                     Mvlgamma, mvlgamma, Polygamma, polygamma, polygamma_, PolygammaInplace, SpecialZeta)
 from .binary import (Copysign, copysign, copysign_, CopysignInplace, CopysignScalar, CopysignScalarInplace, float_power,
                      float_power_, Fmax, fmax, Fmin, fmin, Frexp, frexp, Heaviside, heaviside, Hypot, hypot, hypot_,
-                     HypotInplace, Ldexp, ldexp, ldexp_, LdexpInplace, Maximum, maximum, Minimum, minimum)
+                     HypotInplace, Ldexp, ldexp, ldexp_, LdexpInplace, Maximum, maximum, Minimum, minimum, Nextafter,
+                     nextafter, nextafter_, NextafterInplace)
 from .bitwise import (bitwise_and, bitwise_left_shift, bitwise_not, bitwise_or, bitwise_right_shift, bitwise_xor, gcd,
                       invert_operator, lcm)
 from .comparison import (allclose, CompareInplace, eq, eq_, equal, ge, ge_, greater, greater_equal, gt, gt_, is_tensor,
@@ -87,7 +88,8 @@ __all__ = ['Add', 'add', 'Div', 'div', 'divide', 'Mul', 'mul', 'multiply', 'Neg'
            'Mvlgamma', 'mvlgamma', 'Polygamma', 'polygamma', 'polygamma_', 'PolygammaInplace', 'SpecialZeta',
            'Copysign', 'copysign', 'copysign_', 'CopysignInplace', 'CopysignScalar', 'CopysignScalarInplace',
            'float_power', 'float_power_', 'Fmax', 'fmax', 'Fmin', 'fmin', 'Frexp', 'frexp', 'Heaviside', 'heaviside',
-           'Hypot', 'hypot', 'hypot_', 'HypotInplace', 'Ldexp', 'ldexp', 'ldexp_', 'LdexpInplace', 'Maximum',
+           'Hypot', 'hypot', 'hypot_', 'HypotInplace', 'Nextafter', 'nextafter', 'nextafter_',
+           'NextafterInplace', 'Ldexp', 'ldexp', 'ldexp_', 'LdexpInplace', 'Maximum',
            'maximum', 'Minimum', 'minimum', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or',
            'bitwise_right_shift', 'bitwise_xor', 'gcd', 'invert_operator', 'lcm', 'allclose', 'CompareInplace', 'eq',
            'eq_', 'equal', 'ge', 'ge_', 'greater', 'greater_equal', 'gt', 'gt_', 'is_tensor', 'isclose', 'isfinite',

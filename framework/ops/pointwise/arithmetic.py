@@ -12,7 +12,7 @@ from ...autograd.function import Function
 from ... import backend, dtypes
 from ...tensor import Tensor
 from .. import scalar_ops as _scalar
-from .._layout import iterator_layout
+from .._layout import elementwise_layout
 from .._util import binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of
 from .conditional import where_op
 from .floordiv import _floor_divide, _trunc_divide, RoundedQuotient
@@ -37,11 +37,7 @@ def _compute(fn, a, b, out_dtype):
         raise broadcast_error(shape_of(a), shape_of(b)) from None
     if out.dtype is not out_dtype and out.dtype != out_dtype:
         out = out.astype(out_dtype)
-    if out.ndim > 1 and type(first) not in _SCALARS and type(second) not in _SCALARS and second.ndim > 1 \
-            and not first.flags.c_contiguous:
-        # the layouts can only differ when the first operand is not row-major: torch's first operand decides
-        out = iterator_layout(out, (first, second))
-    return out
+    return elementwise_layout(out, (first, second))  # torch's first operand decides, where NumPy's C order
 
 
 _SCALARS = (int, float, bool)
@@ -129,6 +125,26 @@ class Sub(Function):
     def backward_arrays(ctx, g):
         ga = sum_to_array(g, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = sum_to_array(-g * ctx.alpha if ctx.alpha != 1 else -g, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        return ga, gb, None
+
+
+class RsubTensor(Function):
+    """out = b - alpha * a for a tensor b (torch.rsub). Saves nothing. torch computes sub(b, a): b's layout
+    decides the result's."""
+
+    node_name, array_forward, scalar_edges = "RsubBackward0", True, True
+
+    @staticmethod
+    def forward(ctx, a, b, alpha=1):
+        out = Sub.forward(ctx, b, a, alpha)
+        ctx.a_meta, ctx.b_meta = ctx.b_meta, ctx.a_meta  # Sub's metas are of (b, a)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        ga = grad_for(-grad * ctx.alpha if ctx.alpha != 1 else -grad, *ctx.a_meta) \
+            if ctx.needs_input_grad[0] else None
+        gb = grad_for(grad, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb, None
 
 
@@ -425,4 +441,6 @@ def reciprocal(a):
 
 def rsub(input: Tensor, other, alpha=1) -> Tensor:
     """other - alpha * input."""
+    if isinstance(input, Tensor) and isinstance(other, Tensor):
+        return RsubTensor.apply(input, other, alpha)
     return -(input * alpha) + other if alpha != 1 else -input + other

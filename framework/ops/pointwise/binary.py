@@ -1,4 +1,5 @@
-"""Binary elementwise maths: maximum, minimum, fmax, fmin, hypot, float_power, copysign, ldexp, frexp, heaviside."""
+"""Binary elementwise maths: maximum, minimum, fmax, fmin, hypot, float_power, copysign, ldexp, frexp, heaviside,
+nextafter."""
 from __future__ import annotations
 
 from collections import namedtuple
@@ -11,7 +12,7 @@ from ...autograd.function import Function, OriginalSelf
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout
+from .._layout import iterator_layout, laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast, grad_for,
                      inplace_shape, operand, promote, scalar_type_name)
@@ -26,18 +27,16 @@ class Maximum(Function):
     node_name, array_forward, _pick = "MaximumBackward0", True, "maximum"
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         ctx.save_for_backward(b, a)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         try:
-            out = getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
+            # laid out as torch's TensorIterator: the first operand's layout decides (a column-major lu_factor
+            # result, fuzz seed 4303053); NumPy's would be row-major
+            return getattr(get_array_module(a), ctx._forward_cls._pick)(*promote(a, b))
         except ValueError:  # NumPy's broadcast failure; torch's text
             raise broadcast_error(a.shape, getattr(b, "shape", ())) from None
-        if out.ndim > 1 and getattr(b, "ndim", 0) > 1 and not a.flags.c_contiguous:
-            # torch's TensorIterator: the first operand's layout decides (a column-major lu_factor result, fuzz seed
-            # 4303053); NumPy's would be row-major
-            out = iterator_layout(out, (a, b))
-        return out
 
     @staticmethod
     def backward(ctx, grad):
@@ -67,6 +66,7 @@ class Hypot(Function):
     node_name, array_forward = "HypotBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         dt = binary_dtype(a, b)
@@ -129,6 +129,7 @@ class Fmax(Function):
     fn, keep = "fmax", staticmethod(lambda a, b: a >= b)
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, b):
         ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
         ctx.save_for_backward(a, b)
@@ -195,6 +196,7 @@ class Copysign(Function):
     grad_writes = (0, 1)  # torch's gradient for b is zeros_like(b): empty_like().zero_()
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         x, y = _float_pair(a, b)
         out = get_array_module(x).copysign(x, y)
@@ -227,6 +229,7 @@ class Ldexp(Function):
     exact_in_bfloat16 = True  # forward rounds a bfloat16 power and product itself, as torch's two kernels do
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, e):
         # torch's ldexp is mul(a, pow(2.0, e)): the power is rounded to e's dtype (the default float for an
         # integer e), then the product is taken in the promoted dtype and cast to the result dtype
@@ -284,6 +287,7 @@ class Heaviside(Function):
     node_name, array_forward = "torch::autograd::NotImplemented", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, values):
         xp = get_array_module(a)
         return xp.where(a == 0, values, (a > 0).astype(a.dtype)).astype(a.dtype, copy=False)
@@ -291,6 +295,66 @@ class Heaviside(Function):
     @staticmethod
     def backward(ctx, grad):
         raise RuntimeError("derivative for aten::heaviside is not implemented")
+
+
+class Nextafter(Function):
+    """out = the next representable value after a towards b, in their promoted floating dtype. Saves a and b.
+
+    torch's formula: a's gradient is grad where a != b (0 where they are equal), b's is zeros."""
+
+    node_name, array_forward = "NextafterBackward0", True
+    exact_in_bfloat16 = True  # the step is one ulp of the operands' own dtype: never widened to float32
+
+    @staticmethod
+    @laid_out_by_operands
+    def forward(ctx, a, b):
+        dt = binary_dtype(a, b)
+        if dt.kind not in "fV":
+            raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_type_name(dt)}'")
+        ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
+        ctx.save_for_backward(a, b)
+        x, y = promote(a, b, dt)
+        try:
+            return get_array_module(x).nextafter(x, y)
+        except ValueError:  # NumPy's broadcast failure; torch's text
+            raise broadcast_error(a.shape, b.shape) from None
+
+    @staticmethod
+    def backward(ctx, grad):
+        a, b = ctx.saved_tensors
+        ga = gb = None
+        if ctx.needs_input_grad[0]:  # torch: at::where(self == other, zeros, grad)
+            zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
+            ga = grad_for(where_op(a == b, zero, grad), *ctx.metas[0])
+        if ctx.needs_input_grad[1]:  # torch: zeros_like(other)
+            shape, dt = ctx.metas[1]
+            gb = Tensor._make(get_array_module(grad._array).zeros(shape, dtype=dt))
+        return ga, gb
+
+
+class NextafterInplace(Nextafter):
+    """In-place nextafter_: the result cast into a (torch's same-kind check). Saves a copy of the old a and b."""
+
+    node_name, inplace = "NextafterBackward0", True
+
+    @staticmethod
+    def forward(ctx, a, b):
+        inplace_shape(a.shape, b.shape)
+        out = Nextafter.forward(ctx, a, b)
+        check_inplace_cast(out.dtype, a.dtype)
+        ctx.save_for_backward(OriginalSelf(a.copy()), b)
+        a[...] = out
+        return a
+
+
+def nextafter(input: Tensor, other: Tensor) -> Tensor:
+    """The next floating-point value after input towards other, elementwise; both must be tensors, as torch's."""
+    return Nextafter.apply(operand(input, "nextafter", 1, "input", numbers=False),
+                           operand(other, "nextafter", 2, numbers=False))
+
+
+def nextafter_(input: Tensor, other: Tensor) -> Tensor:
+    return NextafterInplace.apply(input, operand(other, "nextafter_", 1, numbers=False))
 
 
 class CopysignInplace(Copysign):

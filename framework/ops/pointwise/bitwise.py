@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...autograd.grad_mode import no_grad
 from ...backend import device_of, get_array_module
 from ...tensor import Tensor
+from .._layout import elementwise_layout
 from .._util import binary_dtype, check_inplace_cast, inplace_shape, operand, promote, scalar_type_name
 
 
@@ -30,8 +31,9 @@ def _int_binary(name: str, kernel: str, fn):
         _integral(kernel, dt, first._array)
         x, y = promote(a, b, dt)
         xp = get_array_module(first._array)
+        out = xp.asarray(fn(xp, xp.asarray(x, dtype=dt), xp.asarray(y, dtype=dt)))
         with no_grad():
-            return Tensor._make(xp.asarray(fn(xp, xp.asarray(x, dtype=dt), xp.asarray(y, dtype=dt))))
+            return Tensor._make(elementwise_layout(out, (x, y)))  # torch's TensorIterator layout
 
     op.__name__ = name
     return op

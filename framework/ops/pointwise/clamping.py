@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...autograd.function import Function, OriginalSelf
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import binary_dtype, broadcast_error, check_inplace_cast, grad_for, inplace_shape, promote
 from .conditional import where_op
 from .unary_inplace import _inplace
@@ -37,6 +38,7 @@ class ClampTensor(Function):
     node_name, array_forward = "ClampBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, lo, hi):
         ctx.metas = [None if x is None else (x.shape, x.dtype) for x in (a, lo, hi)]
         ctx.save_for_backward(a, lo, hi)
@@ -97,6 +99,7 @@ class ClampMinTensor(Function):
     upper = False
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, bound):
         ctx.metas = [(a.shape, a.dtype), (bound.shape, bound.dtype)]
         ctx.save_for_backward(a, bound)
@@ -206,6 +209,7 @@ class Clamp(Function):
     node_name, array_forward = "ClampBackward1", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, lo=None, hi=None):
         if lo is None and hi is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")

@@ -5,7 +5,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout
+from .._layout import elementwise_layout
 from .._util import check_device, grad_for, inplace_shape, operand, promote, scalar_type_name
 from .unary import _zeros
 
@@ -15,8 +15,7 @@ def _cmp(name):
         aa, bb = promote(a._array, b._array if isinstance(b, Tensor) else b)  # compare in torch's dtype
         xp = get_array_module(aa)
         out = xp.asarray(getattr(xp, name)(aa, bb))  # asarray: 0-d numpy gives a scalar
-        if out.ndim > 1 and getattr(bb, "ndim", 0) > 1 and not aa.flags.c_contiguous:
-            out = iterator_layout(out, (aa, bb))  # torch's TensorIterator: the first operand's layout decides
+        out = elementwise_layout(out, (aa, bb))  # torch's TensorIterator: the first operand's layout decides
         with no_grad():
             return Tensor._make(out)
 
@@ -164,5 +163,5 @@ def isclose(input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-
         raise RuntimeError(f"{scalar_type_name(input._array.dtype)} did not match "
                            f"{scalar_type_name(other._array.dtype)}")
     xp = get_array_module(input._array)
-    return Tensor._make(xp.asarray(xp.isclose(input._array, other._array, rtol=rtol, atol=atol,
-                                              equal_nan=equal_nan)))
+    out = xp.asarray(xp.isclose(input._array, other._array, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    return Tensor._make(elementwise_layout(out, (input._array, other._array)))

@@ -10,6 +10,7 @@ from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import errstate, errstate as _errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import broadcast_shapes_checked
 from ..scalar_ops import AddScalar, MulScalar
 from .arithmetic import PowScalar
@@ -28,6 +29,7 @@ class Logaddexp(Function):
     base = math.e
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, b):
         broadcast_shapes_checked(a.shape, b.shape)
         ctx.save_for_backward(a, b)
@@ -171,6 +173,7 @@ class Exp2(_Elementwise):
 class Logit(Function):
     """out = log(a / (1 - a)), a first clamped to [eps, 1 - eps] when eps is given (else NaN outside [0, 1]).
     Saves a."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "LogitBackward0", True
 

@@ -10,6 +10,7 @@ from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import binary_dtype, check_inplace_cast, grad_for, inplace_shape, operand, promote, shape_of
 
@@ -66,6 +67,7 @@ class FloorDivide(Function):
     _aten = "floor_divide"
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         return _floor_divide(a, b)
 
@@ -107,6 +109,7 @@ class Remainder(Function):
     _compute, _round = staticmethod(_remainder), staticmethod(_floor_divide)
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         _meta(ctx, a, b)
         if ctx.needs_input_grad[1]:
@@ -142,6 +145,7 @@ class RoundedQuotient(Function):
     node_name, array_forward = "DivBackward2", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b, round_fn):
         _meta(ctx, a, b)
         return round_fn(a, b)
@@ -188,6 +192,7 @@ class Fmod(Remainder):
 def _inplace(base, name):
     """``base``'s in-place twin: the result is written into arg 0 (whose dtype it must fit)."""
 
+    @laid_out_by_operands
     def forward(ctx, a, b):
         out = base.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)

@@ -3,10 +3,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ...autograd.function import Function
 from ... import backend, dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import binary_dtype, grad_for, inplace_shape, operand, promote, scalar_type_name
 from ..scalar_ops import AddScalar
@@ -131,6 +134,7 @@ class Polygamma(Function):
 
 class Mvlgamma(Function):
     """out = ln of the p-variate gamma function: sum_i lgamma(a - i/2) + p(p-1)/4 ln(pi). Saves a."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "MvlgammaBackward0", True
 
@@ -169,11 +173,24 @@ def _forward_binary(ctx, a, b, name: str, saves: tuple):
     xp = get_array_module(x if hasattr(x, "shape") else y)
     dt = (x if hasattr(x, "shape") else y).dtype
     x, y = xp.asarray(x, dtype=dt), xp.asarray(y, dtype=dt)  # (a Python number: in the tensor's dtype)
+    if dt.itemsize == 2 and name in ("xlogy", "xlog1py"):
+        return _xlogy_in_steps(xp, x, y, name)
     with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
         out = backend.special(name, x, y)
     if name == "zeta":  # torch's Cephes loop gives inf - inf = NaN at q = +inf (SciPy's returns 0)
         out = xp.where(y == xp.inf, xp.asarray(xp.nan, dtype=out.dtype), out)
     return out
+
+
+def _xlogy_in_steps(xp, x, y, name: str):
+    """xlogy (xlog1py) of bfloat16 or float16 arrays as torch's CPU kernel: x * log(y) in the half type itself,
+    the log rounded to it before the product is (c10's half maths), NaN where y is, 0 where x is 0."""
+    dt, f32 = x.dtype, np.float32
+    x32, y32 = x.astype(f32), y.astype(f32)
+    with errstate(xp, divide="ignore", invalid="ignore"):
+        lg = (xp.log(y32) if name == "xlogy" else xp.log1p(y32)).astype(dt).astype(f32)
+        out = xp.where(x32 == 0, xp.zeros((), f32), x32 * lg)
+    return xp.where(xp.isnan(y32), xp.asarray(xp.nan, dtype=f32), out).astype(dt)
 
 
 class SpecialZeta(Function):
@@ -183,6 +200,7 @@ class SpecialZeta(Function):
     node_name, array_forward = "SpecialZetaBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, x, q):
         return _forward_binary(ctx, x, q, "zeta", (True, True))
 
@@ -202,6 +220,7 @@ class Igamma(Function):
     name, sign, what = "gammainc", 1.0, "igamma"
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, x):
         return _forward_binary(ctx, a, x, cls.name, (True, True))
 

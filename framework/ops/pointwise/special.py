@@ -9,6 +9,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import check_inplace_cast, grad_for, inplace_shape, operand, refuse_half_kernel
 from ..scalar_ops import AddScalar, MulScalar
 from .conditional import where_op
@@ -148,10 +149,12 @@ class SpecialLogNdtr(_SavesBoth):
 class Xlogy(Function):
     """out = a * ln(b), 0 where a == 0 (also for b = 0). Saves a and b."""
 
+    half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward0", True
     name, shift, limit = "xlogy", 0.0, 0.0
 
     @classmethod
+    @laid_out_by_operands
     def forward(cls, ctx, a, b):
         return _forward_binary(ctx, a, b, cls.name, (True, True))
 
@@ -177,6 +180,7 @@ class SpecialXlog1py(Xlogy):
 class XlogyScalarSelf(Function):
     """out = a * ln(b) for a Python number a (torch's XlogyBackward1). Saves b."""
 
+    half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward1", True
 
     @staticmethod
@@ -193,6 +197,7 @@ class XlogyScalarSelf(Function):
 class XlogyScalarOther(Function):
     """out = a * ln(b) for a Python number b (torch's XlogyBackward2). Saves a."""
 
+    half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward2", True
 
     @staticmethod

@@ -6,6 +6,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._util import broadcast_shapes_checked, c_type_name, check_addcdiv_dtypes, check_device, grad_for, operand
 from ..scalar_ops import MulScalar
 
@@ -30,6 +31,7 @@ class Addcmul(Function):
     node_name, array_forward = "AddcmulBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, t1, t2, value=1):
         needs = ctx.needs_input_grad
         ctx.value = value
@@ -57,6 +59,7 @@ class Addcdiv(Function):
     node_name, array_forward = "AddcdivBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, t1, t2, value=1):
         check_addcdiv_dtypes(t1, t2)
         needs = ctx.needs_input_grad
@@ -85,6 +88,7 @@ class Lerp(Function):
     node_name, array_forward = "LerpBackward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, end, weight):
         if a.dtype != end.dtype:
             raise RuntimeError(f"expected dtype {c_type_name(a.dtype)} for `end` but got dtype {c_type_name(end.dtype)}")
@@ -109,6 +113,7 @@ class LerpTensor(Function):
     node_name, array_forward = "LerpBackward1", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, end, w):
         if a.dtype != end.dtype:
             raise RuntimeError(f"expected dtype {c_type_name(a.dtype)} for `end` but got dtype {c_type_name(end.dtype)}")

@@ -10,6 +10,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import broadcast_error, check_inplace_cast, grad_for, inplace_shape, operand, promote
 from ..scalar_ops import AddScalar, MulScalar, SubScalar
@@ -115,6 +116,7 @@ class Atan2(Function):
     node_name, array_forward = "Atan2Backward0", True
 
     @staticmethod
+    @laid_out_by_operands
     def forward(ctx, a, b):
         ctx.save_for_backward(a, b)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)

@@ -270,6 +270,7 @@ _leaky_slopes = _bw.slopes
 
 class Rsqrt(Function):
     """out = 1 / sqrt(a). Saves out."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "RsqrtBackward0", True
 

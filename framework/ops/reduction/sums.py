@@ -310,6 +310,7 @@ def count_nonzero(input: Tensor, dim=None) -> Tensor:
 
 class Logsumexp(Function):
     """out = log(sum(exp(a))) over dims, computed shifted by the max. Saves a and out."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "LogsumexpBackward0", True
 

@@ -231,6 +231,7 @@ def _base_grid(xp, height: int, width: int, align_corners: bool, dtype):
 class AffineGridGenerator(Function):
     """grid[n, h, w] = theta[n] @ (x_w, y_h, 1): the sampling grid of an affine transform. Saves nothing (the base
     grid is a constant)."""
+    half_in_steps = ("float16",)  # torch's float16 kernel rounds as NumPy's float16 (op-table probe)
 
     node_name, array_forward = "AffineGridGeneratorBackward0", True
 
