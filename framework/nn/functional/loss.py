@@ -324,9 +324,10 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # xlogy: 0 * log 0 is 0 (torch's kl_div uses xlogy(target, target))
-        with_log = ops.where(target > 0, target, 1.0).log()
-        loss = target * with_log - target * input
+        # torch's xlogy(target, target) - target * input (0 * log 0 is 0), its product made first (so its backward
+        # runs after xlogy's, and an in-place error names the tensor torch's does)
+        product = target * input
+        loss = ops.xlogy(target, target) - product
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, reduction)
