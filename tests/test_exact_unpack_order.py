@@ -242,6 +242,43 @@ def test_error_names_the_tensor_torch_unpacks_first(case):
     assert not diffs, diffs[:3]
 
 
+# ---- found by the probe ---------------------------------------------------------------------------------------
+
+
+def _grads(m, fn, *arrays):
+    xs = [m.tensor(a, dtype=m.float64, requires_grad=True) for a in arrays]
+    out = fn(m, *xs)
+    out.sum().backward()
+    return [out.detach().cpu().numpy()] + [x.grad.cpu().numpy() for x in xs]
+
+
+def test_xlogy_inplace_backward_matches_torch():
+    """xlogy_'s node ran its own in-place op on the incoming gradient (an expanded one is refused)."""
+    torch = pytest.importorskip("torch")
+    import framework
+
+    def fn(m, a, b):
+        return (a * 1).xlogy_(b)
+
+    a, b = np.array([0.6, 0.0, 1.5]), np.array([0.7, 1.1, 1.9])
+    for ours, theirs in zip(_grads(framework, fn, a, b), _grads(torch, fn, a, b)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0)
+
+
+def test_kl_div_zero_and_negative_targets_match_torch():
+    """torch's kl_div is xlogy(target, target) - target * input: NaN for a negative target (value and gradient),
+    NaN as the gradient of a zero target (other / 0 * 0)."""
+    torch = pytest.importorskip("torch")
+    import framework
+
+    def fn(m, a, b):
+        return m.nn.functional.kl_div(a, b, reduction="none")
+
+    a, b = np.array([[-0.5, 0.2, 1.0]]), np.array([[0.0, -0.3, 0.7]])
+    for ours, theirs in zip(_grads(framework, fn, a, b), _grads(torch, fn, a, b)):
+        np.testing.assert_allclose(ours, theirs, rtol=1e-12, atol=0, equal_nan=True)
+
+
 if __name__ == "__main__":
     import sys
 

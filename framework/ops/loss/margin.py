@@ -80,8 +80,8 @@ class SoftMarginLoss(Function):
 
 
 class MultiMarginLoss(Function):
-    """loss_i = sum over j != y_i of w[y_i] max(0, margin - x[y_i] + x[j])**p / C. Saves the slopes in x, and x, the target and the weight
-    (torch's saved variables, for its in-place checks)."""
+    """loss_i = sum over j != y_i of w[y_i] max(0, margin - x[y_i] + x[j])**p / C. Saves the slopes in x, and x,
+    the target and the weight (torch's saved variables, for its in-place checks)."""
 
     half_kernel = "multi_margin_loss_cpu_kernel"
     node_name, array_forward = "MultiMarginLossBackward0", True

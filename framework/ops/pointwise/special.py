@@ -166,7 +166,8 @@ class Xlogy(Function):
         ga = gb = None
         if needs[0]:  # torch: at::xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
             # (the out-of-place op: cls is XlogyInplace when xlogy_ made the node, and grad may be expanded)
-            ga = (SpecialXlog1py if cls.shift else Xlogy).apply(grad, b).masked_fill((a == 0.0).logical_and(b <= cls.limit), 0.0)
+            plain = SpecialXlog1py if cls.shift else Xlogy
+            ga = plain.apply(grad, b).masked_fill((a == 0.0).logical_and(b <= cls.limit), 0.0)
             ga = grad_for(ga, *ctx.metas[0])
         if needs[1]:  # torch: grad * self / other (xlog1py: other + 1)
             gb = grad_for(grad * a / (AddScalar.apply(b, 1.0) if cls.shift else b), *ctx.metas[1])
