@@ -120,7 +120,7 @@ class Tensor:
     def _make(cls, arr, counter=None) -> "Tensor":
         """Wrap an array (no copy) as a fresh tensor that does not require grad."""
         t = _new(Tensor)
-        t._array = arr
+        t._array = arr if arr.size else backend.empty_as_torch(arr)
         t._rg = False
         t._version_counter = counter if counter is not None else (
             None if _grad_state.inference else VersionCounter())
@@ -348,7 +348,12 @@ class Tensor:
                     version, counter = 0, g._version_counter
                 else:
                     version = int(backend.is_non_overlapping_and_dense(self._array))
-                self._grad = Tensor._make(g._array.copy() if slot is None else slot, counter)
+                grad = g._array.copy() if slot is None else slot
+                if not grad.size:  # an empty grad has torch's strides: the stolen one's, or (torch's copy,
+                    # new_empty_strided) the variable's
+                    like = g._array if counter is not None else self._array
+                    grad = backend.empty_strided(grad, tuple(s * grad.itemsize for s in backend.torch_strides(like)))
+                self._grad = Tensor._make(grad, counter)
                 if version and self._grad._version_counter is not None:
                     self._grad._version_counter.value = version
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
@@ -526,12 +531,7 @@ class Tensor:
             if backend.device_of(self._array) == "cpu" else self._array.data.ptr
 
     def stride(self, dim: int | None = None):
-        st = tuple(s // self._array.itemsize for s in self._array.strides)
-        if not self._array.size and not any(st):  # NumPy zeroes a new empty array's strides; torch's are contiguous
-            st, step = [], 1
-            for n in reversed(self._array.shape):  # torch steps over an empty dim as over a size-1 one
-                st, step = [step] + st, step * max(n, 1)
-            st = tuple(st)
+        st = backend.torch_strides(self._array)
         return st if dim is None else st[dim]
 
     def __len__(self) -> int:

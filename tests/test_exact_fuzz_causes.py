@@ -272,3 +272,24 @@ def test_a_non_dense_gradient_cast_to_the_leafs_dtype_is_contiguous_as_torch(dty
         t3.sum(dim=1 - dim, keepdim=True).backward(m.ones_like(t3.sum(dim=1 - dim, keepdim=True)))
         return [(t.grad._version, t.grad.stride(), str(t.grad.dtype).split(".")[-1]) for t in (t1, t2)]
     _same(fn)
+
+
+@pytest.mark.parametrize("op", ["mul", "div", "matmul", "view_mul"])
+def test_an_input_without_an_edge_gets_nothing_saved_for_it_as_torch(op):
+    """A view made under no_grad of a leaf requires grad but has no grad accumulator: torch's op records a node with
+    no edge there, computes no gradient for it and saves nothing for it, so changing the other operand afterwards
+    is no error (fuzz seed 4804693)."""
+    import numpy as np
+
+    def fn(m):
+        leaf = m.tensor(np.arange(1.0, 5.0).reshape(2, 2), requires_grad=True)
+        with m.no_grad():
+            v = leaf.as_strided((2, 2), (1, 2))
+        other = m.tensor([[0.5, -1.5], [2.0, 0.25]])
+        out = {"mul": lambda: other * v, "div": lambda: other / v, "matmul": lambda: other @ v,
+               "view_mul": lambda: other * v.t()}[op]()
+        saved = [getattr(out.grad_fn, n) is None for n in ("_saved_self", "_saved_other") if hasattr(out.grad_fn, n)]
+        other.mul_(2)
+        out.sum().backward()
+        return out.requires_grad, out.grad_fn.next_functions, saved, leaf.grad, v.grad
+    _same(fn)
