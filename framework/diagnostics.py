@@ -174,7 +174,9 @@ def inplace_modified(saved, node) -> AutogradError:
         nr = saved.output_nr if saved.tensor is None else saved.tensor.output_nr
         # torch names an op's node without its suffix here ("output 0 of AsStrided"), CopySlices in full; the seed
         # documents' torch wrote CopySlices without the namespace torch 2.13's name() has: the seeds' text is kept
-        which = f", which is output {nr} of {re.sub(r'Backward[0-9]+$', '', type(current_fn).__name__)},"
+        # ("MulBackward0" is "Mul", but "EluBackward1" is "Elu1": only a 0 goes with the suffix)
+        short = re.sub(r"Backward(?:0|([1-9][0-9]*))$", r"\1", type(current_fn).__name__)
+        which = f", which is output {nr} of {short},"
     else:
         which = ""
     current = saved.counter.value

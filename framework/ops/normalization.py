@@ -119,8 +119,9 @@ def _wide(dtype):
 
 class NativeLayerNorm(Function):
     """out = (x - mean) * rstd * weight + bias over the last ``ndims`` dims, one node as torch's native_layer_norm.
-    Saves x, weight and bias, and each row's mean and rstd (as torch: no normalised copy of x is held between
-    forward and backward). float16 and bfloat16 are computed in float32 and rounded once, as torch's CPU kernel."""
+    Saves bias, x and weight (torch NativeLayerNormBackward0 unpacks them in that order, so an in-place error names
+    the first changed), and each row's mean and rstd (as torch: no normalised copy of x is held between forward and
+    backward). float16 and bfloat16 are computed in float32 and rounded once, as torch's CPU kernel."""
 
     node_name, array_forward, none_edges = "NativeLayerNormBackward0", True, True  # (x, weight, bias) always
 
@@ -131,7 +132,7 @@ class NativeLayerNorm(Function):
         size = 1
         for n in x.shape[x.ndim - ndims:]:
             size *= n
-        ctx.save_for_backward(x, weight, bias)  # the inputs themselves (before any cast): their edges
+        ctx.save_for_backward(bias, x, weight)  # the inputs themselves (before any cast): their edges
         wide = _wide(x.dtype)
         xhat = x.reshape(-1, size).astype(wide, copy=False)
         if weight is not None:
@@ -153,7 +154,7 @@ class NativeLayerNorm(Function):
     def backward_arrays(ctx, g):
         """torch's layer_norm_backward_cpu: gx = rstd (gxhat - mean(gxhat) - xhat mean(gxhat xhat)) per row,
         gxhat = g weight; the weight and bias gradients sum over the rows."""
-        x, weight, bias = ctx.saved_arrays
+        bias, x, weight = ctx.saved_arrays
         xp = get_array_module(g)
         rstd = ctx.rstd
         xhat = x.reshape(rstd.shape[0], -1).astype(rstd.dtype, copy=False) - ctx.mean  # recomputed, as torch's
@@ -180,7 +181,7 @@ class NativeLayerNorm(Function):
     def backward(ctx, grad):
         """The same formulas on Tensors, with mean and rstd recomputed from x (so create_graph=True
         differentiates through them too: exact second derivatives)."""
-        x, weight, _ = ctx.saved_tensors
+        _, x, weight = ctx.saved_tensors
         ndims, eps = ctx.conf
         dims = tuple(range(x.ndim - ndims, x.ndim))
         lead = tuple(range(x.ndim - ndims))

@@ -61,7 +61,7 @@ def mse_loss(input: Tensor, target: Tensor, size_average=None, reduce=None, redu
         target = target if tuple(target.shape) == shape else target.expand(*shape)
     _refuse_integer(input, target, "mse_cpu")
     input = promote_integer_target(target, input)  # (an integer input with a float target: the same promotion)
-    return _loss_mse_loss(input, promote_integer_target(input, target), reduction)
+    return _loss_mse_loss(input, target, reduction)  # an integer target kept as given: the node saves it
 
 
 def _refuse_integer(input: Tensor, target: Tensor, kernel: str) -> None:
@@ -295,7 +295,7 @@ def smooth_l1_loss(input: Tensor, target: Tensor, size_average=None, reduce=None
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
     _refuse_integer(input, target, "smooth_l1_cpu")
     input = promote_integer_target(target, input)
-    input, target = _broadcast_pair(input, promote_integer_target(input, target), "smooth_l1_loss")
+    input, target = _broadcast_pair(input, target, "smooth_l1_loss")  # an integer target: the node saves it
     return _SmoothL1.apply(input, target, reduction, float(beta))
 
 
@@ -328,9 +328,10 @@ def kl_div(input: Tensor, target: Tensor, size_average=None, reduce=None, reduct
     if log_target:
         loss = target.exp() * (target - input)
     else:
-        # xlogy: 0 * log 0 is 0 (torch's kl_div uses xlogy(target, target))
-        with_log = ops.where(target > 0, target, 1.0).log()
-        loss = target * with_log - target * input
+        # torch's xlogy(target, target) - target * input (0 * log 0 is 0), its product made first (so its backward
+        # runs after xlogy's, and an in-place error names the tensor torch's does)
+        product = target * input
+        loss = ops.xlogy(target, target) - product
     if reduction == "batchmean":
         return loss.sum() / (input.shape[0] if input.ndim else 1)
     return _reduce(loss, reduction)

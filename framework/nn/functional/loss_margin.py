@@ -80,8 +80,8 @@ def multi_margin_loss(input: Tensor, target: Tensor, p: int = 1, margin: float =
         raise RuntimeError(f"expected scalar type {scalar_type_name(input._array.dtype)} but found "
                            f"{scalar_type_name(weight._array.dtype)}")
     out_shape = tuple(target.shape) if input.ndim <= 1 else (n,)
-    w = None if weight is None else weight._array
-    return _lm.MultiMarginLoss.apply(input, t, p, margin, w, reduction, out_shape)
+    # the target and weight as tensors: the node saves them, and their in-place changes raise, as torch's
+    return _lm.MultiMarginLoss.apply(input, target, p, margin, weight, reduction, out_shape)
 
 
 def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, reduce=None,
@@ -102,7 +102,7 @@ def multilabel_margin_loss(input: Tensor, target: Tensor, size_average=None, red
     if t.size and (bool((t < -1).any()) or bool((t >= c).any())):
         raise RuntimeError("argument #2 'target' is out of range")
     out_shape = () if input.ndim <= 1 else (input.shape[0],)
-    return _lm.MultilabelMarginLoss.apply(input, t, reduction, out_shape)
+    return _lm.MultilabelMarginLoss.apply(input, target, reduction, out_shape)  # target saved, as torch's
 
 
 def multilabel_soft_margin_loss(input: Tensor, target: Tensor, weight: Tensor | None = None, size_average=None,

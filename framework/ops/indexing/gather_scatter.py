@@ -43,7 +43,8 @@ def _along(index, dim: int):
 
 
 class Gather(Function):
-    """out[i][j] = a[i][index[i][j]] (dim=1). Saves a (as torch, which reads its shape) and the index."""
+    """out[i][j] = a[i][index[i][j]] (dim=1). Saves the index and a (as torch, which reads its shape), in torch
+    GatherBackward0's unpack order (the in-place error names the first changed one)."""
 
     grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
 
@@ -55,12 +56,12 @@ class Gather(Function):
             raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
         _check_range(index, a.shape[dim] if a.ndim else 1, dim)
         ctx.shape, ctx.dim = a.shape, dim
-        ctx.save_for_backward(a, index)
+        ctx.save_for_backward(index, a)
         return a[_along(index, dim)]
 
     @staticmethod
     def backward(ctx, grad):
-        _, index = ctx.saved_tensors  # a or the index changed in place since forward: torch's error
+        index, _ = ctx.saved_tensors  # a or the index changed in place since forward: torch's error
         base = zeros(*ctx.shape, dtype=grad.dtype, device=grad.device)
         return ScatterAdd.apply(base, ctx.dim, index, grad), None, None
 

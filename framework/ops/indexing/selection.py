@@ -44,7 +44,8 @@ def repeat_interleave(input, repeats=None, dim: int | None = None, *, output_siz
 
 
 class Take(Function):
-    """out = a.flatten()[index] (index of any shape, negatives from the end). Saves a (as torch) and the index."""
+    """out = a.flatten()[index] (index of any shape, negatives from the end). Saves the index and a (as torch's
+    TakeBackward0, in its order: the in-place error names the first changed one)."""
 
     grad_writes = 1  # torch's backward: a zero-filled gradient written into in place once
 
@@ -59,7 +60,7 @@ class Take(Function):
         if bad:
             first = index[(index < -n) | (index >= n)].reshape(-1)[0]
             raise IndexError(f"out of range: tried to access index {int(first)} on a tensor of {n} elements.")
-        ctx.save_for_backward(a, index)  # the index for the check only: ctx.index is computed from it
+        ctx.save_for_backward(index, a)  # the index for the check only: ctx.index is computed from it
         index = xp.where(index < 0, index + n, index)
         ctx.index, ctx.shape = index, a.shape
         return a.reshape(-1)[index]
@@ -90,7 +91,7 @@ class _TakeBackward(Function):
 
 class MaskedSelect(Function):
     """out = the elements of a where mask is True (a and mask broadcast together), in order, as a 1-D tensor.
-    Saves a (as torch, whose backward reads it) and the mask."""
+    Saves the mask and a (as torch, whose backward reads it, in its order)."""
 
     node_name, array_forward, index_args = "MaskedSelectBackward0", True, (1,)
 
@@ -98,13 +99,13 @@ class MaskedSelect(Function):
     def forward(ctx, a, mask):
         shape = broadcast_shapes_checked(mask.shape, a.shape)  # in torch's order, for its message
         xp = get_array_module(a)
-        ctx.save_for_backward(a, mask)
+        ctx.save_for_backward(mask, a)
         ctx.shape, ctx.a_meta = shape, (a.shape, a.dtype)
         return xp.broadcast_to(a, shape)[xp.broadcast_to(mask, shape)]  # a data-dependent shape: a host read
 
     @staticmethod
     def backward(ctx, grad):
-        _, mask = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+        mask, _ = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
         zeros = Tensor._make(get_array_module(grad._array).zeros(ctx.shape, dtype=grad._array.dtype))
         # torch's masked_select_backward: zeros.masked_scatter_(mask, grad) (in place: _version 1), summed back to
         # a's shape by the engine when mask broadcast it (a new tensor: _version 0)

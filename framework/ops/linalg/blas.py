@@ -60,6 +60,13 @@ def _save_crossed(ctx, a, b):
     ctx.save_for_backward(a if need_b else None, b if need_a else None)
 
 
+def _save_crossed_other_first(ctx, a, b):
+    """b (if a needs grad), then a (if b needs grad): torch's MmBackward0/BmmBackward0 declare mat2 first and unpack
+    in that order, so the in-place error names mat2 when both were changed."""
+    need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
+    ctx.save_for_backward(b if need_a else None, a if need_b else None)
+
+
 def _column_major(m) -> bool:
     """torch's test in mm_mat1_backward / mm_mat2_backward: strides (1, rows), a transposed C-contiguous matrix
     (weight.t()); its gradient is then computed transposed, so after TBackward0 the weight's is C-contiguous."""
@@ -89,7 +96,7 @@ def _mat2_grad(g, m1, cols: bool):
 
 
 class Mm(Function):
-    """out = a @ b for 2-D a, b. Saves a if b needs grad, b if a needs grad."""
+    """out = a @ b for 2-D a, b. Saves b if a needs grad, then a if b needs grad (torch's order)."""
 
     node_name, array_forward = "MmBackward0", True
 
@@ -99,13 +106,13 @@ class Mm(Function):
             raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                                f"{b.shape[0]}x{b.shape[1]})")
         _check_dtypes(a, b)
-        _save_crossed(ctx, a, b)
+        _save_crossed_other_first(ctx, a, b)
         _save_layouts(ctx, a, b, 0, 1)
         return backend.matmul(a, b)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # torch's MmBackward0 builds mat2's gradient first (the order of the nodes a create_graph makes)
         gb = _mat2_grad(grad, a, ctx.cols[1]) if ctx.needs_input_grad[1] else None
         ga = _mat1_grad(grad, b, ctx.cols[0]) if ctx.needs_input_grad[0] else None
@@ -113,7 +120,7 @@ class Mm(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        a, b = ctx.saved_arrays
+        b, a = ctx.saved_arrays
         # a single row (vector @ matrix): b's gradient is an outer product, each element one product as torch's
         # (-0.0 stays -0.0; BLAS adds it to a +0.0)
         return (_mat1_grad(g, b, ctx.cols[0]) if ctx.needs_input_grad[0] else None,
@@ -165,7 +172,7 @@ class Dot(Function):
 
 
 class Bmm(Function):
-    """out[i] = a[i] @ b[i] for 3-D a, b. Saves a if b needs grad, b if a needs grad."""
+    """out[i] = a[i] @ b[i] for 3-D a, b. Saves b if a needs grad, then a if b needs grad (torch's order)."""
 
     node_name, array_forward = "BmmBackward0", True
 
@@ -176,7 +183,7 @@ class Bmm(Function):
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-        _save_crossed(ctx, a, b)
+        _save_crossed_other_first(ctx, a, b)
         if not a.shape[2] or not (a.shape[0] and a.shape[1] and b.shape[2]):
             # torch's bmm returns an empty result, or zeros for an empty inner dim, before its kernel checks the
             # dtypes: the result has batch2's dtype, whatever batch1's
@@ -186,7 +193,7 @@ class Bmm(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         ga = grad.bmm(b.transpose(1, 2)) if ctx.needs_input_grad[0] else None
         gb = a.transpose(1, 2).bmm(grad) if ctx.needs_input_grad[1] else None
         return ga, gb

@@ -142,7 +142,8 @@ def _pnorm(xp, diff, p: float, axis):
 
 
 class Dist(Function):
-    """out = |a - b|_p over all elements (a, b broadcast). Saves a, b and out."""
+    """out = |a - b|_p over all elements (a, b broadcast). Saves b, a and out: torch DistBackward0's order (other,
+    self, result), which it unpacks in (the in-place error names the first changed one)."""
 
     node_name, array_forward = "DistBackward0", True
 
@@ -153,12 +154,12 @@ class Dist(Function):
         xp = get_array_module(a)
         ctx.p, ctx.shapes = p, (a.shape, b.shape)
         out = xp.asarray(_pnorm(xp, (a - b).reshape(-1), p, None))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         g = _norm_grad(a - b, out, grad, ctx.p) if ctx.p != math.inf else \
             _norm_grad((a - b).reshape(-1), out, grad, ctx.p).reshape(*(a - b).shape)
         return sum_to(g, ctx.shapes[0]), sum_to(-g, ctx.shapes[1]), None

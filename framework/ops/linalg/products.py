@@ -417,20 +417,21 @@ def block_diag(*tensors: Tensor) -> Tensor:
 
 
 class Cross(Function):
-    """out = the cross product of a and b along ``dim`` (size 3). Saves a (if b needs a gradient) and b."""
+    """out = the cross product of a and b along ``dim`` (size 3). Saves b (if a needs a gradient), then a (if b
+    does): torch LinalgCrossBackward0's order (other, self), which it unpacks in."""
 
     node_name, array_forward = "LinalgCrossBackward0", True
 
     @staticmethod
     def forward(ctx, a, b, dim):
         needs = ctx.needs_input_grad
-        ctx.save_for_backward(a if needs[1] else None, b if needs[0] else None)
+        ctx.save_for_backward(b if needs[0] else None, a if needs[1] else None)
         ctx.dim = dim
         return _cross(get_array_module(a), a, b, dim)
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         needs = ctx.needs_input_grad
         ga = Cross.apply(b, grad, ctx.dim) if needs[0] else None  # torch: other.cross(grad)
         gb = Cross.apply(grad, a, ctx.dim) if needs[1] else None  # torch: grad.cross(self)
@@ -496,9 +497,22 @@ def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
 
 
 class Vdot(Dot):
-    """out = sum(conj(a) * b) for 1-D a, b (real tensors here: dot). Saves a and/or b, as Dot."""
+    """out = sum(conj(a) * b) for 1-D a, b (real tensors here: dot). Saves b and/or a: torch VdotBackward0's order
+    (other, self; Dot's is self, other), which it unpacks in."""
 
     node_name = "VdotBackward0"
+
+    @staticmethod
+    def forward(ctx, a, b):
+        out = Dot.forward(ctx, a, b)
+        ctx.save_for_backward(*reversed(ctx._to_save))
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        b, a = ctx.saved_tensors
+        return (grad * b if ctx.needs_input_grad[0] else None,
+                grad * a if ctx.needs_input_grad[1] else None)
 
 
 def vdot(input: Tensor, other: Tensor) -> Tensor:

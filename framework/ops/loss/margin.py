@@ -80,7 +80,8 @@ class SoftMarginLoss(Function):
 
 
 class MultiMarginLoss(Function):
-    """loss_i = sum over j != y_i of w[y_i] max(0, margin - x[y_i] + x[j])**p / C. Saves the slopes in x."""
+    """loss_i = sum over j != y_i of w[y_i] max(0, margin - x[y_i] + x[j])**p / C. Saves the slopes in x, and x,
+    the target and the weight (torch's saved variables, for its in-place checks)."""
 
     half_kernel = "multi_margin_loss_cpu_kernel"
     node_name, array_forward = "MultiMarginLossBackward0", True
@@ -103,19 +104,21 @@ class MultiMarginLoss(Function):
         slope = dz / c
         slope[rows, yy] = -slope.sum(axis=1) + 0.0  # torch's sum starts at +0.0: no hits give +0.0, not -0.0
         ctx.slope, ctx.reduction, ctx.shape = slope, reduction, x.shape
-        ctx.save_for_backward(x)  # as torch saves self (an in-place change of the input then raises)
+        # as torch saves self, target and weight (an in-place change of any of them then raises), in its order
+        ctx.save_for_backward(x, y, w)
         loss = (h.sum(axis=1) / c).astype(x.dtype, copy=False)
         return _reduce_arrays(xp, loss.reshape(out_shape), reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _, _ = ctx.saved_tensors
         return (_scaled(grad, x, ctx.slope, ctx.reduction, ctx.shape, "multi_margin_loss_backward"),) + (None,) * 6
 
 
 class MultilabelMarginLoss(Function):
     """loss_i = sum over target labels j (up to the first -1) and non-target labels k of
-    max(0, 1 - (x[j] - x[k])) / C. Saves the slopes in x."""
+    max(0, 1 - (x[j] - x[k])) / C. Saves the slopes in x, and x and the target (torch's, for its in-place
+    checks)."""
 
     half_kernel = "multilabel_margin_loss_forward_out_frame"
     node_name, array_forward = "MultilabelMarginLossBackward0", True
@@ -141,11 +144,11 @@ class MultilabelMarginLoss(Function):
         neg = m.sum(axis=2) / c  # - for each active label a, scattered to its class
         slope = slope - (neg[:, :, None] * onehot.astype(x.dtype)).sum(axis=1)
         ctx.slope, ctx.reduction, ctx.shape = slope, reduction, x.shape
-        ctx.save_for_backward(x)  # as torch saves self (an in-place change of the input then raises)
+        ctx.save_for_backward(x, y)  # as torch saves self and target (an in-place change of either then raises)
         loss = (h.sum(axis=(1, 2)) / c).astype(x.dtype, copy=False)
         return _reduce_arrays(xp, loss.reshape(out_shape), reduction)
 
     @staticmethod
     def backward(ctx, grad):
-        (x,) = ctx.saved_tensors
+        x, _ = ctx.saved_tensors
         return _scaled(grad, x, ctx.slope, ctx.reduction, ctx.shape, "multilabel_margin_loss_backward"), None, None, None

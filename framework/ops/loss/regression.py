@@ -14,6 +14,14 @@ from ..scalar_ops import DivScalar
 from .bce import _reduced, _REDUCTIONS
 
 
+def _target_as(t, x):
+    """An integer target in a floating input's dtype (torch's kernels compute in the promoted type; float32 with
+    int64 is float32): the node keeps the target as given, as torch's, so its in-place changes are caught."""
+    if isinstance(t, Tensor):
+        return t.to(x.dtype) if t._array.dtype.kind in "iu" and x._array.dtype.kind == "f" else t
+    return t.astype(x.dtype) if t.dtype.kind in "iu" and x.dtype.kind == "f" else t
+
+
 class _ThresholdLoss(Function):
     """Elementwise quadratic-then-linear loss of d = input - target, reduced. Saves input and target."""
 
@@ -29,7 +37,7 @@ class _ThresholdLoss(Function):
         ctx.reduction, ctx.beta = reduction, beta
         ctx.save_for_backward(x, t)
         ctx.shapes = (x.shape, t.shape)
-        d = x - t
+        d = x - (t if cls.keeps_input_dtype else _target_as(t, x))  # (huber's refuses mixed dtypes in backward)
         loss = cls._loss(xp, d, beta)
         if cls.keeps_input_dtype:
             loss = loss.astype(x.dtype, copy=False)
@@ -48,6 +56,8 @@ class _ThresholdLoss(Function):
             this, other = (x, t) if ctx.needs_input_grad[0] else (t, x)
             raise RuntimeError(f"Found dtype {other.dtype.legacy[:-len('Tensor')]} but expected "
                                f"{this.dtype.legacy[:-len('Tensor')]}")
+        if not cls.keeps_input_dtype:
+            t = _target_as(t, x)
         # torch's formulas: input gets loss_backward(grad, input, target), target loss_backward(grad, target,
         # input): one node each under create_graph (SmoothL1LossBackwardBackward0...), differentiable again
         gx = sum_to(cls.backward_op.apply(grad, x, t, ctx.reduction, ctx.beta), ctx.shapes[0]) \
@@ -169,14 +179,15 @@ class MseLoss(Function):
     @staticmethod
     def forward(ctx, x, t, reduction):
         xp = get_array_module(x)
-        ctx.save_for_backward(x, t)
+        ctx.save_for_backward(x, t)  # an integer target as given (see _target_as)
         ctx.reduction = reduction
-        d = x - t
+        d = x - _target_as(t, x)
         return _reduced(xp, elementwise_layout(d * d, (x, t)), reduction)
 
     @staticmethod
     def backward(ctx, grad):  # under create_graph: torch's MseLossBackwardBackward0 nodes, one per input
         x, t = ctx.saved_tensors
+        t = _target_as(t, x)
         gx = MseLossBackward.apply(grad, x, t, ctx.reduction) if ctx.needs_input_grad[0] else None
         gt = MseLossBackward.apply(grad, t, x, ctx.reduction) if ctx.needs_input_grad[1] else None
         return gx, gt, None
@@ -184,6 +195,7 @@ class MseLoss(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         x, t = ctx.saved_arrays
+        t = _target_as(t, x)
         scale = 2.0 / max(x.size, 1) if ctx.reduction == 1 else 2.0  # (an empty x: any scale, the gradient is empty)
         gx = ((x - t) * (g * scale)).astype(x.dtype, copy=False)
         gt = ((t - x) * (g * scale)).astype(x.dtype, copy=False) if ctx.needs_input_grad[1] else None

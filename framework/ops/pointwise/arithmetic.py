@@ -294,7 +294,8 @@ class PowScalar(Function):
 
 
 class PowTensor(Function):
-    """out = a ** b for tensors. Saves a, b and out."""
+    """out = a ** b for tensors. Saves b, a and out: torch PowBackward1's order (exponent_, self_, result), which it
+    unpacks in (the in-place error names the first changed one)."""
 
     node_name, array_forward = "PowBackward1", True
 
@@ -302,12 +303,12 @@ class PowTensor(Function):
     def forward(ctx, a, b):
         _meta(ctx, a, b)
         out = _compute(lambda x, y: x ** y, a, b, binary_dtype(a, b))
-        ctx.save_for_backward(a, b, out)
+        ctx.save_for_backward(b, a, out)
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors
+        b, a, out = ctx.saved_tensors
         # torch's pow_backward_self / pow_backward_exponent: 0 where b == 0 (a's) or where a == 0 <= b (b's),
         # so under create_graph a's gradient is a WhereBackward0 node and b's a MulBackward0
         zero = Tensor._make(backend.get_array_module(grad._array).zeros((), dtype=grad._array.dtype))

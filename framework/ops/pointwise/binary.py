@@ -60,8 +60,8 @@ class Minimum(Maximum):
 
 
 class Hypot(Function):
-    """out = sqrt(a**2 + b**2) elementwise, without overflow (C's hypot). Saves a (if it needs grad), b (likewise)
-    and out."""
+    """out = sqrt(a**2 + b**2) elementwise, without overflow (C's hypot). Saves b (if it needs grad), a (likewise)
+    and out: torch HypotBackward0's order (other_, self_, result), which it unpacks in."""
 
     node_name, array_forward = "HypotBackward0", True
 
@@ -78,12 +78,12 @@ class Hypot(Function):
         except ValueError:  # NumPy's broadcast failure; torch's text
             raise broadcast_error(a.shape, b.shape) from None
         need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]  # as torch: each only when its grad is
-        ctx.save_for_backward(a if need_a else None, b if need_b else None, out)  # wanted
+        ctx.save_for_backward(b if need_b else None, a if need_a else None, out)  # wanted
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        a, b, out = ctx.saved_tensors  # torch's grad * self / result and grad * other / result
+        b, a, out = ctx.saved_tensors  # torch's grad * self / result and grad * other / result
         ga = grad_for(grad * a / out, *ctx.a_meta) if ctx.needs_input_grad[0] else None
         gb = grad_for(grad * b / out, *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
@@ -100,7 +100,7 @@ class HypotInplace(Hypot):
         out = Hypot.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
         need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        ctx.save_for_backward(OriginalSelf(a.copy()) if need_a else None, b if need_b else None, a)
+        ctx.save_for_backward(b if need_b else None, OriginalSelf(a.copy()) if need_a else None, a)
         a[...] = out
         return a
 
@@ -123,7 +123,8 @@ def hypot_(input: Tensor, other: Tensor) -> Tensor:
 
 
 class Fmax(Function):
-    """out = max(a, b), ignoring a NaN operand (NaN only where both are). Saves a and b."""
+    """out = max(a, b), ignoring a NaN operand (NaN only where both are). Saves b and a: torch FmaxBackward0's
+    order (other_, self_), which it unpacks in."""
 
     node_name, array_forward = "FmaxBackward0", True
     fn, keep = "fmax", staticmethod(lambda a, b: a >= b)
@@ -132,14 +133,14 @@ class Fmax(Function):
     @laid_out_by_operands
     def forward(cls, ctx, a, b):
         ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         dt = binary_dtype(a, b)
         x, y = promote(a, b, dt)
         return getattr(get_array_module(x), cls.fn)(x, y)
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         picked_a = cls.keep(a, b).logical_or(b.isnan())  # torch: (self >= other).logical_or_(other.isnan())
         ga = grad_for(grad.masked_fill(picked_a.logical_not(), 0), *ctx.metas[0]) if ctx.needs_input_grad[0] else None
         gb = grad_for(grad.masked_fill(picked_a, 0), *ctx.metas[1]) if ctx.needs_input_grad[1] else None
@@ -312,7 +313,8 @@ class Nextafter(Function):
         if dt.kind not in "fV":
             raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_type_name(dt)}'")
         ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
-        ctx.save_for_backward(a, b)
+        # torch's order: other_ (both formulas read it: unguarded), then self_ (only self's gradient reads it)
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[0] else None)
         x, y = promote(a, b, dt)
         try:
             return get_array_module(x).nextafter(x, y)
@@ -321,7 +323,7 @@ class Nextafter(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         ga = gb = None
         if ctx.needs_input_grad[0]:  # torch: at::where(self == other, zeros, grad)
             zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
@@ -342,7 +344,7 @@ class NextafterInplace(Nextafter):
         inplace_shape(a.shape, b.shape)
         out = Nextafter.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
-        ctx.save_for_backward(OriginalSelf(a.copy()), b)
+        ctx.save_for_backward(b, OriginalSelf(a.copy()) if ctx.needs_input_grad[0] else None)
         a[...] = out
         return a
 

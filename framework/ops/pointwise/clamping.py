@@ -33,20 +33,22 @@ def _bounded(xp, a, lo, hi):
 
 
 class ClampTensor(Function):
-    """out = min(max(a, lo), hi) with tensor bounds (either may be None), broadcast. Saves a, lo and hi."""
+    """out = min(max(a, lo), hi) with tensor bounds (either may be None), broadcast. Saves hi, lo and a: torch
+    ClampBackward0's order (max, min, self), which it unpacks in (the in-place error names the first changed one)."""
 
     node_name, array_forward = "ClampBackward0", True
+    self_slot = 2  # where a is saved (its in-place twin keeps the old a there)
 
     @staticmethod
     @laid_out_by_operands
     def forward(ctx, a, lo, hi):
         ctx.metas = [None if x is None else (x.shape, x.dtype) for x in (a, lo, hi)]
-        ctx.save_for_backward(a, lo, hi)
+        ctx.save_for_backward(hi, lo, a)
         return _bounded(get_array_module(a), a, lo, hi)
 
     @staticmethod
     def backward(ctx, grad):
-        a, lo, hi = ctx.saved_tensors
+        hi, lo, a = ctx.saved_tensors
         needs, zero = ctx.needs_input_grad, _zero(grad)
         ga = glo = ghi = None
         if needs[0]:  # torch's clamp_backward
@@ -71,7 +73,7 @@ class ClampMin(Function):
     """out = max(a, lo) for a number lo. Saves a."""
 
     node_name, array_forward = "ClampMinBackward0", True
-    upper = False
+    upper, self_slot = False, 0
 
     @classmethod
     def forward(cls, ctx, a, bound):
@@ -93,22 +95,23 @@ class ClampMax(ClampMin):
 
 
 class ClampMinTensor(Function):
-    """out = max(a, lo) for a tensor lo, broadcast. Saves a and lo."""
+    """out = max(a, lo) for a tensor lo, broadcast. Saves lo and a: torch ClampMinBackward1's order (min, self),
+    which it unpacks in."""
 
     node_name, array_forward = "ClampMinBackward1", True
-    upper = False
+    upper, self_slot = False, 1
 
     @classmethod
     @laid_out_by_operands
     def forward(cls, ctx, a, bound):
         ctx.metas = [(a.shape, a.dtype), (bound.shape, bound.dtype)]
-        ctx.save_for_backward(a, bound)
+        ctx.save_for_backward(bound, a)
         xp = get_array_module(a)
         return _bounded(xp, a, bound, None) if not cls.upper else _bounded(xp, a, None, bound)
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, bound = ctx.saved_tensors
+        bound, a = ctx.saved_tensors
         zero, needs = _zero(grad), ctx.needs_input_grad
         keep, moved = (a <= bound, a > bound) if cls.upper else (a >= bound, a < bound)
         ga = grad_for(where_op(keep, grad, zero), *ctx.metas[0]) if needs[0] else None
@@ -117,7 +120,7 @@ class ClampMinTensor(Function):
 
 
 class ClampMaxTensor(ClampMinTensor):
-    """out = min(a, hi) for a tensor hi, broadcast. Saves a and hi."""
+    """out = min(a, hi) for a tensor hi, broadcast. Saves hi and a (torch's order: max, self)."""
 
     node_name, upper = "ClampMaxBackward1", True
 
@@ -132,8 +135,9 @@ def _inplace_of(base, name: str, c_names: bool):
             inplace_shape(a.shape, out.shape)
         if out.dtype != a.dtype:
             check_inplace_cast(out.dtype, a.dtype, c_names=c_names)  # torch: 'long int' for number bounds
-        saved = ctx._to_save
-        ctx.save_for_backward(OriginalSelf(a.copy()), *saved[1:])
+        saved = list(ctx._to_save)
+        saved[base.self_slot] = OriginalSelf(a.copy())
+        ctx.save_for_backward(*saved)
         a[...] = out
         return a
 

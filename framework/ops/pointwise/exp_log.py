@@ -23,7 +23,8 @@ from .unary_inplace import _inplace_float
 
 
 class Logaddexp(Function):
-    """out = log(e**a + e**b), stable. Saves a and b."""
+    """out = log(e**a + e**b), stable. Saves b and a: torch LogaddexpBackward0's order (other_, self_), which it
+    unpacks in."""
 
     node_name, array_forward = "LogaddexpBackward0", True
     base = math.e
@@ -32,7 +33,7 @@ class Logaddexp(Function):
     @laid_out_by_operands
     def forward(cls, ctx, a, b):
         broadcast_shapes_checked(a.shape, b.shape)
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         x, y = _float_pair(a, b)
         xp = get_array_module(x)
         with errstate(xp, over="ignore", invalid="ignore"):
@@ -40,7 +41,7 @@ class Logaddexp(Function):
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # torch's grad / (1 + exp(other - self)) (exp2 for logaddexp2), each summed to its operand's shape
         p = (lambda t: t.exp()) if cls.base == math.e else (lambda t: t.exp2())
         ga = sum_to(grad / (1 + p(b - a)), tuple(a.shape)) if ctx.needs_input_grad[0] else None
@@ -49,7 +50,7 @@ class Logaddexp(Function):
 
 
 class Logaddexp2(Logaddexp):
-    """out = log2(2**a + 2**b), stable. Saves a and b."""
+    """out = log2(2**a + 2**b), stable. Saves b and a (Logaddexp's order)."""
 
     node_name, base = "Logaddexp2Backward0", 2
 

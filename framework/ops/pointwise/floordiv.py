@@ -103,7 +103,8 @@ class RemainderScalar(Function):
 
 
 class Remainder(Function):
-    """out = a % b for tensors. Saves a and b when b needs grad (its gradient is -grad * floor(a / b))."""
+    """out = a % b for tensors. Saves b and a when b needs grad (its gradient is -grad * floor(a / b)): torch
+    RemainderBackward1's order (other, self), which it unpacks in (the in-place error names the first changed)."""
 
     node_name, array_forward = "RemainderBackward1", True
     _compute, _round = staticmethod(_remainder), staticmethod(_floor_divide)
@@ -113,7 +114,7 @@ class Remainder(Function):
     def forward(ctx, a, b):
         _meta(ctx, a, b)
         if ctx.needs_input_grad[1]:
-            ctx.save_for_backward(a, b)
+            ctx.save_for_backward(b, a)
         return ctx._forward_cls._compute(a, b)
 
     @staticmethod
@@ -123,7 +124,7 @@ class Remainder(Function):
         if ctx.needs_input_grad[1]:
             # torch's formula -grad * a.div(b, rounding_mode=...): the rounded quotient is a DivBackward2 node
             # (zero gradients), so under create_graph b's gradient requires grad through a and b
-            a, b = ctx.saved_tensors
+            b, a = ctx.saved_tensors
             gb = grad_for(-grad * RoundedQuotient.apply(a, b, ctx._forward_cls._round), *ctx.b_meta)
         return ga, gb
 
@@ -183,7 +184,8 @@ class FmodScalar(RemainderScalar):
 
 
 class Fmod(Remainder):
-    """out = fmod(a, b) for tensors. Saves a and b when b needs grad (its gradient is -grad * trunc(a / b))."""
+    """out = fmod(a, b) for tensors. Saves b and a when b needs grad (its gradient is -grad * trunc(a / b)), in
+    torch FmodBackward1's order (other, self)."""
 
     node_name = "FmodBackward1"
     _compute, _round = staticmethod(_fmod), staticmethod(_trunc_divide)
@@ -197,7 +199,7 @@ def _inplace(base, name):
         out = base.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
         if ctx._to_save:  # backward needs the old a: keep a copy (torch's original_self)
-            ctx.save_for_backward(OriginalSelf(a.copy()), ctx._to_save[1])
+            ctx.save_for_backward(ctx._to_save[0], OriginalSelf(a.copy()))  # (other, self): the base's order
         a[...] = out
         return a
 

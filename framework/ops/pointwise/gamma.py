@@ -194,7 +194,8 @@ def _xlogy_in_steps(xp, x, y, name: str):
 
 
 class SpecialZeta(Function):
-    """out = the Hurwitz zeta function sum_k (q + k)^-x. Saves x and q; only q has a gradient (torch's too)."""
+    """out = the Hurwitz zeta function sum_k (q + k)^-x. Saves q and x (torch SpecialZetaBackward0's order, which it
+    unpacks in); only q has a gradient (torch's too)."""
 
     half_kernel = "zeta_cpu"
     node_name, array_forward = "SpecialZetaBackward0", True
@@ -202,11 +203,13 @@ class SpecialZeta(Function):
     @staticmethod
     @laid_out_by_operands
     def forward(ctx, x, q):
-        return _forward_binary(ctx, x, q, "zeta", (True, True))
+        out = _forward_binary(ctx, x, q, "zeta", (True, True))
+        ctx.save_for_backward(q, x)
+        return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, q = ctx.saved_tensors
+        q, x = ctx.saved_tensors
         if ctx.needs_input_grad[0]:
             raise NotImplementedError("the derivative for 'zeta' is not implemented.")
         # torch: grad * -self * special_zeta(self + 1., other)
@@ -214,7 +217,8 @@ class SpecialZeta(Function):
 
 
 class Igamma(Function):
-    """out = the regularized lower incomplete gamma function P(a, x). Saves a and x; x alone has a gradient."""
+    """out = the regularized lower incomplete gamma function P(a, x). Saves x and a (torch IgammaBackward0's order,
+    which it unpacks in); x alone has a gradient."""
 
     node_name, array_forward = "IgammaBackward0", True
     name, sign, what = "gammainc", 1.0, "igamma"
@@ -222,11 +226,13 @@ class Igamma(Function):
     @classmethod
     @laid_out_by_operands
     def forward(cls, ctx, a, x):
-        return _forward_binary(ctx, a, x, cls.name, (True, True))
+        out = _forward_binary(ctx, a, x, cls.name, (True, True))
+        ctx.save_for_backward(x, a)
+        return out
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, x = ctx.saved_tensors
+        x, a = ctx.saved_tensors
         if ctx.needs_input_grad[0]:
             raise NotImplementedError(f"the derivative for '{cls.what}: input' is not implemented.")
         # torch: grad * exp((self - 1) * log(other) - other - lgamma(self)); igammac negates grad first (-grad * ...),
@@ -236,7 +242,7 @@ class Igamma(Function):
 
 
 class Igammac(Igamma):
-    """out = the regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x). Saves a and x."""
+    """out = the regularized upper incomplete gamma function Q(a, x) = 1 - P(a, x). Saves x and a."""
 
     node_name, name, sign, what = "IgammacBackward0", "gammaincc", -1.0, "igammac"
 

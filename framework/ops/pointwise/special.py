@@ -147,24 +147,30 @@ class SpecialLogNdtr(_SavesBoth):
 
 
 class Xlogy(Function):
-    """out = a * ln(b), 0 where a == 0 (also for b = 0). Saves a and b."""
+    """out = a * ln(b), 0 where a == 0 (also for b = 0). Saves b and a: torch XlogyBackward0's order (other_,
+    self_), which it unpacks in (the in-place error names the first changed one)."""
 
     half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward0", True
     name, shift, limit = "xlogy", 0.0, 0.0
+    self_slot = 1  # where a is saved (its in-place twin keeps the old a there)
 
     @classmethod
     @laid_out_by_operands
     def forward(cls, ctx, a, b):
-        return _forward_binary(ctx, a, b, cls.name, (True, True))
+        out = _forward_binary(ctx, a, b, cls.name, (True, True))
+        ctx.save_for_backward(b, a)
+        return out
 
     @classmethod
     def backward(cls, ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         needs = ctx.needs_input_grad
         ga = gb = None
         if needs[0]:  # torch: at::xlogy(grad, other).masked_fill((self == 0.) & (other <= 0.), 0.)
-            ga = cls.apply(grad, b).masked_fill((a == 0.0).logical_and(b <= cls.limit), 0.0)
+            # (the out-of-place op: cls is XlogyInplace when xlogy_ made the node, and grad may be expanded)
+            plain = SpecialXlog1py if cls.shift else Xlogy
+            ga = plain.apply(grad, b).masked_fill((a == 0.0).logical_and(b <= cls.limit), 0.0)
             ga = grad_for(ga, *ctx.metas[0])
         if needs[1]:  # torch: grad * self / other (xlog1py: other + 1)
             gb = grad_for(grad * a / (AddScalar.apply(b, 1.0) if cls.shift else b), *ctx.metas[1])
@@ -172,7 +178,7 @@ class Xlogy(Function):
 
 
 class SpecialXlog1py(Xlogy):
-    """out = a * ln(1 + b), 0 where a == 0. Saves a and b."""
+    """out = a * ln(1 + b), 0 where a == 0. Saves b and a (Xlogy's order)."""
 
     node_name, name, shift, limit = "SpecialXlog1PyBackward0", "xlog1py", 1.0, -1.0
 
@@ -199,6 +205,7 @@ class XlogyScalarOther(Function):
 
     half_in_steps = ("bfloat16", "float16")  # torch's kernel: x * log(y) in the half type, log rounded first
     node_name, array_forward = "XlogyBackward2", True
+    self_slot = 0
 
     @staticmethod
     def forward(ctx, a, b):
@@ -228,7 +235,9 @@ def _binary_inplace(base, name: str):
         inplace_shape(a.shape, getattr(b, "shape", ()))
         out = base.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
-        ctx.save_for_backward(OriginalSelf(a.copy()), *ctx._to_save[1:])
+        saved = list(ctx._to_save)
+        saved[base.self_slot] = OriginalSelf(a.copy())
+        ctx.save_for_backward(*saved)
         a[...] = out
         return a
 

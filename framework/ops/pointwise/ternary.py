@@ -108,7 +108,8 @@ class Lerp(Function):
 
 
 class LerpTensor(Function):
-    """out = a + w * (end - a) for a tensor weight w. Saves w, and a and end if w needs a gradient."""
+    """out = a + w * (end - a) for a tensor weight w. Saves w, and end and a if w needs a gradient, in torch
+    LerpBackward1's order (end, self, weight), which it unpacks in (the in-place error names the first changed)."""
 
     node_name, array_forward = "LerpBackward1", True
 
@@ -124,7 +125,7 @@ class LerpTensor(Function):
         ctx.metas = [(x.shape, x.dtype) for x in (a, end, w)]
         # torch saves the weight whatever needs a gradient (an in-place change to it is caught even when only the
         # weight requires grad), a and end only for the weight's gradient
-        ctx.save_for_backward(a if needs[2] else None, end if needs[2] else None, w)
+        ctx.save_for_backward(end if needs[2] else None, a if needs[2] else None, w)
         xp = get_array_module(a)
         diff = end - a
         out = xp.where(xp.abs(w) < 0.5, a + w * diff, end - diff * (1 - w))
@@ -133,7 +134,7 @@ class LerpTensor(Function):
     @staticmethod
     def backward(ctx, grad):
         needs = ctx.needs_input_grad
-        a, end, w = ctx.saved_tensors
+        end, a, w = ctx.saved_tensors
         ga = grad_for(grad * (1 - w), *ctx.metas[0]) if needs[0] else None
         ge = grad_for(grad * w, *ctx.metas[1]) if needs[1] else None
         gw = grad_for(grad * (end - a), *ctx.metas[2]) if needs[2] else None

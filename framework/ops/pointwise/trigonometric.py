@@ -111,14 +111,15 @@ arcsinh_, arccosh_, arctanh_ = asinh_, acosh_, atanh_
 
 
 class Atan2(Function):
-    """out = atan2(a, b) elementwise: the angle of the point (b, a). Saves a and b."""
+    """out = atan2(a, b) elementwise: the angle of the point (b, a). Saves b and a: torch Atan2Backward0's order
+    (other_, self_), which it unpacks in (the in-place error names the first changed one)."""
 
     node_name, array_forward = "Atan2Backward0", True
 
     @staticmethod
     @laid_out_by_operands
     def forward(ctx, a, b):
-        ctx.save_for_backward(a, b)
+        ctx.save_for_backward(b, a)
         ctx.a_meta, ctx.b_meta = (a.shape, a.dtype), (b.shape, b.dtype)
         a, b = promote(a, b)
         if a.dtype.kind not in "fV":  # integers and bools give the default float dtype, as torch
@@ -130,7 +131,7 @@ class Atan2(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        a, b = ctx.saved_tensors
+        b, a = ctx.saved_tensors
         # torch's atan2_backward: 1 / (a^2 + b^2), 0 where that is 1 / 0 (a masked_fill node), so the gradient at
         # the origin is 0 (and not 0 * inf = NaN)
         denom = a * a + b * b

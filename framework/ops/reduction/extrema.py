@@ -255,7 +255,8 @@ aminmax_result = namedtuple("aminmax", ["min", "max"])
 
 class Aminmax(Function):
     """(min, max) of a over ``dim`` (all elements if None); each gradient is shared evenly by the elements equal
-    to its result. Saves a and both results."""
+    to its result. Saves a, max and min: torch AminmaxBackward0's order (self, max, min), which it unpacks in (the
+    in-place error names the first changed one)."""
 
     node_name, array_forward = "AminmaxBackward0", True
 
@@ -271,13 +272,13 @@ class Aminmax(Function):
         shape = lo.shape if keepdim or (dim is not None and a.ndim == 0) else \
             (() if axis is None else lo.shape[:axis] + lo.shape[axis + 1:])
         lo, hi = lo.reshape(shape), hi.reshape(shape)
-        ctx.save_for_backward(a, lo, hi)
+        ctx.save_for_backward(a, hi, lo)
         ctx.set_materialize_grads(False)
         return lo, hi
 
     @staticmethod
     def backward(ctx, grad_min, grad_max):
-        a, lo, hi = ctx.saved_arrays
+        a, hi, lo = ctx.saved_arrays
         axis = ctx.dim
         kept = tuple(1 if axis is None or k == axis else n for k, n in enumerate(a.shape))
         out = None
