@@ -247,6 +247,18 @@ def obeys_layout_contract(grad: Array, variable: Array) -> bool:
     return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, grad.strides, variable.strides))
 
 
+def copy_laid_out_as(src: Array, like: Array) -> Array:
+    """A copy of ``src`` with ``like``'s memory layout where ``like`` is dense, else C-contiguous: torch's
+    ``new_empty_strided(like.sizes(), like.strides()).copy_(src)`` in AccumulateGrad's clone_obey_contract."""
+    if like.flags.c_contiguous or not _dense(like) or src.shape != like.shape:
+        return src.copy()
+    order = sorted(range(like.ndim), key=lambda d: -like.strides[d])  # outermost in memory first
+    out = get_array_module(src).empty([src.shape[d] for d in order], dtype=src.dtype)
+    out = out.transpose([order.index(d) for d in range(like.ndim)])
+    out[...] = src
+    return keep_size1_strides(out, like)
+
+
 def keep_size1_strides(out, like):
     """``out`` with ``like``'s strides on its size-1 dims when the two share one dense layout otherwise: torch's
     preserve_format copy of a dense tensor keeps its strides exactly (a channels_last N,C,1,1 tensor's clone stays
