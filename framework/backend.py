@@ -247,6 +247,17 @@ def obeys_layout_contract(grad: Array, variable: Array) -> bool:
     return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, grad.strides, variable.strides))
 
 
+def row_major(out: Array) -> Array:
+    """``out`` with torch's contiguous strides exactly, a size-1 dim's too (the product of the sizes inside it):
+    a reduction's fresh result.  NumPy's keepdims sum of a transposed array keeps the input's order, and gives a
+    kept dim the stride it had; copied only when the strides differ."""
+    want, step = [], out.itemsize
+    for n in reversed(out.shape):
+        want.append(step)
+        step *= max(n, 1)
+    return out if tuple(reversed(want)) == out.strides or out.size == 0 else out.copy()
+
+
 def copy_laid_out_as(src: Array, like: Array) -> Array:
     """A copy of ``src`` with ``like``'s memory layout where ``like`` is dense, else C-contiguous: torch's
     ``new_empty_strided(like.sizes(), like.strides()).copy_(src)`` in AccumulateGrad's clone_obey_contract."""

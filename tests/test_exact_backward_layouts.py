@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import framework
-from op_table import OPS
+from op_table import OPS, OpCase
 
 torch = pytest.importorskip("torch")
 
@@ -70,13 +70,60 @@ def _outcome(m, case, dtype_name, mode):
         return type(e).__name__
 
 
+def _unary(name, fn, domain=(-2.0, 2.0)):
+    return OpCase(f"{name}_2d", fn, [(3, 4)], domain=domain)
+
+
+# the table's elementwise rows are mostly 1-D, where no layout can differ: their 2-D forms (issue 33's list)
+UNARY_2D = [
+    _unary("relu", lambda m, a: m.relu(a)),
+    _unary("relu6", lambda m, a: m.nn.functional.relu6(a)),
+    _unary("hardtanh", lambda m, a: m.nn.functional.hardtanh(a, -0.5, 0.7)),
+    _unary("leaky_relu", lambda m, a: m.nn.functional.leaky_relu(a, 0.2)),
+    _unary("threshold", lambda m, a: m.nn.functional.threshold(a, 0.1, 2.0)),
+    _unary("sigmoid", lambda m, a: m.sigmoid(a)),
+    _unary("tanh", lambda m, a: m.tanh(a)),
+    _unary("silu", lambda m, a: m.nn.functional.silu(a)),
+    _unary("mish", lambda m, a: m.nn.functional.mish(a)),
+    _unary("hardsigmoid", lambda m, a: m.nn.functional.hardsigmoid(a)),
+    _unary("hardswish", lambda m, a: m.nn.functional.hardswish(a)),
+    _unary("logsigmoid", lambda m, a: m.nn.functional.logsigmoid(a)),
+    _unary("softsign", lambda m, a: m.nn.functional.softsign(a)),
+    _unary("tanhshrink", lambda m, a: m.nn.functional.tanhshrink(a)),
+    _unary("softshrink", lambda m, a: m.nn.functional.softshrink(a, 0.5)),
+    _unary("hardshrink", lambda m, a: m.nn.functional.hardshrink(a, 0.5)),
+    _unary("elu", lambda m, a: m.nn.functional.elu(a)),
+    _unary("celu", lambda m, a: m.nn.functional.celu(a, 0.7)),
+    _unary("selu", lambda m, a: m.nn.functional.selu(a)),
+    _unary("softplus", lambda m, a: m.nn.functional.softplus(a, 2.0)),
+    _unary("gelu", lambda m, a: m.nn.functional.gelu(a)),
+    _unary("gelu_tanh", lambda m, a: m.nn.functional.gelu(a, approximate="tanh")),
+    _unary("exp", lambda m, a: m.exp(a)),
+    _unary("expm1", lambda m, a: m.expm1(a)),
+    _unary("log", lambda m, a: m.log(a), (0.5, 2.0)),
+    _unary("log1p", lambda m, a: m.log1p(a), (0.5, 2.0)),
+    _unary("sqrt", lambda m, a: m.sqrt(a), (0.5, 2.0)),
+    _unary("rsqrt", lambda m, a: m.rsqrt(a), (0.5, 2.0)),
+    _unary("reciprocal", lambda m, a: m.reciprocal(a), (0.5, 2.0)),
+    _unary("sin", lambda m, a: m.sin(a)),
+    _unary("cos", lambda m, a: m.cos(a)),
+    _unary("abs", lambda m, a: m.abs(a)),
+    _unary("neg", lambda m, a: -a),
+    _unary("square", lambda m, a: a * a),
+    _unary("pow", lambda m, a: a ** 3),
+    _unary("erf", lambda m, a: m.erf(a)),
+    _unary("clamp", lambda m, a: m.clamp(a, -0.5, 0.7)),
+]
+CASE_ROWS = OPS + UNARY_2D
+
+
 def _applies(case, mode) -> bool:
     if mode == "input_t":
         return any(len(s) >= 2 for s in case.shapes)
     return True
 
 
-CASES = [(c, d, mode) for c in OPS for d in ("float32", "float64") for mode in MODES if _applies(c, mode)]
+CASES = [(c, d, mode) for c in CASE_ROWS for d in ("float32", "float64") for mode in MODES if _applies(c, mode)]
 
 
 @pytest.mark.parametrize("case,dtype,mode", CASES, ids=[f"{c.name}-{d}-{mode}" for c, d, mode in CASES])

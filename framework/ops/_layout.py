@@ -58,7 +58,15 @@ def broadcast_strides(a, shape: tuple) -> tuple:
 
 
 def iterator_layout(out, operands):
-    """``out`` (an elementwise result NumPy laid out) in the layout torch's TensorIterator gives it."""
+    """``out`` (an elementwise result NumPy laid out) in the layout torch's TensorIterator gives it.
+
+    Operands that are not arrays (Python scalars) order nothing.  Row-major operands give a row-major result, which
+    NumPy's already is: returned at once (the hot path of a backward kernel fed contiguous gradients)."""
+    if out.ndim < 2:
+        return out
+    operands = [x for x in operands if getattr(x, "ndim", 0)]
+    if out.flags.c_contiguous and all(x.flags.c_contiguous for x in operands):
+        return out
     order = iterator_order(out.shape, [broadcast_strides(x, out.shape) for x in operands])
     if order == preserve_format_order(out.shape, out.strides):
         return out
