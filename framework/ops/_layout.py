@@ -4,7 +4,7 @@ Observable through ``stride()``, ``is_contiguous()`` and whether a later ``view(
 choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order."""
 from __future__ import annotations
 
-from ..backend import get_array_module, keep_size1_strides
+from ..backend import get_array_module, keep_size1_strides, row_major
 
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
@@ -92,8 +92,8 @@ def copy_preserving_layout(a, np_dtype=None):
 
 def contiguous_result(out):
     """``out`` C-contiguous: torch's reductions write a fresh contiguous tensor, while numpy's reduce in the input's
-    memory order (a reduction of a transposed array comes out transposed)."""
-    return out if out.flags.c_contiguous else out.copy()
+    memory order (a reduction of a transposed array comes out transposed), and keep a kept dim's old stride."""
+    return row_major(out)
 
 
 def channels_last_like(shape: tuple, strides: tuple) -> bool:
