@@ -112,7 +112,7 @@ class SoftmaxBackwardData(Function):
         ctx.dim = dim
         out = g - (g * y).sum(axis=dim, keepdims=True)
         out *= y  # in place in the fresh buffer
-        return out
+        return iterator_layout(out, (y, g))  # torch's: the output's layout (a transposed grad's is not kept)
 
     @staticmethod
     def backward(ctx, grad):
