@@ -499,6 +499,13 @@ def _host_ufunc(ufunc, array: Array) -> Array:
     returns a Python number for a 0-d array."""
     if not array.size:
         return array.copy()
+    if array.ndim > 1 and not array.flags.c_contiguous and _dense(array):
+        # over the dims in memory order, so that a transposed input gives a transposed result (torch's
+        # TensorIterator keeps a dense input's layout; reshape(-1) would gather it into C order)
+        order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
+        moved = array.transpose(order)
+        out = ufunc(moved.reshape(-1)).astype(array.dtype).reshape(moved.shape)
+        return out.transpose([order.index(d) for d in range(array.ndim)])
     return ufunc(array.reshape(-1)).astype(array.dtype).reshape(array.shape)
 
 
