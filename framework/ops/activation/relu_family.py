@@ -11,6 +11,7 @@ from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import masked_grad, RreluWithNoiseBackward, ThresholdBackward
 from ..pointwise import where_op
+from .._layout import iterator_layout
 from .._util import refuse_integer_kernel, scalar_type_name
 
 
@@ -95,7 +96,10 @@ class PreluBackward(Function):
         ctx.save_for_backward(g, a, w)
         xp = get_array_module(a)
         pos = a > 0
-        return xp.where(pos, g, g * w).astype(g.dtype, copy=False), xp.where(pos, 0, a * g).astype(g.dtype, copy=False)
+        ga = xp.where(pos, g, g * w).astype(g.dtype, copy=False)
+        gw = xp.where(pos, 0, a * g).astype(g.dtype, copy=False)
+        # torch's TensorIterator over (self, weight, grad) lays both outputs out
+        return iterator_layout(ga, (a, w, g)), iterator_layout(gw, (a, w, g))
 
     @staticmethod
     def backward(ctx, gga, ggw):
