@@ -25,7 +25,7 @@ def _swap_last(m, x):
 
 def _leaf(m, a, dtype, mode, grad):
     if mode == "input_t" and a.ndim >= 2:
-        t = m.tensor(np.ascontiguousarray(np.swapaxes(a, -1, -2)), dtype=dtype)
+        t = m.tensor(np.swapaxes(a, -1, -2).copy(), dtype=dtype)
         return _swap_last(m, t).detach().requires_grad_(grad)
     return m.tensor(a, dtype=dtype, requires_grad=grad)
 
@@ -34,7 +34,7 @@ def _incoming(m, shape, dtype, mode):
     rng = np.random.default_rng(1)
     g = rng.standard_normal(shape)
     if mode == "grad_t" and len(shape) >= 2:
-        return _swap_last(m, m.tensor(np.ascontiguousarray(np.swapaxes(g, -1, -2)), dtype=dtype))
+        return _swap_last(m, m.tensor(np.swapaxes(g, -1, -2).copy(), dtype=dtype))
     if mode == "grad_step" and len(shape) >= 1:
         wide = np.repeat(g, 2, axis=-1)
         return m.tensor(wide, dtype=dtype)[..., ::2]

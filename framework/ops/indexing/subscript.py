@@ -10,6 +10,7 @@ from ...autograd.function import Function
 from ... import backend, diagnostics
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import copy_preserving_layout
 from .._util import grad_for, scalar_type_name
 from ..conversion import FillTensor
 from ..shape import Alias, cat, stack, Unsqueeze
@@ -476,7 +477,8 @@ class IndexPutCopy(IndexPut):
 
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):
-        return IndexPut.forward(ctx, a.copy(), values, accumulate, *parts)
+        # torch's self.clone(preserve_format).index_put_(...): a transposed input gives a transposed result
+        return IndexPut.forward(ctx, copy_preserving_layout(a), values, accumulate, *parts)
 
 
 def _index_put_parts(name: str, a, indices, values) -> list:
