@@ -261,10 +261,13 @@ def row_major(out: Array) -> Array:
 def copy_laid_out_as(src: Array, like: Array) -> Array:
     """A copy of ``src`` with ``like``'s memory layout where ``like`` is dense, else C-contiguous: torch's
     ``new_empty_strided(like.sizes(), like.strides()).copy_(src)`` in AccumulateGrad's clone_obey_contract."""
-    if not _dense(like) or src.shape != like.shape:
+    if src.shape != like.shape:
         return src.copy()
-    if like.flags.c_contiguous:  # (a size-1 dim's stride, which NumPy's flag ignores, kept too)
-        return keep_size1_strides(src.copy(), like)
+    if like.flags.c_contiguous:  # the common case (a size-1 dim's stride, which NumPy's flag ignores, kept too)
+        out = src.copy()
+        return out if 1 not in out.shape else keep_size1_strides(out, like)
+    if not _dense(like):
+        return src.copy()
     order = sorted(range(like.ndim), key=lambda d: -like.strides[d])  # outermost in memory first
     out = get_array_module(src).empty([src.shape[d] for d in order], dtype=src.dtype)
     out = out.transpose([order.index(d) for d in range(like.ndim)])

@@ -64,9 +64,13 @@ def iterator_layout(out, operands):
     NumPy's already is: returned at once (the hot path of a backward kernel fed contiguous gradients)."""
     if out.ndim < 2:
         return out
+    if out.flags.c_contiguous:
+        for x in operands:
+            if getattr(x, "ndim", 0) and not x.flags.c_contiguous:
+                break
+        else:
+            return out
     operands = [x for x in operands if getattr(x, "ndim", 0)]
-    if out.flags.c_contiguous and all(x.flags.c_contiguous for x in operands):
-        return out
     order = iterator_order(out.shape, [broadcast_strides(x, out.shape) for x in operands])
     if order == preserve_format_order(out.shape, out.strides):
         return out
