@@ -239,23 +239,59 @@ def is_non_overlapping_and_dense(array: Array) -> bool:
     return _dense(array)
 
 
+def contiguous_strides(shape: tuple, itemsize: int) -> tuple:
+    """torch's contiguous strides in bytes: an empty dim steps as a size-1 one (a (2, 0) tensor's are (1, 1))."""
+    strides, step = [], itemsize
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def empty_as_torch(array: Array, fresh: bool = False) -> Array:
+    """An empty array NumPy has just made (no base, all strides 0) restrided to torch's contiguous strides.
+
+    An empty array addresses no memory, so its strides are free to hold torch's: views of it then step as torch's
+    do (a transposed (0, 3) is (1, 3)), and AccumulateGrad's layout contract compares what torch compares. An
+    array with a base (an expand, a view, one marked by ``empty_strided``) keeps its strides, zeros included,
+    unless it is ``fresh``: an op's new result that NumPy made as a view of an array of its own (fancy indexing)."""
+    if any(array.strides) or (array.base is not None and not fresh):
+        return array
+    return get_array_module(array).lib.stride_tricks.as_strided(array, array.shape,
+                                                                 contiguous_strides(array.shape, array.itemsize))
+
+
+def empty_strided(array: Array, strides: tuple) -> Array:
+    """A view of an empty ``array`` with ``strides`` (bytes) as torch's: a tensor made from an empty ndarray keeps
+    NumPy's strides, zeros included, and a copied gradient takes its variable's."""
+    return get_array_module(array).lib.stride_tricks.as_strided(array, array.shape, strides)
+
+
+def torch_strides(array: Array) -> tuple:
+    """The array's strides in elements, as torch's: an empty array NumPy made and nothing restrided (no base, all
+    strides 0) has torch's contiguous strides."""
+    if not array.size and array.base is None and not any(array.strides):
+        return tuple(s // array.itemsize for s in contiguous_strides(array.shape, array.itemsize))
+    return tuple(s // array.itemsize for s in array.strides)
+
+
 def obeys_layout_contract(grad: Array, variable: Array) -> bool:
     """torch's obeys_layout_contract: a dense variable's gradient has its strides (a size-1 dim any but 0), any
     other variable's is C-contiguous."""
     if not _dense(variable):
         return bool(grad.flags.c_contiguous)
-    return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, grad.strides, variable.strides))
+    if not variable.size:  # an empty array's strides are torch's (empty_as_torch), or NumPy's zeros for it
+        gst, vst = torch_strides(grad), torch_strides(variable)
+    else:
+        gst, vst = grad.strides, variable.strides
+    return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, gst, vst))
 
 
 def row_major(out: Array) -> Array:
     """``out`` with torch's contiguous strides exactly, a size-1 dim's too (the product of the sizes inside it):
     a reduction's fresh result.  NumPy's keepdims sum of a transposed array keeps the input's order, and gives a
     kept dim the stride it had; copied only when the strides differ."""
-    want, step = [], out.itemsize
-    for n in reversed(out.shape):
-        want.append(step)
-        step *= max(n, 1)
-    return out if tuple(reversed(want)) == out.strides or out.size == 0 else out.copy()
+    return out if out.size == 0 or contiguous_strides(out.shape, out.itemsize) == out.strides else out.copy()
 
 
 def copy_laid_out_as(src: Array, like: Array) -> Array:
@@ -354,13 +390,14 @@ def memory_owner(a: Array):
 
 
 def restrided_alone(a: Array) -> bool:
-    """Whether ``a`` is keep_size1_strides' restriding of an array nothing else holds: what torch makes with
-    empty_strided, memory of its own (the strides differ only on size-1 dims, which address nothing)."""
+    """Whether ``a`` is keep_size1_strides' (or empty_as_torch's) restriding of an array nothing else holds: what
+    torch makes with empty_strided, memory of its own (the strides differ only on size-1 dims, or the array is
+    empty: what differs addresses nothing)."""
     owner = memory_owner(a)
     if owner is a or getattr(owner, "shape", None) != a.shape or owner.strides == a.strides or \
             data_ptr(owner) != data_ptr(a):
         return False
-    if any(s != t for s, t, n in zip(a.strides, owner.strides, a.shape) if n != 1):
+    if a.size and any(s != t for s, t, n in zip(a.strides, owner.strides, a.shape) if n != 1):
         return False
     return sys.getrefcount(owner) <= 3  # the base link of a (or NumPy's DummyArray), this name, getrefcount's own
 

@@ -98,7 +98,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad: bool = False) -> Ten
         arr = np.array(_to_python(data) if isinstance(data, (list, tuple)) else data,
                        dtype=dtypes.to_numpy_dtype(dtype))
         return _finish(arr, None, device, requires_grad)
-    return _finish(_infer_array(data), dtype, device, requires_grad)
+    t = _finish(_infer_array(data), dtype, device, requires_grad)
+    if isinstance(data, np.ndarray) and not data.size:  # torch keeps an empty ndarray's strides (NumPy's zeros)
+        t._array = backend.empty_strided(t._array, tuple(s // data.itemsize * t._array.itemsize
+                                                         for s in data.strides))
+    return t
 
 
 def as_tensor(data, dtype=None, device=None) -> Tensor:
@@ -107,7 +111,7 @@ def as_tensor(data, dtype=None, device=None) -> Tensor:
         return data if dtype is None or dtypes.to_numpy_dtype(dtype) == data._array.dtype else data.to(dtype)
     if isinstance(data, np.ndarray) and (dtype is None or dtypes.to_numpy_dtype(dtype) == data.dtype) and \
             str(device if device is not None else backend.get_default_device()) == "cpu":
-        return Tensor._make(data)
+        return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
 
 
@@ -116,7 +120,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     dtypes.from_numpy_dtype(array.dtype)  # a clear error for unsupported dtypes
-    return Tensor._make(array)
+    return Tensor._make(array if array.size else backend.empty_strided(array, array.strides))  # NumPy's strides
 
 
 def _shape(size) -> tuple:

@@ -120,7 +120,7 @@ class Tensor:
     def _make(cls, arr, counter=None) -> "Tensor":
         """Wrap an array (no copy) as a fresh tensor that does not require grad."""
         t = _new(Tensor)
-        t._array = arr
+        t._array = arr if arr.size else backend.empty_as_torch(arr)
         t._rg = False
         t._version_counter = counter if counter is not None else (
             None if _grad_state.inference else VersionCounter())
@@ -352,6 +352,9 @@ class Tensor:
                     version = int(backend.is_non_overlapping_and_dense(self._array))
                 if slot is None:
                     slot = g._array.copy() if retained else backend.copy_laid_out_as(g._array, like)
+                if not slot.size:  # an empty grad has torch's strides: the stolen one's, or (torch's copy,
+                    # new_empty_strided) the variable's
+                    slot = backend.empty_strided(slot, tuple(s * slot.itemsize for s in backend.torch_strides(like)))
                 self._grad = Tensor._make(slot, counter)
                 if version and self._grad._version_counter is not None:
                     self._grad._version_counter.value = version
@@ -531,12 +534,7 @@ class Tensor:
             if backend.device_of(self._array) == "cpu" else self._array.data.ptr
 
     def stride(self, dim: int | None = None):
-        st = tuple(s // self._array.itemsize for s in self._array.strides)
-        if not self._array.size and not any(st):  # NumPy zeroes a new empty array's strides; torch's are contiguous
-            st, step = [], 1
-            for n in reversed(self._array.shape):  # torch steps over an empty dim as over a size-1 one
-                st, step = [step] + st, step * max(n, 1)
-            st = tuple(st)
+        st = backend.torch_strides(self._array)
         return st if dim is None else st[dim]
 
     def __len__(self) -> int:

@@ -29,7 +29,9 @@ def _wrap(value, source: "ndarray | None" = None):
     if isinstance(value, np.ndarray):
         if source is not None and value is source._a:  # the array itself (astype(copy=False)): CuPy returns self
             return source
-        if source is not None and np.may_share_memory(value, source._a):
+        if source is not None and (np.may_share_memory(value, source._a) or
+                                   (not value.size and _views(value, source._a))):
+            # (an empty view shares no memory NumPy can see, but CuPy's view of an empty array has a base too)
             return ndarray(value, source._owner if source._owner is not None else source)
         return ndarray(value)
     if isinstance(value, np.generic):
@@ -39,6 +41,16 @@ def _wrap(value, source: "ndarray | None" = None):
     if isinstance(value, list):
         return [_wrap(v, source) for v in value]
     return value
+
+
+def _views(value: np.ndarray, source: np.ndarray) -> bool:
+    """Whether NumPy made ``value`` as a view of ``source`` (or of its base), through as_strided's wrapper too."""
+    owners, b = (source, source.base), value.base
+    while b is not None:
+        if any(b is o for o in owners if o is not None):
+            return True
+        b = getattr(b, "base", None)
+    return False
 
 
 def _first_array(args):

@@ -254,3 +254,42 @@ def test_binary_cross_entropy_dtype_error_comes_before_the_range_checks_as_torch
                                                  m.tensor([0.2, 3.0], dtype=m.float64))
         texts.append(str(err.value).split("\n")[0])
     assert texts[0] == texts[1] == "Found dtype Double but expected Float"
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float32"])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_a_non_dense_gradient_cast_to_the_leafs_dtype_is_contiguous_as_torch(dtype, dim):
+    """cat of a narrower dtype with float64 under a keepdim sum: CatBackward0's slice of the expanded gradient is cast
+    C-contiguous as torch's to(), so AccumulateGrad steals it (.grad._version 0; fuzz seed 4604085)."""
+    import numpy as np
+    if dtype == "bfloat16" and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
+    def fn(m):
+        t1 = m.tensor(np.arange(6.0).reshape(2, 3), dtype=getattr(m, dtype), requires_grad=True)
+        t2 = m.tensor(np.ones((2, 3)), dtype=m.float64, requires_grad=True)
+        t3 = m.cat([t1, t2], dim=dim)
+        t3.sum(dim=1 - dim, keepdim=True).backward(m.ones_like(t3.sum(dim=1 - dim, keepdim=True)))
+        return [(t.grad._version, t.grad.stride(), str(t.grad.dtype).split(".")[-1]) for t in (t1, t2)]
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["mul", "div", "matmul", "view_mul"])
+def test_an_input_without_an_edge_gets_nothing_saved_for_it_as_torch(op):
+    """A view made under no_grad of a leaf requires grad but has no grad accumulator: torch's op records a node with
+    no edge there, computes no gradient for it and saves nothing for it, so changing the other operand afterwards
+    is no error (fuzz seed 4804693)."""
+    import numpy as np
+
+    def fn(m):
+        leaf = m.tensor(np.arange(1.0, 5.0).reshape(2, 2), requires_grad=True)
+        with m.no_grad():
+            v = leaf.as_strided((2, 2), (1, 2))
+        other = m.tensor([[0.5, -1.5], [2.0, 0.25]])
+        out = {"mul": lambda: other * v, "div": lambda: other / v, "matmul": lambda: other @ v,
+               "view_mul": lambda: other * v.t()}[op]()
+        saved = [getattr(out.grad_fn, n) is None for n in ("_saved_self", "_saved_other") if hasattr(out.grad_fn, n)]
+        other.mul_(2)
+        out.sum().backward()
+        return out.requires_grad, out.grad_fn.next_functions, saved, leaf.grad, v.grad
+    _same(fn)

@@ -315,10 +315,12 @@ def _as_input_dtype(g, node, nr: int, create_graph: bool):
     if create_graph:
         return g.to(dtypes.from_numpy_dtype(want[nr]))  # differentiable: ToCopyBackward0, as torch
     # torch's to() keeps a dense gradient's strides, those of its size-1 dims too (an expand's 0: which AccumulateGrad
-    # then copies rather than steals, so the leaf's grad has _version 1)
+    # then copies rather than steals, so the leaf's grad has _version 1); a non-dense one (a slice of an expanded
+    # gradient, CatBackward0's) it writes C-contiguous, where NumPy's astype would lay a stride-0 dim innermost
     a = g._array
-    out = backend.as_array(a.astype(want[nr]))
-    return Tensor._make(backend.keep_size1_strides(out, a) if backend.is_non_overlapping_and_dense(a) else out)
+    if backend.is_non_overlapping_and_dense(a):
+        return Tensor._make(backend.keep_size1_strides(backend.as_array(a.astype(want[nr])), a))
+    return Tensor._make(backend.as_array(a.astype(want[nr], order="C")))
 
 
 def _filtered(node, grads: list, capture: dict | None, needed: set | None, accumulate: bool,

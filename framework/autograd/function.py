@@ -20,6 +20,7 @@ from .bfloat16 import _forward_bfloat16, _forward_bfloat16_inplace, refuse_half_
 from .broadcast import sum_to
 from .callsite import user_site
 from .copy_slices import CopySlices
+from .edges import _NO_EDGE, _NUMBERS, _collect_edges, _edge_positions, computed_outputs
 from .grad_mode import _state as _grad_state
 from .grad_mode import is_grad_enabled, no_grad
 from .node import Node, _sequence
@@ -134,7 +135,7 @@ class BackwardNode(Node, FunctionCtx):
                     if type(a) is not np.ndarray and isinstance(a, np.generic):
                         a = np.asarray(a)  # numpy maths on 0-d arrays returns scalars: a view must share an array
                     t = _new(Tensor)
-                    t._array, t._rg = a, False
+                    t._array, t._rg = a if a.size else backend.empty_as_torch(a), False
                     t._version_counter = None if inference else VersionCounter()
                     result.append(t)
             if fwd.grad_writes:
@@ -306,6 +307,8 @@ class Function(metaclass=_FunctionMeta):
         # torch collects the edges before running the op: an in-place write must not change them (nor make an
         # input view's history unreadable) before they are taken
         edges = _collect_edges(cls, args, needs) if record else None
+        if record and cls.array_forward:
+            ctx.needs_input_grad = computed_outputs(needs, args, edges)
         if cls.inplace:  # the kernel's overlap checks come after the edges (an operand's view error first)
             target = args[0]._array
             # torch's copy_ of a tensor's own memory (same start, strides, shape) returns before any overlap check
@@ -399,25 +402,26 @@ def _check_partial_overlap(target, args) -> None:
                 raise diagnostics.partial_overlap()
 
 
-_NO_EDGE = (None, 0)  # the edge of an input that needs no gradient
-_NUMBERS = (int, float)  # Python numbers that get a (None, 0) edge under scalar_edges
-
-
 def _apply_fast(cls, *args):
     """Op.apply for array ops that neither view nor modify their inputs (most ops), in one pass over args."""
     grad_mode = _grad_state.grad  # the op's one grad-mode read (a thread-local: read once, kept in a local)
     ctx = _new(cls._node_cls)  # no __init__ frame: the node takes its sequence number only if recorded
     arrays, needs, edges = [], [], []
+    requires = False  # some input requires grad: the op is recorded, even if no input has an edge
     all_edged = True  # every arg has an edge (the usual case): backward then needs no index list
     index_args = cls.index_args
     for a in args:  # one loop for forward's arrays, needs_input_grad and the edges
         if isinstance(a, Tensor):
             arrays.append(a._array)
             if a._rg or (a._base is not None and a.requires_grad):
-                needs.append(True)
                 if grad_mode:  # fast ops never change their inputs' history, so the edge can be taken now
                     fn = a._grad_fn
-                    edges.append((fn, a._output_nr) if fn is not None and a._base is None else a._edge())
+                    edge = (fn, a._output_nr) if fn is not None and a._base is None else a._edge()
+                    edges.append(edge)
+                    requires = True
+                    needs.append(edge[0] is not None)  # torch's should_compute_output (see computed_outputs)
+                else:
+                    needs.append(True)
             else:
                 needs.append(False)
                 if index_args and len(needs) - 1 in index_args:
@@ -432,7 +436,7 @@ def _apply_fast(cls, *args):
             else:
                 all_edged = False
     ctx.needs_input_grad = needs = tuple(needs)
-    record = grad_mode and True in needs
+    record = requires
     out = cls.forward(ctx, *arrays) if not dtypes.bfloat16_used else _forward_bfloat16(cls, ctx, arrays)
     if type(out) is tuple or ctx._non_diff:
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
@@ -443,7 +447,7 @@ def _apply_fast(cls, *args):
     if isinstance(out, np.generic):  # numpy returns scalars from 1-D dot, full reductions and 0-d ufuncs
         out = np.asarray(out)
     t = _new(Tensor)  # Tensor._make inlined: one frame less on every op
-    t._array = out
+    t._array = out if out.size else backend.empty_as_torch(out)
     t._rg = False
     t._version_counter = None if _grad_state.inference else VersionCounter()
     if record and out.dtype.kind in "fV":
@@ -482,6 +486,8 @@ def _apply_view(cls, src, *rest):
     # torch takes the edges before the op runs: an input whose history cannot be read (a no_grad view of a base
     # modified since) raises that error before the op's own checks (an index out of range)
     edges = (((0,), (src._edge(),)) if not rest else _collect_edges(cls, args, needs)) if record else None
+    if record:
+        ctx.needs_input_grad = computed_outputs(needs, args, edges)
     out = cls.forward(ctx, src._array, *[a._array if isinstance(a, Tensor) else a for a in rest])
     if type(out) is tuple or ctx._non_diff or ctx._to_save:  # not a plain one-output view: the general steps
         results = _wrap_outputs(cls, ctx, args, out if type(out) is tuple else (out,), (), record)
@@ -500,12 +506,6 @@ def _apply_view(cls, src, *rest):
         ctx._grad_dtypes = (out.dtype,)
         t._set_history(ctx, 0)
     return t
-
-
-def _edge_positions(cls, args) -> tuple:
-    """Positions of the args that have an edge: tensors (but index_args), and Python numbers when cls.scalar_edges."""
-    return tuple([i for i, a in enumerate(args) if (isinstance(a, Tensor) and i not in cls.index_args) or (
-        cls.scalar_edges and isinstance(a, _NUMBERS)) or (a is None and cls.none_edges)])
 
 
 def _dirty_tensors(ctx, args, cls) -> tuple:
@@ -561,21 +561,6 @@ def _wrap_outputs(cls, ctx, args, outs, dirty, record) -> list:
             t._pending_diff = True
         results.append(t)
     return results
-
-
-def _collect_edges(cls, args, needs) -> tuple:
-    """(positions of the args that have an edge, their edges): tensors (but index_args), numbers under scalar_edges,
-    None under none_edges."""
-    edge_args, edges = [], []
-    scalar_edges = cls.scalar_edges
-    for i, a in enumerate(args):
-        if isinstance(a, Tensor) and i not in cls.index_args:
-            edge_args.append(i)
-            edges.append(a._edge() if needs[i] else _NO_EDGE)
-        elif (scalar_edges and isinstance(a, (int, float))) or (a is None and cls.none_edges):
-            edge_args.append(i)
-            edges.append(_NO_EDGE)
-    return tuple(edge_args), tuple(edges)
 
 
 def _record(cls, ctx, args, results, dirty, site_depth: int, edges: tuple | None = None) -> None:

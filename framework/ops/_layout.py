@@ -4,7 +4,7 @@ Observable through ``stride()``, ``is_contiguous()`` and whether a later ``view(
 choices differ: ``copy()`` is always C-ordered, ``astype`` and reductions follow the input's memory order."""
 from __future__ import annotations
 
-from ..backend import get_array_module, keep_size1_strides, row_major
+from ..backend import empty_strided, get_array_module, keep_size1_strides, row_major, torch_strides
 
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
@@ -83,6 +83,9 @@ def copy_preserving_layout(a, np_dtype=None):
     A transposed input gives a transposed copy, as torch's; a non-dense one (a slice with steps, an expand) a dense
     copy with the same dim order.  Laid out by copying a transposed view in C order, then transposing back.
     """
+    if not a.size:  # an empty tensor counts as dense: torch's copy keeps its strides exactly (zeros too)
+        out = a.copy() if np_dtype is None else a.astype(np_dtype)
+        return empty_strided(out, tuple(s * out.itemsize for s in torch_strides(a)))
     order = tuple(range(a.ndim)) if a.flags.c_contiguous else preserve_format_order(a.shape, a.strides)
     if order == tuple(range(a.ndim)):
         return keep_size1_strides(a.copy() if np_dtype is None else a.astype(np_dtype, order="C"), a)

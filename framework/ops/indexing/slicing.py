@@ -19,6 +19,12 @@ class UnsafeSplit(Split):
     exact_in_bfloat16 = True  # the pieces must stay in the input's memory, not in a float32 copy's
 
 
+class UnsafeSplitWithSizes(UnsafeSplit):
+    """UnsafeSplit under torch's name for pieces of given sizes (unsafe_chunk of an empty dim)."""
+
+    node_name = "UnsafeSplitWithSizesBackward0"
+
+
 def narrow(a, dim: int, start: int, length: int):
     if a.ndim == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
@@ -54,7 +60,12 @@ def split(a, split_size, dim: int = 0):
     dim = wrap_dim(dim, a.ndim)
     n = a.shape[dim]
     if isinstance(split_size, int):
-        sizes = [split_size] * (n // split_size) + ([n % split_size] if n % split_size else []) if split_size else [n]
+        if split_size < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+        if split_size == 0 and n != 0:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+        pieces = max(-(-n // split_size), 1) if split_size else 1  # torch's: one (empty) piece of an empty dim
+        sizes = [split_size] * (pieces - 1) + [n - split_size * (pieces - 1)]
         return Split.apply(a, dim, tuple(sizes))
     sizes = tuple(int(s) for s in split_size)
     if sum(sizes) != n:
@@ -66,17 +77,28 @@ def split(a, split_size, dim: int = 0):
 def unsafe_chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """chunk into ``chunks`` equal pieces, recorded as torch's unsafe_chunk (one UnsafeSplitBackward0 node)."""
     dim = wrap_dim(dim, input.ndim)
-    size = -(-input.shape[dim] // chunks)
-    sizes = [min(size, input.shape[dim] - start) for start in range(0, input.shape[dim], size)]
-    return UnsafeSplit.apply(input, dim, sizes)
+    sizes = _chunk_sizes(input.shape[dim], chunks)
+    return (UnsafeSplitWithSizes if sizes[0] == 0 else UnsafeSplit).apply(input, dim, sizes)
+
+
+def _chunk_sizes(n: int, chunks: int) -> list:
+    """torch's chunk: pieces of ceil(n / chunks) (the last one shorter); an empty dim gives ``chunks`` empty pieces."""
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    size = -(-n // chunks)
+    if size == 0:
+        return [0] * chunks
+    return [min(size, n - start) for start in range(0, n, size)]
 
 
 def chunk(a, chunks: int, dim: int = 0):
     if a.ndim == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     dim = wrap_dim(dim, a.ndim)
-    n = a.shape[dim]
-    return split(a, -(-n // chunks), dim)
+    sizes = _chunk_sizes(a.shape[dim], chunks)
+    if sizes and sizes[0] == 0:  # torch's split_with_sizes of ``chunks`` empty pieces (split would give one)
+        return SplitWithSizes.apply(a, dim, tuple(sizes))
+    return split(a, sizes[0], dim)
 
 
 def _section_bounds(size: int, indices_or_sections) -> list:

@@ -191,9 +191,11 @@ class Index(Function):
         ctx.shape, ctx.index = a.shape, index
         check_bounds(a.shape, index)
         try:
-            return a[index]
+            out = a[index]
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
+        # NumPy's result may be a transposed view of the array it filled: an empty one gets torch's contiguous strides
+        return out if out.size else backend.empty_as_torch(out, fresh=True)
 
     @staticmethod
     def backward(ctx, grad):

@@ -37,6 +37,8 @@ def _check_dtypes(a, b, kernel: str = "mm"):
 def _mm(a, b):
     """a @ b for 2-D arrays; an inner size of 1 (an outer product) as a broadcast multiply: each element is the
     same single product, and numpy's matmul takes ~4x as long for it (the GAN's last-layer backward)."""
+    if not (a.size and b.size):  # an empty product: torch's mm allocates it contiguous (views of it step so)
+        return backend.empty_as_torch(backend.matmul(a, b))
     if a.shape[1] == 1:
         return a * b
     if a.shape[0] <= 32 and b.shape[1] >= 128 and _is_transposed(b) and not backend._on_gpu(a):
@@ -60,8 +62,9 @@ def _save_crossed(ctx, a, b):
 def _column_major(m) -> bool:
     """torch's test in mm_mat1_backward / mm_mat2_backward: strides (1, rows), a transposed C-contiguous matrix
     (weight.t()); its gradient is then computed transposed, so after TBackward0 the weight's is C-contiguous."""
-    s0, s1 = m.strides
-    return s0 == m.itemsize and s1 == m.shape[0] * m.itemsize
+    s0, s1 = m.strides if m.size else backend.torch_strides(m)
+    step = m.itemsize if m.size else 1
+    return s0 == step and s1 == m.shape[0] * step
 
 
 def _save_layouts(ctx, m1, m2, i1: int, i2: int) -> None:
@@ -145,11 +148,11 @@ class Dot(Function):
 
     @staticmethod
     def forward(ctx, a, b):
+        _check_dtypes(a, b, "dot")  # torch checks the dtypes before the sizes
         if a.shape[0] != b.shape[0]:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                                f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                                "respectively")
-        _check_dtypes(a, b, "dot")
         _save_crossed(ctx, a, b)
         return backend.matmul(a, b)
 
@@ -172,8 +175,12 @@ class Bmm(Function):
         if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
             raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                                f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-        _check_dtypes(a, b, "bmm")
         _save_crossed(ctx, a, b)
+        if not a.shape[2] or not (a.shape[0] and a.shape[1] and b.shape[2]):
+            # torch's bmm returns an empty result, or zeros for an empty inner dim, before its kernel checks the
+            # dtypes: the result has batch2's dtype, whatever batch1's
+            return backend.get_array_module(b).zeros((a.shape[0], a.shape[1], b.shape[2]), dtype=b.dtype)
+        _check_dtypes(a, b, "bmm")
         return backend.matmul(a, b)
 
     @staticmethod

@@ -181,8 +181,9 @@ class Mul(Function):
 
 
 class Div(Function):
-    """out = a / b (true division). Saves b if either needs grad, then a if b needs grad: torch DivBackward0's order
-    (other_, self_), which it unpacks in (the in-place error names the first changed one)."""
+    """out = a / b (true division). Saves b, then a if b needs grad: torch DivBackward0's order (other_, self_), which
+    it unpacks in (the in-place error names the first changed one); b unguarded, as torch's codegen saves a tensor
+    both formulas read (a recorded node whose inputs have no edge saves it too)."""
 
     node_name, array_forward, scalar_edges = "DivBackward0", True, True
     bfloat16_reads_scalar = (1,)  # torch's kernel reads a 0-d second operand's own value (opmath)
@@ -190,8 +191,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx, a, b):
         _meta(ctx, a, b)
-        need_a, need_b = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        ctx.save_for_backward(b if (need_a or need_b) else None, a if need_b else None)
+        ctx.save_for_backward(b, a if ctx.needs_input_grad[1] else None)
         dt = binary_dtype(a, b)
         if dt.kind not in "fV":
             dt = dtypes.default_float.np

@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
 from ... import dtypes
-from ...backend import broadcast_view, get_array_module, scatter_add
+from ...backend import broadcast_view, get_array_module, scatter_add, torch_strides
 from ...tensor import Tensor
 from .._util import normalize_dims, shape_args, type_string, wrap_dim
 from ..conversion import Clone
@@ -240,13 +240,14 @@ class Unsqueeze(Function):
                              f"but got {dim})")
         ctx.dim = dim % (a.ndim + 1)
         out = get_array_module(a).expand_dims(a, ctx.dim)
-        if a.size:  # torch's new stride, size * stride of the dim it goes before (1 at the end), and the old dims'
-            # strides kept (numpy's expand_dims may rewrite those of size-1 dims: copy_'s overlap check reads them)
-            st = [s_ // a.itemsize for s_ in a.strides]
-            d = ctx.dim
-            want = tuple(st[:d]) + (a.shape[d] * st[d] if d < a.ndim else 1,) + tuple(st[d:])
-            if out.strides != tuple(w * a.itemsize for w in want):
-                out = _with_strides(a, out.shape, want)
+        # torch's new stride, size * stride of the dim it goes before (1 at the end), and the old dims' strides kept
+        # (numpy's expand_dims may rewrite those of size-1 dims: copy_'s overlap check reads them; an empty array's
+        # are torch's, those NumPy zeroed included)
+        st = [s_ // a.itemsize for s_ in a.strides] if a.size else list(torch_strides(a))
+        d = ctx.dim
+        want = tuple(st[:d]) + (a.shape[d] * st[d] if d < a.ndim else 1,) + tuple(st[d:])
+        if out.strides != tuple(w * a.itemsize for w in want):
+            out = _with_strides(a, out.shape, want)
         return out
 
     @staticmethod
