@@ -287,6 +287,30 @@ def obeys_layout_contract(grad: Array, variable: Array) -> bool:
     return all(gs == vs if n != 1 else gs != 0 for n, gs, vs in zip(grad.shape, gst, vst))
 
 
+def row_major(out: Array) -> Array:
+    """``out`` with torch's contiguous strides exactly, a size-1 dim's too (the product of the sizes inside it):
+    a reduction's fresh result.  NumPy's keepdims sum of a transposed array keeps the input's order, and gives a
+    kept dim the stride it had; copied only when the strides differ."""
+    return out if out.size == 0 or contiguous_strides(out.shape, out.itemsize) == out.strides else out.copy()
+
+
+def copy_laid_out_as(src: Array, like: Array) -> Array:
+    """A copy of ``src`` with ``like``'s memory layout where ``like`` is dense, else C-contiguous: torch's
+    ``new_empty_strided(like.sizes(), like.strides()).copy_(src)`` in AccumulateGrad's clone_obey_contract."""
+    if src.shape != like.shape:
+        return src.copy()
+    if like.flags.c_contiguous:  # the common case (a size-1 dim's stride, which NumPy's flag ignores, kept too)
+        out = src.copy()
+        return out if 1 not in out.shape else keep_size1_strides(out, like)
+    if not _dense(like):
+        return src.copy()
+    order = sorted(range(like.ndim), key=lambda d: -like.strides[d])  # outermost in memory first
+    out = get_array_module(src).empty([src.shape[d] for d in order], dtype=src.dtype)
+    out = out.transpose([order.index(d) for d in range(like.ndim)])
+    out[...] = src
+    return keep_size1_strides(out, like)
+
+
 def keep_size1_strides(out, like):
     """``out`` with ``like``'s strides on its size-1 dims when the two share one dense layout otherwise: torch's
     preserve_format copy of a dense tensor keeps its strides exactly (a channels_last N,C,1,1 tensor's clone stays
@@ -517,6 +541,13 @@ def _host_ufunc(ufunc, array: Array) -> Array:
     returns a Python number for a 0-d array."""
     if not array.size:
         return array.copy()
+    if array.ndim > 1 and not array.flags.c_contiguous and _dense(array):
+        # over the dims in memory order, so that a transposed input gives a transposed result (torch's
+        # TensorIterator keeps a dense input's layout; reshape(-1) would gather it into C order)
+        order = sorted(range(array.ndim), key=lambda d: -array.strides[d])
+        moved = array.transpose(order)
+        out = ufunc(moved.reshape(-1)).astype(array.dtype).reshape(moved.shape)
+        return out.transpose([order.index(d) for d in range(array.ndim)])
     return ufunc(array.reshape(-1)).astype(array.dtype).reshape(array.shape)
 
 

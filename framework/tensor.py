@@ -341,19 +341,21 @@ class Tensor:
                 # it into a new tensor of the leaf's strides (version 1) or clones it (0)
                 # (a stolen gradient keeps its version counter too: a slice of cat's or stack's gradient shares
                 # it with the other inputs' slices, so that accumulating into one bumps them all)
-                counter = None
+                # (the copy has the stolen gradient's layout, or the leaf's: torch's new_empty_strided(leaf's
+                # sizes, leaf's strides), C order for a leaf with gaps or stride-0 dims)
+                counter, like = None, self._array
                 if retained:  # torch's retain_grad hook clones
                     version = 0
                 elif sys.getrefcount(g) <= 3 and backend.obeys_layout_contract(g._array, self._array):
-                    version, counter = 0, g._version_counter
+                    version, counter, like = 0, g._version_counter, g._array
                 else:
                     version = int(backend.is_non_overlapping_and_dense(self._array))
-                grad = g._array.copy() if slot is None else slot
-                if not grad.size:  # an empty grad has torch's strides: the stolen one's, or (torch's copy,
+                if slot is None:
+                    slot = g._array.copy() if retained else backend.copy_laid_out_as(g._array, like)
+                if not slot.size:  # an empty grad has torch's strides: the stolen one's, or (torch's copy,
                     # new_empty_strided) the variable's
-                    like = g._array if counter is not None else self._array
-                    grad = backend.empty_strided(grad, tuple(s * grad.itemsize for s in backend.torch_strides(like)))
-                self._grad = Tensor._make(grad, counter)
+                    slot = backend.empty_strided(slot, tuple(s * slot.itemsize for s in backend.torch_strides(like)))
+                self._grad = Tensor._make(slot, counter)
                 if version and self._grad._version_counter is not None:
                     self._grad._version_counter.value = version
             elif retained or self.grad_fn is not None:  # a non-leaf (retain_grad, backward(inputs=)): clone
@@ -362,8 +364,9 @@ class Tensor:
                 # with stride-0 dims (an expand's detach) gets CloneBackward0
                 self._grad = g.clone(memory_format=dtypes.contiguous_format)
             else:
-                xp = backend.get_array_module(g._array)
-                self._grad = Tensor._make(xp.empty(g._array.shape, dtype=g._array.dtype)).copy_(g)
+                xp = backend.get_array_module(g._array)  # torch's new_empty_strided(leaf's sizes, strides)
+                empty = backend.copy_laid_out_as(xp.empty(g._array.shape, dtype=g._array.dtype), self._array)
+                self._grad = Tensor._make(empty).copy_(g)
         elif keep_graph or retained or self.grad_fn is not None:  # with a graph, or a non-leaf's hook: out of place
             self._grad = self._grad + g
         else:

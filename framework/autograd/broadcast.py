@@ -37,8 +37,8 @@ def sum_to_array(g, shape: tuple, dtype=None):
         else:
             axes = tuple(range(lead)) + tuple(i + lead for i, s in enumerate(shape)
                                               if s == 1 and g.shape[i + lead] != 1)
-            if axes:
-                g = g.sum(axis=axes, keepdims=True)
+            if axes:  # torch's sum writes a fresh contiguous result
+                g = backend.row_major(g.sum(axis=axes, keepdims=True))
             if lead:
                 g = g.reshape(shape)
     if dtype is not None and g.dtype != dtype:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import functools
 
-from ..backend import empty_strided, get_array_module, keep_size1_strides, torch_strides
+from ..backend import empty_strided, get_array_module, keep_size1_strides, row_major, torch_strides
 from ..dtypes import channels_last, contiguous_format
 
 
@@ -61,7 +61,19 @@ def broadcast_strides(a, shape: tuple) -> tuple:
 
 
 def iterator_layout(out, operands):
-    """``out`` (an elementwise result NumPy laid out) in the layout torch's TensorIterator gives it."""
+    """``out`` (an elementwise result NumPy laid out) in the layout torch's TensorIterator gives it.
+
+    Operands that are not arrays (Python scalars) order nothing.  Row-major operands give a row-major result, which
+    NumPy's already is: returned at once (the hot path of a backward kernel fed contiguous gradients)."""
+    if out.ndim < 2:
+        return out
+    if out.flags.c_contiguous:
+        for x in operands:
+            if getattr(x, "ndim", 0) and not x.flags.c_contiguous:
+                break
+        else:
+            return out
+    operands = [x for x in operands if getattr(x, "ndim", 0)]
     order = iterator_order(out.shape, [broadcast_strides(x, out.shape) for x in operands])
     if order == preserve_format_order(out.shape, out.strides):
         return out
@@ -115,17 +127,9 @@ def copy_preserving_layout(a, np_dtype=None):
 
 def contiguous_result(out):
     """``out`` C-contiguous: torch's reductions write a fresh contiguous tensor, while numpy's reduce in the input's
-    memory order (a reduction of a transposed array comes out transposed).  Its size-1 dims get torch's contiguous
-    strides too (a keepdim sum of a transposed array: NumPy's (3, 1) result has strides (1, 3), torch's (1, 1))."""
-    out = out if out.flags.c_contiguous else out.copy()
-    if 1 not in out.shape or out.size == 0:
-        return out
-    strides, step = [0] * out.ndim, out.itemsize
-    for d in range(out.ndim - 1, -1, -1):
-        strides[d] = step
-        step *= out.shape[d]
-    return out if tuple(strides) == out.strides else \
-        get_array_module(out).lib.stride_tricks.as_strided(out, out.shape, tuple(strides))
+    memory order (a reduction of a transposed array comes out transposed), and keep a kept dim's old stride:
+    torch's strides exactly, a size-1 dim's too (a keepdim sum of a transposed array: (1, 1), NumPy's (1, 3))."""
+    return row_major(out)
 
 
 def channels_last_like(shape: tuple, strides: tuple) -> bool:

@@ -10,6 +10,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._layout import iterator_layout
 from .scalar_ops import AddScalar, DivScalar, MulScalar
 
 
@@ -21,7 +22,7 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g, y)
-        return g * y * (1 - y)
+        return iterator_layout(g * y * (1 - y), (g, y))  # torch's TensorIterator: grad_output's layout first
 
     @staticmethod
     def backward(ctx, grad):
@@ -40,7 +41,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx, g, y):
         ctx.save_for_backward(g, y)
-        return g * (1 - y * y)
+        return iterator_layout(g * (1 - y * y), (g, y))
 
     @staticmethod
     def backward(ctx, grad):
@@ -85,8 +86,10 @@ class ThresholdBackward(Function):
         ctx.save_for_backward(y)
         ctx.y_meta, ctx.threshold = (y.shape, y.dtype), threshold
         if threshold == 0.0:
-            return threshold_grad(g, y)
-        return masked_grad(g, get_array_module(y).logical_not(y <= threshold))
+            out = threshold_grad(g, y)
+        else:
+            out = masked_grad(g, get_array_module(y).logical_not(y <= threshold))
+        return iterator_layout(out, (y, g))  # torch's threshold_backward: self's layout first, then grad's
 
     @staticmethod
     def backward(ctx, grad):
@@ -109,7 +112,7 @@ class SoftmaxBackwardData(Function):
         ctx.dim = dim
         out = g - (g * y).sum(axis=dim, keepdims=True)
         out *= y  # in place in the fresh buffer
-        return out
+        return iterator_layout(out, (y, g))  # torch's: the output's layout (a transposed grad's is not kept)
 
     @staticmethod
     def backward(ctx, grad):
@@ -170,7 +173,7 @@ class LeakyReluBackward(_ScaledByA):
     def forward(ctx, g, a, slope):
         ctx.save_for_backward(a)
         ctx.param = slope
-        return g * slopes(get_array_module(a), a, slope, g.dtype)
+        return iterator_layout(g * slopes(get_array_module(a), a, slope, g.dtype), (a, g))  # self first, as torch's
 
 
 class RreluWithNoiseBackward(_ScaledByA):
@@ -183,7 +186,8 @@ class RreluWithNoiseBackward(_ScaledByA):
     def forward(ctx, g, a, noise):
         ctx.save_for_backward(a)
         ctx.param = noise
-        return (g * noise).astype(g.dtype, copy=False)
+        # (self, grad): torch's eval-mode leaky_relu_backward (its training-mode grad * noise lists grad first)
+        return iterator_layout((g * noise).astype(g.dtype, copy=False), (a, g))
 
 
 def slopes(xp, a, slope: float, dtype):

@@ -6,6 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import errstate as _errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import iterator_layout
 from .._util import scalar_type_name
 from ..scalar_ops import MulScalar
 from .relu_family import _mask
@@ -115,7 +116,8 @@ class EluBackward(Function):
         else:  # torch's order: a * negiptcoef * negcoef * exp(b * negiptcoef)
             with _errstate(xp, over="ignore"):
                 neg = g * negiptcoef * negcoef * xp.exp(xp.minimum(x, 0) * negiptcoef)
-        return xp.where(x <= 0, neg, g * poscoef).astype(g.dtype, copy=False)  # NaN: g * scale, as torch
+        out = xp.where(x <= 0, neg, g * poscoef).astype(g.dtype, copy=False)  # NaN: g * scale, as torch
+        return iterator_layout(out, (g, x))  # torch's TensorIterator: grad first
 
     @staticmethod
     def backward(ctx, grad):

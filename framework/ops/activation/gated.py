@@ -9,6 +9,7 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from ..pointwise.unary import _sigmoid_torch
 from ..pointwise.unary_inplace import _inplace
+from .._layout import iterator_layout
 from .._util import refuse_integer_kernel, wrap_dim
 from ..pointwise import Sigmoid, Tanh, tanh as _ops_tanh, where_op
 from ..scalar_ops import AddScalar, MulScalar
@@ -72,7 +73,7 @@ def _gelu_backward(g, x, approximate: str):
         d = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * 0.044715 * x * x)
     else:
         d = 0.5 * (1 + _erf_array(x / math.sqrt(2.0))) + x * xp.exp(-(x * x) / 2) / math.sqrt(2 * math.pi)
-    return (g * d).astype(g.dtype, copy=False)
+    return iterator_layout((g * d).astype(g.dtype, copy=False), (g, x))  # torch's TensorIterator: grad first
 
 
 class _GeluBackward(Function):
@@ -165,6 +166,13 @@ class Hardswish(Function):
         # -0.5 g at -3), g from 3 up, g * (x / 3 + 0.5) between and where x is NaN
         zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
         return where_op(a <= -3, zero, where_op(a >= 3, grad, grad * (a / 3 + 0.5)))
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (a,) = ctx.saved_arrays  # the formula above on arrays, laid out as torch's hardswish_backward: grad first
+        xp = get_array_module(a)
+        inner = xp.where(a >= 3, g, g * (a / 3 + 0.5)).astype(g.dtype, copy=False)
+        return (iterator_layout(xp.where(a <= -3, xp.zeros((), dtype=g.dtype), inner), (g, a)),)
 
 
 SiluInplace = _inplace(Silu, "SiluInplace", save_input_copy=True)

@@ -98,7 +98,7 @@ class PreluBackward(Function):
         pos = a > 0
         ga = xp.where(pos, g, g * w).astype(g.dtype, copy=False)
         gw = xp.where(pos, 0, a * g).astype(g.dtype, copy=False)
-        # torch's kernel iterates (input, weight, grad): laid out by the input first
+        # torch's TensorIterator over (self, weight, grad) lays both outputs out
         return elementwise_layout(ga, (a, w, g)), elementwise_layout(gw, (a, w, g))
 
     @staticmethod

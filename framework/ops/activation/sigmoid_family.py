@@ -12,6 +12,7 @@ from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import masked_grad, SigmoidBackward
 from ..pointwise import Sigmoid
 from ..scalar_ops import MulScalar
+from .._layout import iterator_layout
 from .._util import refuse_integer_kernel
 from .relu_family import _mask
 
@@ -53,8 +54,9 @@ class SoftplusBackward(Function):
         ctx.save_for_backward(g, a)
         ctx.beta, ctx.threshold = beta, threshold
         z = a * beta
-        return get_array_module(a).where(z > threshold, g, g * _sigmoid(get_array_module(a), z)).astype(
+        out = get_array_module(a).where(z > threshold, g, g * _sigmoid(get_array_module(a), z)).astype(
             g.dtype, copy=False)
+        return iterator_layout(out, (g, a))  # torch's TensorIterator: grad first
 
     @staticmethod
     def backward(ctx, grad):

@@ -15,6 +15,7 @@ from ...autograd.function import Function
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import iterator_layout
 from .._twin import inplace_twin
 from .._util import scalar_type_name, wrap_dim
 from ..pointwise import where
@@ -176,7 +177,9 @@ def _reduce_backward(ops: _Ops, grad: Tensor, reduce: str, include_self: bool, a
         grad_self = grad * ops.reduce(masked_self, src) / masked_self
         src_zero = src._array == 0
         zeros_at = ops.add(_const(xp.zeros(a.shape, dt)), _const(src_zero.astype(dt)))
-        single_zero = src_zero & (ops.gather(zeros_at)._array == 1)  # the only zero folded into its position
+        counted = ops.gather(zeros_at)._array == 1
+        # the only zero folded into its position (laid out as torch's bitwise_and: src_zero's layout first)
+        single_zero = iterator_layout(src_zero & counted, (src_zero, counted))
         masked_src_result = ops.reduce(a, src.masked_fill(_const(single_zero), 1.0))
         grad_src = _where(single_zero, ops.gather(grad * masked_src_result),
                           ops.gather(grad * out) / src.masked_fill(_const(src_zero), 1.0))
@@ -188,8 +191,9 @@ def _reduce_backward(ops: _Ops, grad: Tensor, reduce: str, include_self: bool, a
         grad_src = ops.gather(grad) / ops.gather(_const(count))
     else:  # amax, amin: the gradient is shared evenly by the elements equal to the result
         value = ops.gather(out)._array
-        self_is = (a._array == out._array).astype(dt)
-        src_is = (src._array == value).astype(dt)
+        # (comparisons laid out as torch's TensorIterator: the first operand's layout first)
+        self_is = iterator_layout(a._array == out._array, (a._array, out._array)).astype(dt)
+        src_is = iterator_layout(src._array == value, (src._array, value)).astype(dt)
         share = grad / ops.add(_const(self_is), _const(src_is))
         grad_self = _const(self_is) * share
         grad_src = _const(src_is) * ops.gather(share)

@@ -9,6 +9,7 @@ from ... import backend, dtypes
 from ...backend import get_array_module
 from ...creation import as_tensor
 from ...tensor import Tensor
+from .._layout import copy_in_order, copy_preserving_layout, preserve_format_order
 from .._util import broadcast_shapes_checked, grad_for, scalar_type_name, wrap_dim
 from .gather_scatter import index_select
 
@@ -67,8 +68,9 @@ class Take(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        ctx.saved_arrays  # a or the index changed in place since forward, or freed by a backward: torch's error
-        return _TakeBackward.apply(grad, ctx.shape, ctx.index), None
+        # (saved_arrays: a or the index changed in place since forward, or freed by a backward: torch's error)
+        _, a = ctx.saved_arrays
+        return _TakeBackward.apply(grad, ctx.shape, ctx.index, preserve_format_order(a.shape, a.strides)), None
 
 
 class _TakeBackward(Function):
@@ -78,15 +80,17 @@ class _TakeBackward(Function):
     node_name, array_forward = "PutBackward0", True
 
     @staticmethod
-    def forward(ctx, g, shape, index):
+    def forward(ctx, g, shape, index, order=None):
         ctx.index = index
         out = get_array_module(g).zeros(int(_prod(shape)), dtype=g.dtype)
         backend.scatter_add(out, index.reshape(-1), g.reshape(-1))
-        return out.reshape(shape)
+        out = out.reshape(shape)
+        # torch's zeros_like(self): the input's layout (order: its dims from outermost to innermost)
+        return out if order is None or tuple(order) == tuple(range(len(shape))) else copy_in_order(out, order)
 
     @staticmethod
     def backward(ctx, grad):
-        return Take.apply(grad, ctx.index), None, None  # torch's put_ backward: grad.take(index)
+        return Take.apply(grad, ctx.index), None, None, None  # torch's put_ backward: grad.take(index)
 
 
 class MaskedSelect(Function):
@@ -105,8 +109,13 @@ class MaskedSelect(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        mask, _ = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
-        zeros = Tensor._make(get_array_module(grad._array).zeros(ctx.shape, dtype=grad._array.dtype))
+        mask, a = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+        xp = get_array_module(grad._array)
+        zeros = xp.zeros(ctx.shape, dtype=grad._array.dtype)
+        if not a._array.flags.c_contiguous:  # torch's zeros_like(input.expand(shape)): the input's layout
+            spread = xp.broadcast_to(a._array, ctx.shape)
+            zeros = copy_in_order(zeros, preserve_format_order(spread.shape, spread.strides))
+        zeros = Tensor._make(zeros)
         # torch's masked_select_backward: zeros.masked_scatter_(mask, grad) (in place: _version 1), summed back to
         # a's shape by the engine when mask broadcast it (a new tensor: _version 0)
         out = _MaskedScatterGrad.apply(zeros, grad, mask)
@@ -126,7 +135,7 @@ class _MaskedScatterGrad(Function):
     @staticmethod
     def forward(ctx, zeros, g, mask):
         ctx.save_for_backward(mask)
-        out = zeros.copy()
+        out = copy_preserving_layout(zeros)  # torch's clone, then masked_scatter_ in place
         out[get_array_module(out).broadcast_to(mask, out.shape)] = g
         return out
 

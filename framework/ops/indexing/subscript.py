@@ -479,7 +479,7 @@ class IndexPutCopy(IndexPut):
 
     @staticmethod
     def forward(ctx, a, values, accumulate, *parts):
-        # torch's self.clone() (preserve_format) then index_put_: a transposed input gives a transposed copy
+        # torch's self.clone(preserve_format).index_put_(...): a transposed input gives a transposed result
         return IndexPut.forward(ctx, copy_preserving_layout(a), values, accumulate, *parts)
 
 

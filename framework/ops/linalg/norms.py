@@ -74,13 +74,15 @@ def _pnorm_backward(a: Tensor, norm: Tensor, grad: Tensor, p: float, zero: Tenso
     """torch's norm_backward for a finite p other than 0 and 1, op for op (norm broadcast against a; zero: norm == 0).
     Divisions by a zero norm are inf before the fill, so under create_graph the second derivative there is NaN, as
     torch's."""
+    # (torch's fills are in place, masked_fill_ on the fresh quotient: its layout kept, where an out-of-place
+    # masked_fill would write a row-major copy of a transposed one)
     if p == 2:
-        return grad * (a / norm).masked_fill(zero, 0.0)
+        return grad * (a / norm).masked_fill_(zero, 0.0)
     if p < 1:
-        scaled = a.sign() * (a.abs() ** (p - 1)).masked_fill(a == 0, 0.0)
+        scaled = a.sign() * (a.abs() ** (p - 1)).masked_fill_(a == 0, 0.0)
         return scaled * grad * norm ** (1 - p)
     scaled = a.sign() * a.abs() ** (p - 1) if p < 2 else a * a.abs() ** (p - 2)
-    return scaled * (grad / norm ** (p - 1)).masked_fill(zero, 0.0)
+    return scaled * (grad / norm ** (p - 1)).masked_fill_(zero, 0.0)
 
 
 def norm(input: Tensor, p="fro", dim=None, keepdim: bool = False, dtype=None) -> Tensor:

@@ -11,6 +11,7 @@ from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
+from .._layout import contiguous_result
 
 
 def _reduce_arrays(xp, loss, reduction):
@@ -46,7 +47,8 @@ def _scaled(grad: Tensor, x: Tensor, slope, reduction: str, shape: tuple, kernel
 
     def compute(g):
         g = g.reshape(slope.shape[0], 1) if reduction == "none" else g
-        return (g * s).astype(s.dtype, copy=False).reshape(shape)
+        # torch's kernels write into a row-major empty_like(input), whatever the input's layout
+        return contiguous_result((g * s).astype(s.dtype, copy=False).reshape(shape))
     return GradOnly.apply(grad, compute, RuntimeError(f"derivative for aten::{kernel} is not implemented"), x)
 
 

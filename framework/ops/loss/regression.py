@@ -8,7 +8,7 @@ from ...autograd.engine import output_needed
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import elementwise_layout
+from .._layout import contiguous_result, elementwise_layout
 from ..backward_ops import MseLossBackward
 from ..scalar_ops import DivScalar
 from .bce import _reduced, _REDUCTIONS
@@ -81,9 +81,9 @@ class _ThresholdLossBackward(Function):
         d = x - t
         slope = cls._slope(xp, d, beta)
         out = slope * (g / d.size) if reduction == "mean" else slope * g
-        # torch's kernel writes into empty_like(x): a target's gradient comes out in the target's dtype from this
-        # node itself (no ToCopyBackward0 after it under create_graph), whatever dtype g and t promote to
-        return out.astype(x.dtype, copy=False)
+        # torch's kernel writes into a row-major empty_like(x): a target's gradient comes out in the target's dtype
+        # from this node itself (no ToCopyBackward0 after it under create_graph), whatever dtype g and t promote to
+        return contiguous_result(out.astype(x.dtype, copy=False))
 
     @staticmethod
     def _per_beta(second, beta):

@@ -190,9 +190,9 @@ class Mul(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        b, a = ctx.saved_arrays
-        ga = sum_to_array(g * b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = sum_to_array(g * a, *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        b, a = ctx.saved_arrays  # grad * other, grad * self: the gradient's layout first, as torch's
+        ga = sum_to_array(elementwise_layout(g * b, (g, b)), *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = sum_to_array(elementwise_layout(g * a, (g, a)), *ctx.b_meta) if ctx.needs_input_grad[1] else None
         return ga, gb
 
 
@@ -224,9 +224,10 @@ class Div(Function):
 
     @staticmethod
     def backward_arrays(ctx, g):
-        b, a = ctx.saved_arrays
-        ga = sum_to_array(g / b, *ctx.a_meta) if ctx.needs_input_grad[0] else None
-        gb = sum_to_array(-g * ((a / b) / b), *ctx.b_meta) if ctx.needs_input_grad[1] else None
+        b, a = ctx.saved_arrays  # the gradient's layout first, as torch's grad / other and -grad * (...)
+        ga = sum_to_array(elementwise_layout(g / b, (g, b)), *ctx.a_meta) if ctx.needs_input_grad[0] else None
+        gb = sum_to_array(elementwise_layout(-g * ((a / b) / b), (g, a, b)), *ctx.b_meta) \
+            if ctx.needs_input_grad[1] else None
         return ga, gb
 
 

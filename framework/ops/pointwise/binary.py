@@ -14,8 +14,8 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from .._layout import iterator_layout, laid_out_by_operands
 from .._twin import inplace_twin
-from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast, grad_for,
-                     inplace_shape, operand, promote, scalar_type_name)
+from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast,
+                     formula_zeros, grad_for, inplace_shape, operand, promote, scalar_type_name)
 from ..scalar_ops import DivScalar
 from .conditional import where_op
 
@@ -328,9 +328,8 @@ class Nextafter(Function):
         if ctx.needs_input_grad[0]:  # torch: at::where(self == other, zeros, grad)
             zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
             ga = grad_for(where_op(a == b, zero, grad), *ctx.metas[0])
-        if ctx.needs_input_grad[1]:  # torch: zeros_like(other)
-            shape, dt = ctx.metas[1]
-            gb = Tensor._make(get_array_module(grad._array).zeros(shape, dtype=dt))
+        if ctx.needs_input_grad[1]:  # torch: zeros_like(other), empty_like().zero_() (so _version 1)
+            gb = formula_zeros(b, tuple(b.shape))
         return ga, gb
 
 

@@ -10,7 +10,7 @@ from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import errstate, errstate as _errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import laid_out_by_operands
+from .._layout import iterator_layout, laid_out_by_operands
 from .._util import broadcast_shapes_checked
 from ..scalar_ops import AddScalar, MulScalar
 from .arithmetic import PowScalar
@@ -218,7 +218,8 @@ def _logit_backward_kernel(g, x, eps):
     with _errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
         inner = xp.where((x == 0) | (x == 1), g * t(math.inf), g / (x * (1 - x)))
     fill = t(math.nan) if eps is None else t(0)
-    return xp.where((x < lo) | (x > hi), fill, inner).astype(g.dtype, copy=False)
+    out = xp.where((x < lo) | (x > hi), fill, inner).astype(g.dtype, copy=False)
+    return iterator_layout(out, (g, x))  # torch's TensorIterator over (grad, self)
 
 
 Exp2Inplace = _inplace_float(Exp2, "Exp2Inplace")

@@ -152,6 +152,7 @@ class _SavesOutput(Function):
         return out
 
     backward_op = None  # an op computing dout as one node (torch's double-backward node), if torch has one
+    grad_first = True  # torch's backward kernel lists grad before out: grad's layout decides the result's
 
     @staticmethod
     def backward(ctx, grad):
@@ -164,7 +165,8 @@ class _SavesOutput(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         (out,) = ctx.saved_arrays
-        return (ctx._forward_cls.dout(g, out),)
+        fwd = ctx._forward_cls
+        return (iterator_layout(fwd.dout(g, out), (g, out) if fwd.grad_first else (out, g)),)
 
 
 class Exp(_SavesOutput):
@@ -234,6 +236,7 @@ class Relu(_SavesOutput):
     """out = max(a, 0). Saves out."""
 
     node_name, backward_op = "ReluBackward0", _bw.ThresholdBackward
+    grad_first = False  # threshold_backward(grad, out, 0) iterates over out first
     f = staticmethod(lambda xp, a: _relu(xp, a))
     dout = staticmethod(lambda grad, out: _bw.threshold_grad(grad, out))  # arrays (tensors go to backward_op)
 
@@ -262,7 +265,7 @@ class LeakyRelu(Function):
         (a,) = ctx.saved_arrays
         factor = _leaky_slopes(get_array_module(a), a, ctx.slope, g.dtype)
         factor *= g  # g where a > 0, else g * slope: torch's leaky_relu_backward, bit for bit
-        return factor, None
+        return iterator_layout(factor, (a, g)), None  # its TensorIterator: self first, then grad
 
 
 _leaky_slopes = _bw.slopes

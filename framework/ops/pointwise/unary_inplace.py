@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...autograd.function import OriginalSelf
 from ... import dtypes
+from .._layout import copy_preserving_layout
 from .._util import check_inplace_cast
 from .arithmetic import Reciprocal
 from .unary import (Abs, Cos, Exp, _half_limits, LeakyRelu, Log, NanToNum, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt,
@@ -20,7 +21,7 @@ def _inplace(base, name, save_input_copy=False, c_names=False):
         if out.dtype != a.dtype:  # exp_ of an integer tensor, clamp_ with a float bound: torch refuses the cast
             check_inplace_cast(out.dtype, a.dtype, c_names=c_names)
         if save_input_copy:  # backward needs the old input: keep a copy, as torch's original_self
-            ctx.save_for_backward(OriginalSelf(a.copy()))
+            ctx.save_for_backward(OriginalSelf(copy_preserving_layout(a)))  # torch's clone keeps the layout
             a[...] = out
         else:
             a[...] = out

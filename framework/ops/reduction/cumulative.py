@@ -13,6 +13,7 @@ from ...creation import zeros
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from .sums import prod
+from .._layout import contiguous_result
 from .._util import check_inplace_cast, scalar_type_name, values_indices, wrap_dim
 from ..indexing import ScatterAdd, Slice
 from ..pointwise import logical_xor
@@ -211,8 +212,9 @@ class Cumsum(Function):
         ctx.dim, ctx.dtype = dim, a.dtype
         xp = get_array_module(a)
         if a.dtype.kind not in "fV":
-            return xp.cumsum(a, axis=dim, dtype=np.int64).reshape(a.shape)  # numpy flattens a 0-d input to (1,)
-        out = _running_in_double(xp.cumsum, a, dim)
+            # (numpy flattens a 0-d input to (1,))
+            return contiguous_result(xp.cumsum(a, axis=dim, dtype=np.int64).reshape(a.shape))
+        out = contiguous_result(_running_in_double(xp.cumsum, a, dim))  # torch's: row-major, whatever a's layout
         out += 0  # torch's running sum starts from +0.0: a leading -0.0 gives +0.0, as there
         return out
 
@@ -245,6 +247,7 @@ class Cumprod(Function):
             out = _running_in_double(xp.cumprod, a, dim)
         else:
             out = xp.cumprod(a, axis=dim).reshape(a.shape)  # numpy flattens a 0-d input
+        out = contiguous_result(out)  # torch's: row-major, whatever a's layout
         ctx.save_for_backward(a, out)
         return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import contiguous_result, copy_in_order, preserve_format_order
 from .._util import shape_args, wrap_dim
 
 
@@ -22,8 +23,10 @@ class Flip(Function):
     @staticmethod
     def forward(ctx, a, dims):
         ctx.dims = dims
-        xp = get_array_module(a)
-        return xp.flip(a, axis=dims).copy()  # always new memory (ascontiguousarray kept a size-1 flip's view)
+        flipped = get_array_module(a).flip(a, axis=dims)
+        if a.flags.c_contiguous:
+            return flipped.copy()  # always new memory (ascontiguousarray kept a size-1 flip's view)
+        return copy_in_order(flipped, preserve_format_order(a.shape, a.strides))  # torch's: the input's layout
 
     @staticmethod
     def backward(ctx, grad):
@@ -38,7 +41,7 @@ class Roll(Function):
     @staticmethod
     def forward(ctx, a, shifts, dims):
         ctx.shifts, ctx.dims = shifts, dims
-        return get_array_module(a).roll(a, shifts, axis=dims)
+        return contiguous_result(get_array_module(a).roll(a, shifts, axis=dims))  # torch's: row-major, always
 
     @staticmethod
     def backward(ctx, grad):

@@ -6,6 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
+from .._layout import copy_preserving_layout
 from .._separable import _node, _selection
 
 
@@ -58,6 +59,8 @@ class ConstantPad(Function):
             start, stop = max(-lo, 0), n - max(-hi, 0)
             src.append(slice(start, max(stop, start)))
             dst.append(slice(max(lo, 0), max(lo, 0) + max(stop - start, 0)))
+        if all(lo <= 0 and hi <= 0 for lo, hi in pads):  # torch's narrow().clone(): the input's layout kept
+            return copy_preserving_layout(a[tuple(src)])
         out = xp.full(out_shape, value, dtype=a.dtype)
         out[tuple(dst)] = a[tuple(src)]
         return out
