@@ -293,3 +293,19 @@ def test_an_input_without_an_edge_gets_nothing_saved_for_it_as_torch(op):
         out.sum().backward()
         return out.requires_grad, out.grad_fn.next_functions, saved, leaf.grad, v.grad
     _same(fn)
+
+
+@pytest.mark.parametrize("shape", [(1,), (1, 3), (3, 1), (2, 3)])
+@pytest.mark.parametrize("write", ["zero_", "fill_"])
+def test_zero_and_fill_gradients_keep_the_incoming_layout_as_torch(shape, write):
+    """ZeroBackward0/FillBackward's zeros_like(grad) keeps a size-1 dim's 0 stride of a sum's expanded gradient, so
+    AccumulateGrad copies it into the leaf (.grad._version 1; fuzz seed 5108404)."""
+    import numpy as np
+
+    def fn(m):
+        leaf = m.tensor(np.full(shape, -0.21), dtype=m.float32, requires_grad=True)
+        t = leaf.double()
+        t.zero_() if write == "zero_" else t.fill_(2.0)
+        t.sum().backward(retain_graph=True)
+        return leaf.grad._version, leaf.grad.stride(), leaf.grad.tolist()
+    _same(fn)

@@ -224,8 +224,14 @@ def conj_physical_(input: Tensor) -> Tensor:
 
 
 def _zeros_like(grad):
-    # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient
-    return Tensor._make(get_array_module(grad._array).zeros_like(grad._array))
+    # torch's zeros_like(grad): not grad * 0, which is -0.0 for a negative and nan for an infinite gradient; laid out
+    # as empty_like(grad): a dense gradient's strides exactly (a size-1 dim's 0 of an expanded sum gradient too, which
+    # AccumulateGrad then copies: _version 1, fuzz seed 5108404), a non-dense one's C-contiguous
+    a = grad._array
+    xp = get_array_module(a)
+    if backend.is_non_overlapping_and_dense(a):
+        return Tensor._make(backend.keep_size1_strides(xp.zeros_like(a), a))
+    return Tensor._make(xp.zeros(a.shape, dtype=a.dtype))
 
 
 class Copy(Function):
