@@ -293,6 +293,20 @@ class AdaptiveMaxPoolNd(Function):
         return _scatter_op(cls).apply(grad, x, idx, tuple(x.shape), ctx.k), None
 
 
+def window_sum(win, k: int):
+    """The sum of each window over its last ``k`` (kernel) dims, added one offset at a time in row-major order as
+    torch's avg_pool kernels add them: NumPy's reduction order differs, so a window whose values cancel would come
+    out 0 in one and -3e-17 in the other (and abs() then has another gradient; fuzz seed 5208046)."""
+    total = None
+    for offset in itertools.product(*[range(n) for n in win.shape[-k:]]):
+        part = win[(Ellipsis,) + offset]
+        if total is None:
+            total = part.copy()
+        else:
+            total += part
+    return total
+
+
 def adaptive_sizes(output_size, spatial: tuple) -> tuple:
     k = len(spatial)
     sizes = (output_size,) * k if isinstance(output_size, int) or output_size is None else tuple(output_size)
@@ -338,7 +352,7 @@ class AvgPoolNd(Function):
         win = windows(x_pad, kernel, stride, (1,) * len(kernel), outs)
         k = len(kernel)
         div = xp.asarray(divisor, dtype=x.dtype)
-        out = (win.sum(axis=tuple(range(2 + k, 2 + 2 * k))) / div).astype(x.dtype, copy=False)
+        out = (window_sum(win, k) / div).astype(x.dtype, copy=False)
         ctx.conf = (tuple(x.shape), kernel, stride, padding, outs, divisor)
         ctx.save_for_backward(x_in)
         return xp.ascontiguousarray(out if x is x_in else out[0])
