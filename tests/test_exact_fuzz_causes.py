@@ -327,3 +327,52 @@ def test_avg_pool_adds_each_window_in_torchs_order(call, dtype):
         x = m.tensor(x0, dtype=getattr(m, dtype))
         outs.append(np.asarray(eval(f"m.nn.functional.{call}").tolist()))
     assert np.array_equal(outs[0], outs[1])
+
+
+@pytest.mark.parametrize("view", ["t()", "squeeze(1)", "view(1, 3)", "reshape(3)", "unsqueeze(0)"])
+def test_a_view_of_a_gradient_summed_in_place_shares_its_version_as_torch(view):
+    """(v * v) sums its two gradients in place (_version 1); the view op's backward returns a view of that sum,
+    sharing its version counter as torch's, so the leaf's stolen .grad has _version 1 (fuzz seed 5207875: the sum's
+    array was restrided on its size-1 dims, and its views were not recognised)."""
+    import numpy as np
+
+    def fn(m):
+        leaf = m.tensor(np.array([[0.94], [-0.5], [1.2]]), dtype=m.float32, requires_grad=True)
+        v = eval(f"leaf.{view}")
+        (v * v).sum().backward(retain_graph=True)
+        return leaf.grad._version, leaf.grad.stride(), leaf.grad.tolist()
+    _same(fn)
+
+
+@pytest.mark.parametrize("mask", [[False], [True]])
+@pytest.mark.parametrize("values", ["v[-1:]", "v[0]", "v.reshape(1)", "m.tensor(0.5)"])
+def test_index_put_values_gradient_as_torchs_engine_checks_it(mask, values):
+    """IndexPutBackward0's values gradient grad[index] is summed down to the values' shape, or refused with torch's
+    engine error when the values' shape does not broadcast to it (an all-False mask: fuzz seed 5206591)."""
+    def fn(m):
+        leaf = m.tensor([[-0.87]], requires_grad=True)
+        v = leaf.amin(-2, keepdim=True)
+        v.index_put_((m.tensor([mask]),), m.as_tensor(eval(values), dtype=v.dtype), accumulate=False)
+        return [None if g is None else g.tolist() for g in m.autograd.grad(v.sum(), [leaf], retain_graph=True)]
+    _same(fn)
+
+
+@pytest.mark.parametrize("op", ["atan2", "mul", "hypot", "pow", "fmax", "maximum", "div", "sub"])
+def test_a_0d_float32_operand_of_a_bfloat16_op_is_saved_itself_as_torch(op):
+    """A 0-d float32 operand of a bfloat16 op is computed in bfloat16, but the node saves the tensor itself, as
+    torch's: changing it afterwards is the in-place error, and otherwise the gradients are torch's (fuzz seed
+    5302333)."""
+    if str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
+    def fn(m, write):
+        t0 = m.tensor(1.2, requires_grad=True)
+        t1 = m.tensor([0.84, -1.84], dtype=m.bfloat16, requires_grad=True)
+        out = getattr(m, op)(t0, t1) if op not in ("div", "sub") else getattr(m, op)(t1, t0)
+        if write:
+            with m.no_grad():
+                t0[...] = 1.5
+        out.sum().backward()
+        return [t.grad.float().tolist() for t in (t0, t1)], str(out.dtype).split(".")[-1]
+    for write in (False, True):
+        _same(lambda m: fn(m, write))

@@ -108,10 +108,13 @@ def _forward_bfloat16(cls, ctx, arrays):
     bf16 = half_dtype(dimensioned[0]) if floats else None  # the result's dtype: bfloat16 or float16
     if bf16 is None or any(a.dtype != bf16 for a in dimensioned) or bf16.name in getattr(cls, "half_in_steps", ()):
         return cls.forward(ctx, *arrays)
+    origin = {}  # a 0-d operand's cast -> the operand: torch saves the tensor the user passed (its version)
     if any(a.ndim == 0 and a.dtype != bf16 for a in floats):  # 0-d floats of another dtype: torch's common dtype
         keep = cls.bfloat16_reads_scalar
-        arrays = [a.astype(bf16) if i not in keep and getattr(a, "ndim", None) == 0 and a.dtype.kind == "f"
-                  and a.dtype != bf16 else a for i, a in enumerate(arrays)]
+        cast = [a.astype(bf16) if i not in keep and getattr(a, "ndim", None) == 0 and a.dtype.kind == "f"
+                and a.dtype != bf16 else a for i, a in enumerate(arrays)]
+        origin = {id(c): a for c, a in zip(cast, arrays) if c is not a}
+        arrays = cast
     wide, back = _widen(arrays, bf16)
     if cls.bfloat16_scalars:  # torch casts the number to the tensor's bfloat16 before its kernel reads it
         wide = [float(np.asarray(a).astype(bf16)) if type(a) is float else a for a in wide]
@@ -135,7 +138,8 @@ def _forward_bfloat16(cls, ctx, arrays):
             elif isinstance(value, (tuple, list, np.dtype)):
                 setattr(ctx, name, _as_bfloat16_meta(value, bf16))
     if ctx._to_save:
-        ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
+        saved = [back.get(id(x), x) for x in ctx._to_save]
+        ctx._to_save = tuple([origin.get(id(x), x) for x in saved] if origin else saved)
     return out
 
 

@@ -120,14 +120,15 @@ class BackwardNode(Node, FunctionCtx):
             if len(arrays) != n and (len(arrays) < n or arrays[n] is not None or len(arrays) > n + 1):
                 _check_count(self, arrays, n)  # only a call when the count looks wrong
             inference = _grad_state.inference
-            owner = grad if grad.base is None else grad.base  # to tell the gradient's own views among the results
+            # to tell the gradient's own views among the results (through as_strided's wrapper of a restrided one)
+            owner = grad if grad.base is None else backend.memory_owner(grad)
             result = []
             for a in (arrays if edge_args is None else [arrays[i] for i in edge_args]):
                 if a is None:
                     result.append(None)
                 elif a is grad:  # passed through (add, a cast to the same dtype): torch's is the same tensor
                     result.append(grads[0])
-                elif getattr(a, "base", None) is owner:
+                elif getattr(a, "base", None) is not None and backend.memory_owner(a) is owner:
                     # a view of the incoming gradient (sum's expand, a view op's reshape): a view made under
                     # no_grad, as torch's formula makes it (in-place writes to it then get torch's errors)
                     result.append(Tensor._make_view(a, grads[0], None, ()))

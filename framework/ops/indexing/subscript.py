@@ -380,7 +380,14 @@ class IndexPut(Function):
                 zeros = get_array_module(grad._array).zeros(ctx.v_meta[0], dtype=grad._array.dtype)
                 ga = IndexPutCopy.apply(grad, Tensor._make(zeros), False, *ctx.index)
         if ctx.needs_input_grad[1]:
-            gv = grad_for(Index.apply(grad, *ctx.index), ctx.v_meta[0], ctx.v_meta[1])
+            gv = Index.apply(grad, *ctx.index)
+            shape = tuple(ctx.v_meta[0])
+            # torch's engine sums grad[index] down to the values' shape, or refuses one it cannot (values that
+            # broadcast to an empty selection: fuzz seed 5206591)
+            if len(shape) > gv.ndim or any(n not in (1, m) for n, m in zip(reversed(shape), reversed(gv.shape))):
+                raise RuntimeError(f"Function IndexPutBackward0 returned an invalid gradient at index 1 - got "
+                                   f"{list(gv.shape)} but expected shape compatible with {list(shape)}")
+            gv = grad_for(gv, shape, ctx.v_meta[1])
         return (ga, gv, None) + (None,) * len(ctx.index)
 
 

@@ -316,8 +316,10 @@ class PowTensor(Function):
         ga = gb = None
         if ctx.needs_input_grad[0]:
             ga = grad_for(where_op(b == 0, zero, grad * (b * a ** (b - 1))), *ctx.a_meta)
-        if ctx.needs_input_grad[1]:
-            gb = grad_for(grad * where_op((a == 0).logical_and(b >= 0), zero, out * a.log()), *ctx.b_meta)
+        if ctx.needs_input_grad[1]:  # (torch's self.to(promoted dtype) before its log: a 0-d float32 base of a
+            # bfloat16 exponent is rounded to bfloat16 first)
+            base = a if a.dtype == out.dtype else a.to(out.dtype)
+            gb = grad_for(grad * where_op((a == 0).logical_and(b >= 0), zero, out * base.log()), *ctx.b_meta)
         return ga, gb
 
 
