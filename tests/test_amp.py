@@ -121,7 +121,7 @@ def _specs(shapes):
         a = RNG.standard_normal(shape).astype(np.float32)
         if kind == "long":
             a = RNG.integers(0, 4, shape).astype(np.float32)
-        elif kind == "pos":  # (probabilities: framework's kl_div of a negative target is not torch's NaN)
+        elif kind == "pos":  # probabilities: a negative target makes kl_div NaN (in both), which compares unequal
             a, kind = np.abs(a) + 0.1, F16
         specs.append((a, kind))
     return specs

@@ -376,3 +376,46 @@ def test_a_0d_float32_operand_of_a_bfloat16_op_is_saved_itself_as_torch(op):
         return [t.grad.float().tolist() for t in (t0, t1)], str(out.dtype).split(".")[-1]
     for write in (False, True):
         _same(lambda m: fn(m, write))
+
+
+@pytest.mark.parametrize("op", ["addcmul", "addcdiv", "lerp", "mul"])
+def test_a_node_that_saved_nothing_runs_again_after_a_backward_as_torch(op):
+    """A backward without retain_graph frees saved tensors; a node that saved none (only self needs a gradient of
+    addcmul) runs again, where torch raises only when it unpacks a freed one (fuzz seed 5504353)."""
+    def fn(m):
+        a = m.tensor([-1.14, -0.01, 0.07], requires_grad=True)
+        t = m.tensor([[0.53, 0.8, -0.71], [1.75, -1.4, 1.67]], dtype=m.float64)
+        out = {"addcmul": lambda: a.addcmul(t, t), "addcdiv": lambda: a.addcdiv(t, t + 3),
+               "lerp": lambda: a.lerp(t, 0.3), "mul": lambda: a * t}[op]()
+        out.sum().backward()
+        out.mean().backward()
+        return a.grad.tolist()
+    _same(fn)
+
+
+@pytest.mark.parametrize("call", ["amax(-1)", "amax(0, keepdim=True)", "amin((0,))", "amax()", "amin(-1)"])
+def test_amax_of_a_0d_tensor_over_a_dim_ends_in_torchs_sum(call):
+    """amax/amin of a 0-d tensor over a dim: torch's backward restores the dim as (1,) and its engine sums the
+    gradient back down, a SumBackward0 under create_graph (fuzz seed 5507280)."""
+    def fn(m):
+        leaf = m.tensor(0.46, requires_grad=True)
+        loss = m.nn.functional.mse_loss(m.tensor(-0.32, requires_grad=True), eval(f"leaf.{call}"))
+        (g,) = m.autograd.grad(loss, [leaf], create_graph=True)
+        names, fn_ = [], g.grad_fn
+        while fn_ is not None:
+            names.append(type(fn_).__name__)
+            fn_ = fn_.next_functions[0][0] if fn_.next_functions else None
+        return g.item(), tuple(g.shape), names
+    _same(fn)
+
+
+@pytest.mark.parametrize("n", [0, 1])
+def test_cat_gradient_of_an_empty_1d_input_is_a_new_zeros_as_torch(n):
+    """torch's cat_tensors_backward gives an empty 1-D input at::zeros({0}) (its _version 1, its own strides), not
+    a slice of the gradient (fuzz seed 5507018)."""
+    def fn(m):
+        t = m.tensor(0.87, requires_grad=True)[None].expand(3).narrow(0, 0, n)
+        a, b = m.abs(t), m.abs(t)
+        ga, gb = m.autograd.grad(m.cat([a, b]).sum(), [a, b])
+        return [(g._version, g.stride(), tuple(g.shape)) for g in (ga, gb)]
+    _same(fn)

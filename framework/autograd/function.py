@@ -170,7 +170,10 @@ class BackwardNode(Node, FunctionCtx):
         return result
 
     def release(self) -> None:
-        self._saved = None  # dropping the tuple frees every saved array it alone kept
+        # dropping the tuple frees every saved array it alone kept; a node that saved nothing (only Nones: addcmul
+        # with no operand but self needing a gradient) stays runnable, as torch's raises only unpacking a freed one
+        if self._saved and any(s is not None for s in self._saved):
+            self._saved = None
 
 
 def _check_count(node, out, n: int) -> None:

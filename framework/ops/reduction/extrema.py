@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from collections import namedtuple
 
+from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
@@ -146,6 +147,8 @@ class Amax(Function):
     def _fwd(cls, ctx, a, dim, keepdim):
         ctx.dims = normalize_dims(dim if dim != () else None, a.ndim)
         ctx.keepdim = keepdim
+        # dims given for a 0-d input (dim=-1 or 0): torch's backward restores each as a size-1 dim
+        ctx.dims_0d = 0 if a.ndim or dim in ((), None) else len(dim) if isinstance(dim, (tuple, list)) else 1
         out = contiguous_result(get_array_module(a).asarray(getattr(a, cls._reduce)(axis=ctx.dims, keepdims=keepdim)))
         ctx.save_for_backward(a, out)
         return out
@@ -157,13 +160,15 @@ class Amax(Function):
     @staticmethod
     def backward(ctx, grad):
         a, out = ctx.saved_tensors
-        shape = a.shape
-        if not ctx.keepdim:
-            out = out.reshape(_keep_shape(shape, ctx.dims))
-            grad = grad.reshape(_keep_shape(shape, ctx.dims))
+        shape = tuple(a.shape)
+        if not ctx.keepdim:  # torch's restore_reduced_dims: a 0-d input reduced over a dim comes back as (1,)
+            keep = _keep_shape(shape, ctx.dims) if shape else (1,) * ctx.dims_0d
+            out, grad = out.reshape(keep), grad.reshape(keep)
         mask = (a == out)
-        count = mask.sum(dim=ctx.dims, keepdim=True)
-        return grad / count * mask, None, None  # torch's scale_grad_by_count, in its order
+        count = mask.sum(dim=ctx.dims if shape else tuple(range(mask.ndim)), keepdim=True)
+        g = grad / count * mask  # torch's scale_grad_by_count, in its order
+        # (1,) for a 0-d input: torch's engine sums it down (a SumBackward0 under create_graph; fuzz seed 5507280)
+        return (g if tuple(g.shape) == shape else sum_to(g, shape)), None, None
 
 
 class Amin(Amax):

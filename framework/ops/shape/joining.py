@@ -12,7 +12,7 @@ from ... import dtypes
 from ...backend import get_array_module, to_device
 from ...tensor import Tensor
 from .._layout import channels_last_copy, channels_last_like, contiguous_result
-from .._util import as_operand, binary_dtype, broadcast_shapes_checked, normalize_dims, wrap_dim
+from .._util import as_operand, binary_dtype, broadcast_shapes_checked, formula_zeros, normalize_dims, wrap_dim
 
 
 def _each(fn, tensors):
@@ -180,6 +180,7 @@ class Cat(Function):
                     raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
                                        f"{arrays[0].shape[k]} but got size {a.shape[k]} for tensor number {i} in the list.")
         ctx.dim, ctx.sizes = d, [a.shape[d] for a in arrays]
+        ctx.empty_1d = {i for i, a in enumerate(arrays) if a.shape == (0,)}
         dt = arrays[0].dtype
         for a in arrays[1:]:
             dt = binary_dtype(arrays[0].astype(dt, copy=False), a)
@@ -190,7 +191,9 @@ class Cat(Function):
     def backward(ctx, grad):
         out, start = [None], 0
         for i, n in enumerate(ctx.sizes):
-            if ctx.needs_input_grad[i + 1]:
+            if ctx.needs_input_grad[i + 1] and n == 0 and i in ctx.empty_1d:
+                out.append(formula_zeros(grad, (0,)))  # torch's cat_tensors_backward: at::zeros({0}), _version 1
+            elif ctx.needs_input_grad[i + 1]:
                 out.append(grad.narrow(ctx.dim, start, n))
             else:
                 out.append(None)
