@@ -419,3 +419,21 @@ def test_cat_gradient_of_an_empty_1d_input_is_a_new_zeros_as_torch(n):
         ga, gb = m.autograd.grad(m.cat([a, b]).sum(), [a, b])
         return [(g._version, g.stride(), tuple(g.shape)) for g in (ga, gb)]
     _same(fn)
+
+
+@pytest.mark.parametrize("wants", ["input", "weight", "both"])
+def test_prelu_double_backward_by_which_gradients_were_taken_as_torch(wants):
+    """PreluKernelBackwardBackward0 follows torch's formulas by which of its outputs got a gradient; a missing one's
+    term is zeros_like(self), _version 1 (fuzz seed 5604586)."""
+    import numpy as np
+
+    def fn(m):
+        a = m.tensor(np.array([[0.26, -0.35, 0.8], [-1.44, -1.2, -1.38]]), dtype=m.float32, requires_grad=True)
+        w = m.tensor([0.59], requires_grad=True)
+        out = m.nn.functional.prelu(a, w)
+        inputs = {"input": [a], "weight": [w], "both": [a, w]}[wants]
+        grads = m.autograd.grad(out.sum(), inputs, create_graph=True)
+        sum((g * g).sum() for g in grads).backward()
+        # (values to 4 decimals: the weight gradient's float32 sum adds in another order than torch's)
+        return [(np.round(np.asarray(t.grad.tolist()), 4).tolist(), t.grad._version) for t in (a, w)]
+    _same(fn)

@@ -12,7 +12,7 @@ from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import masked_grad, RreluWithNoiseBackward, ThresholdBackward
 from ..pointwise import where_op
 from .._layout import elementwise_layout
-from .._util import refuse_integer_kernel, scalar_type_name
+from .._util import formula_zeros, refuse_integer_kernel, scalar_type_name
 
 
 def _mask(t: Tensor, cond) -> Tensor:
@@ -94,6 +94,7 @@ class PreluBackward(Function):
     @staticmethod
     def forward(ctx, g, a, w):
         ctx.save_for_backward(g, a, w)
+        ctx.set_materialize_grads(False)  # torch's formulas ask which output got a gradient
         xp = get_array_module(a)
         pos = a > 0
         ga = xp.where(pos, g, g * w).astype(g.dtype, copy=False)
@@ -103,14 +104,23 @@ class PreluBackward(Function):
 
     @staticmethod
     def backward(ctx, gga, ggw):
-        # torch's formulas (its masks are a >= 0 here); an output with no gradient arrives as zeros
+        # torch's formulas (its masks are a >= 0 here), by which outputs got a gradient (None: none); a missing
+        # one's term is zeros_like(self), empty_like().zero_() (_version 1; fuzz seed 5604586)
         g, a, w = ctx.saved_tensors
         nonneg = a >= 0
         zero = Tensor._make(get_array_module(a._array).zeros((), dtype=a._array.dtype))
         needs = ctx.needs_input_grad
-        d_g = where_op(nonneg, gga, gga * w + ggw * a) if needs[0] else None
-        d_a = where_op(nonneg, zero, g * ggw) if needs[1] else None
-        d_w = sum_to(where_op(nonneg, zero, g * gga), tuple(w.shape)) if needs[2] else None
+        d_g = d_a = d_w = None
+        if needs[0]:
+            if gga is None:
+                d_g = where_op(nonneg, zero, ggw * a)
+            else:
+                d_g = where_op(nonneg, gga, gga * w + ggw * a if ggw is not None else gga * w)
+        if needs[1]:
+            d_a = where_op(nonneg, zero, g * ggw) if ggw is not None else formula_zeros(a, tuple(a.shape))
+        if needs[2]:  # (torch's zeros_like(self) there too, summed down to the weight's shape)
+            d_w = sum_to(where_op(nonneg, zero, g * gga) if gga is not None else formula_zeros(a, tuple(a.shape)),
+                         tuple(w.shape))
         return d_g, d_a, d_w
 
 
