@@ -437,3 +437,21 @@ def test_prelu_double_backward_by_which_gradients_were_taken_as_torch(wants):
         # (values to 4 decimals: the weight gradient's float32 sum adds in another order than torch's)
         return [(np.round(np.asarray(t.grad.tolist()), 4).tolist(), t.grad._version) for t in (a, w)]
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["interpolate(x, size=(1, 2, 2), mode='area')", "adaptive_avg_pool3d(x, 2)",
+                                  "adaptive_avg_pool2d(x[0], 2)", "avg_pool3d(x, 2)", "avg_pool2d(x[0], 2)",
+                                  "pad(x[0], (1, 1, 1, 1), mode='reflect')",
+                                  "pad(x[0], (1, 1, 1, 1), mode='replicate')"])
+def test_double_backward_input_gradient_of_pooling_and_padding_is_zeros_like(call):
+    """The double-backward node's gradient in the input is torch's zeros_like(self), _version 1 (fuzz seed
+    5700308: interpolate's area mode)."""
+    import numpy as np
+
+    def fn(m):
+        x = m.tensor(np.linspace(-1.5, 2.0, 36).reshape(1, 1, 3, 3, 4), dtype=m.float32, requires_grad=True)
+        out = eval(f"m.nn.functional.{call}")
+        (g,) = m.autograd.grad(out.sum(), [x], create_graph=True)
+        g.backward(m.ones_like(g), inputs=[x])
+        return type(g.grad_fn).__name__, x.grad._version, x.grad.tolist()
+    _same(fn)

@@ -6,6 +6,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
+from ._util import formula_zeros
 
 
 def _apply_maps(xp, a, mats, picks=None, taps=None):
@@ -156,7 +157,8 @@ class _TransposedOfInput(Function):
     def backward(ctx, grad):
         needs = ctx.needs_input_grad
         gg = ctx._forward_cls.forward_op.apply(grad, [m.T for m in ctx.mats]) if needs[0] else None
-        ga = Tensor._make(get_array_module(grad._array).zeros(*ctx.a_meta)) if needs[1] else None
+        # torch's zeros_like(self), empty_like().zero_(): _version 1 (fuzz seed 5700308)
+        ga = formula_zeros(grad, tuple(ctx.a_meta[0])) if needs[1] else None
         return gg, ga, None
 
 

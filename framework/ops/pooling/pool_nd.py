@@ -397,7 +397,7 @@ class AvgPoolBackward(Function):
         _, kernel, stride, padding, outs, divisor = ctx.conf
         needs = ctx.needs_input_grad
         gg = ctx._forward_cls.forward_op.apply(grad, kernel, stride, padding, outs, divisor) if needs[0] else None
-        gx = grad.new_zeros(ctx.x_shape) if needs[1] else None
+        gx = formula_zeros(grad, tuple(ctx.x_shape)) if needs[1] else None  # torch's zeros_like(self): _version 1
         return gg, gx, None
 
 
