@@ -455,3 +455,21 @@ def test_double_backward_input_gradient_of_pooling_and_padding_is_zeros_like(cal
         g.backward(m.ones_like(g), inputs=[x])
         return type(g.grad_fn).__name__, x.grad._version, x.grad.tolist()
     _same(fn)
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_", "atan2_", "copysign_", "fmod_"])
+def test_bfloat16_in_place_op_with_a_0d_operand_of_another_dtype_as_torch(op):
+    """An in-place bfloat16 op casts a 0-d float64/float32 operand to bfloat16 first, as its out-of-place form and
+    torch's kernels, but where torch reads its value (mul_, div_): values bit for bit (fuzz seed 5800439's sub_)."""
+    if str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
+    def fn(m):
+        out = []
+        for v in (-1.81, 0.337, 2.71828):
+            for dt in (m.float64, m.float32):
+                t = m.tensor([0.275390625, -3.109375, 1.7], dtype=m.bfloat16)
+                getattr(t, op)(m.tensor(v, dtype=dt))
+                out.append(t.float().tolist())
+        return out
+    _same(fn)

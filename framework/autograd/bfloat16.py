@@ -92,6 +92,18 @@ def _as_bfloat16_meta(value, bf16=dtypes.BFLOAT16_NP):
     return value
 
 
+def _cast_0d_operands(cls, arrays, floats, bf16, first: int = 0):
+    """0-d float operands of another dtype cast to the half dtype first (torch's common dtype), but where torch's
+    kernel reads the value itself (``bfloat16_reads_scalar``); with the map cast -> operand, since torch saves the
+    tensor the user passed (its version), not the cast."""
+    if not any(a.ndim == 0 and a.dtype != bf16 for a in floats):
+        return arrays, {}
+    keep = cls.bfloat16_reads_scalar
+    cast = [a.astype(bf16) if i >= first and i not in keep and getattr(a, "ndim", None) == 0 and a.dtype.kind == "f"
+            and a.dtype != bf16 else a for i, a in enumerate(arrays)]
+    return cast, {id(c): a for c, a in zip(cast, arrays) if c is not a}
+
+
 def _forward_bfloat16(cls, ctx, arrays):
     """cls.forward, with bfloat16 operands computed in float32 and each float result rounded once to bfloat16,
     as torch's CPU kernels do (a formula of several NumPy calls on bfloat16 arrays would round after each call).
@@ -108,13 +120,7 @@ def _forward_bfloat16(cls, ctx, arrays):
     bf16 = half_dtype(dimensioned[0]) if floats else None  # the result's dtype: bfloat16 or float16
     if bf16 is None or any(a.dtype != bf16 for a in dimensioned) or bf16.name in getattr(cls, "half_in_steps", ()):
         return cls.forward(ctx, *arrays)
-    origin = {}  # a 0-d operand's cast -> the operand: torch saves the tensor the user passed (its version)
-    if any(a.ndim == 0 and a.dtype != bf16 for a in floats):  # 0-d floats of another dtype: torch's common dtype
-        keep = cls.bfloat16_reads_scalar
-        cast = [a.astype(bf16) if i not in keep and getattr(a, "ndim", None) == 0 and a.dtype.kind == "f"
-                and a.dtype != bf16 else a for i, a in enumerate(arrays)]
-        origin = {id(c): a for c, a in zip(cast, arrays) if c is not a}
-        arrays = cast
+    arrays, origin = _cast_0d_operands(cls, arrays, floats, bf16)
     wide, back = _widen(arrays, bf16)
     if cls.bfloat16_scalars:  # torch casts the number to the tensor's bfloat16 before its kernel reads it
         wide = [float(np.asarray(a).astype(bf16)) if type(a) is float else a for a in wide]
@@ -155,6 +161,8 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
         # a source of another float dtype: the op's own checks see both dtypes (index_copy_, put_ refuse them, as
         # torch's), and NumPy computes in the wider dtype and rounds once into the bfloat16 target
         return cls.forward(ctx, *arrays)
+    # (a 0-d operand of another float dtype: cast first, as the out-of-place path; fuzz seed 5800439's sub_)
+    arrays, origin = _cast_0d_operands(cls, arrays, floats, bf16, first=1)
     wide, back = _widen(arrays, bf16)
     out = cls.forward(ctx, *wide)
     target[...] = wide[0].astype(bf16)
@@ -166,5 +174,5 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
     if ctx._dirty:
         ctx._dirty = tuple([back.get(id(d), d) for d in ctx._dirty])
     if ctx._to_save:
-        ctx._to_save = tuple([back.get(id(x), x) for x in ctx._to_save])
+        ctx._to_save = tuple([origin.get(id(y), y) for y in [back.get(id(x), x) for x in ctx._to_save]])
     return outs if type(out) is tuple else outs[0]
