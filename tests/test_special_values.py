@@ -218,15 +218,8 @@ XFAIL_GROUPS = {
         "max_unpool2d grad_special big float32", "max_unpool2d grad_special big float64",
         "max_unpool2d grad_special small float32", "max_unpool2d grad_special small float64",
     ],
-    "average pools with ceil_mode / count_include_pad=False / divisor_override over +-1e30 (cancelling) windows: "
-    "torch sums each window in its kernel's order, ours sums the strided view's kernel axes in numpy's, so what is "
-    "left of the cancellation differs (as adaptive_avg_pool2d's entry)": [
-        "avg_pool2d_ceil forward big float32", "avg_pool2d_ceil forward big float64",
-        "avg_pool3d_ceil_nopad forward small float32", "avg_pool3d_ceil_nopad forward small float64",
-        "avg_pool3d_divisor forward big float32", "avg_pool3d_divisor forward big float64",
-    ],
-    "adaptive_avg_pool1d/3d and 3-D reflection/replication padding are the separable linear maps of the entry "
-    "above (matrix products: 0 * inf = NaN where torch sums only its own terms)": [
+    "adaptive_avg_pool1d/3d and 3-D reflection/replication padding are the separable linear maps of "
+    "adaptive_avg_pool2d's entry (matrix products: 0 * inf = NaN where torch sums only its own terms)": [
         "adaptive_avg_pool1d forward big float32", "adaptive_avg_pool1d forward big float64",
         "adaptive_avg_pool1d forward small float32", "adaptive_avg_pool1d forward small float64",
         "adaptive_avg_pool1d grad_special big float32", "adaptive_avg_pool1d grad_special big float64",
