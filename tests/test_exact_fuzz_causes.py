@@ -473,3 +473,27 @@ def test_bfloat16_in_place_op_with_a_0d_operand_of_another_dtype_as_torch(op):
                 out.append(t.float().tolist())
         return out
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["linalg.svd(a)", "linalg.svdvals(a)", "linalg.matrix_norm(a, 'nuc')",
+                                  "linalg.matrix_norm(a, 2)", "linalg.pinv(a)", "svd(a)"])
+def test_svd_of_a_matrix_with_nan_raises_torchs_linalg_error(call):
+    """Every op built on the SVD refuses a NaN entry with torch's _LinAlgError (fuzz seed 6002504), not NumPy's
+    "SVD did not converge"."""
+    def fn(m):
+        a = m.ones(3, 4)
+        a[0, 0] = float("nan")
+        return eval(f"m.{call}")
+    ours, theirs = outcome(fn, framework), outcome(fn, torch)
+    assert ours[:2] == theirs[:2]
+
+
+def test_svd_of_a_matrix_with_inf_returns_nan_singular_values_as_torch():
+    """An inf entry: torch's singular values are NaN (no error); NumPy's LAPACK call would never return."""
+    import numpy as np
+    for m in (framework, torch):
+        a = m.ones(2, 3, 4)
+        a[1, 0, 0] = float("inf")
+        s = np.asarray(m.linalg.svdvals(a).tolist())
+        assert np.isnan(s[1]).all() and np.isfinite(s[0]).all()
+        assert np.isnan(m.linalg.matrix_norm(a, "nuc")[1].item())

@@ -12,6 +12,25 @@ class LinAlgError(RuntimeError):
 LinAlgError.__name__ = LinAlgError.__qualname__ = "_LinAlgError"  # the class name torch's errors print
 
 
+def svd_arrays(a, full_matrices: bool = True):
+    """xp.linalg.svd(a) with torch's handling of non-finite entries, checked first (LAPACK's gesdd never returns
+    on an inf: NumPy's call hangs): a NaN anywhere is linalg.svd's error, which every op built on the SVD reports
+    (matrix_norm('nuc'), pinv, ...; fuzz seed 6002504); a matrix with an inf gets NaN factors (torch's singular
+    values are NaN there; its U and Vh are whatever LAPACK left)."""
+    xp = get_array_module(a)
+    with input_check():
+        finite = xp.isfinite(a).all(axis=(-2, -1)) if a.size else xp.asarray(True)
+        bad = not bool(finite.all())
+        if bad and bool(xp.isnan(a).any()):
+            raise LinAlgError("linalg.svd: The algorithm failed to converge because the input matrix contained "
+                              "non-finite values.")
+    if not bad:
+        return xp.linalg.svd(a, full_matrices=full_matrices)
+    u, s, vh = xp.linalg.svd(xp.where(finite[..., None, None], a, 0), full_matrices=full_matrices)
+    return tuple(xp.where(finite[..., None, None] if x.ndim == a.ndim else finite[..., None], x, xp.nan).astype(
+        x.dtype, copy=False) for x in (u, s, vh))
+
+
 def check_matrix(a, fn: str, square: bool = True, floating: bool = True) -> None:
     """(…, n, n) floating input, or torch's error for ``fn`` (the name it prints, e.g. 'linalg.inv')."""
     if a.ndim < 2:

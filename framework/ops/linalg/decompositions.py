@@ -7,7 +7,7 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from .._util import scalar_type_name
 from ..shape import cat, DiagEmbed
-from .checks import check_matrix, check_same_dtype, lapack_layout
+from .checks import check_matrix, check_same_dtype, lapack_layout, svd_arrays
 from .solve import LinalgSolve
 
 
@@ -145,7 +145,7 @@ class LinalgSvd(Function):
     def forward(ctx, a, full_matrices):
         check_matrix(a, "linalg.svd", square=False)
         xp = get_array_module(a)
-        u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
+        u, s, vh = svd_arrays(a, full_matrices)
         u, vh = lapack_layout(xp, u), lapack_layout(xp, vh)
         ctx.set_materialize_grads(False)  # svdvals: U and Vh get None, and repeated singular values stay finite
         ctx.save_for_backward(u, s, vh)
@@ -167,7 +167,7 @@ def pinv_array(a, atol, rtol):
     """A^+ from the SVD, singular values at or below max(atol, rtol * s_max) dropped (torch's defaults: atol 0,
     rtol eps * max(m, n))."""
     xp = get_array_module(a)
-    u, s, vh = xp.linalg.svd(a, full_matrices=False)
+    u, s, vh = svd_arrays(a, False)
     if rtol is None:
         rtol = 0.0 if atol is not None and atol > 0 else xp.finfo(a.dtype).eps * max(a.shape[-2:])
     smax = s[..., :1] if s.shape[-1] else s

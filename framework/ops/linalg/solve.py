@@ -13,7 +13,7 @@ from ...backend import get_array_module, input_check
 from ...tensor import Tensor
 from ..shape import cat
 from .checks import (batch_prefix, check_matrix, check_same_dtype, lapack_layout, LinAlgError, lu_zero_pivot,
-                     not_positive_definite, singular_error)
+                     not_positive_definite, singular_error, svd_arrays)
 
 
 def _all_finite(xp, a) -> bool:
@@ -71,7 +71,7 @@ class LinalgInv(Function):
 def _cofactor_array(a):
     """det(A) A^{-T}, well defined for a singular A too (its SVD: det(U)det(V) U diag(prod_{j!=i} s_j) V^T)."""
     xp = get_array_module(a)
-    u, s, vh = xp.linalg.svd(a)
+    u, s, vh = svd_arrays(a)
     n = s.shape[-1]
     others = xp.stack([xp.prod(xp.concatenate([s[..., :i], s[..., i + 1:]], axis=-1), axis=-1) for i in range(n)],
                       axis=-1)
