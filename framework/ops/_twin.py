@@ -14,7 +14,8 @@ def inplace_twin(cls: type, **attrs) -> type:
         out = cls.forward(ctx, a, *args)
         check_inplace_cast(out.dtype, a.dtype)  # atan2_ of an integer tensor: torch refuses the float result
         if ctx._to_save:
-            ctx._to_save = tuple(OriginalSelf(copy_preserving_layout(a)) if s is a else a if s is out else s for s in ctx._to_save)
+            ctx._to_save = tuple(OriginalSelf(copy_preserving_layout(a)) if s is a else a if s is out else s
+                                 for s in ctx._to_save)
         a[...] = out
         return a
 
