@@ -402,6 +402,15 @@ def restrided_alone(a: Array) -> bool:
     return sys.getrefcount(owner) <= 3  # the base link of a (or NumPy's DummyArray), this name, getrefcount's own
 
 
+def stealable(a: Array) -> bool:
+    """Whether a gradient's array may become a leaf's ``.grad`` itself, as torch's AccumulateGrad steals the tensor
+    it alone holds: writeable, and either a view (its memory shared as torch's views share theirs: a slice of cat's
+    or stack's gradient) or an array no other wrapper or view holds."""
+    if not getattr(getattr(a, "flags", None), "writeable", True):
+        return False  # (NumPy's broadcast views: torch's expand would be writeable, so it is copied instead)
+    return getattr(a, "base", None) is not None or sys.getrefcount(a) <= 3  # the Tensor's, this name, the call's
+
+
 def may_repeat_memory(a: Array) -> bool:
     """Whether two elements of ``a`` might share memory (an expand, or an overlapping as_strided): False only when
     its dims, sorted by stride, each step past all the memory the smaller ones span."""

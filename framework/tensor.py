@@ -348,6 +348,8 @@ class Tensor:
                     version = 0
                 elif sys.getrefcount(g) <= 3 and backend.obeys_layout_contract(g._array, self._array):
                     version, counter, like = 0, g._version_counter, g._array
+                    if slot is None and backend.stealable(g._array):
+                        slot = g._array  # stolen: the same memory (two slices of one stack gradient alias, as torch's)
                 else:
                     version = int(backend.is_non_overlapping_and_dense(self._array))
                 if slot is None:

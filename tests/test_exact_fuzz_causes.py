@@ -497,3 +497,53 @@ def test_svd_of_a_matrix_with_inf_returns_nan_singular_values_as_torch():
         s = np.asarray(m.linalg.svdvals(a).tolist())
         assert np.isnan(s[1]).all() and np.isfinite(s[0]).all()
         assert np.isnan(m.linalg.matrix_norm(a, "nuc")[1].item())
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_mse_loss_double_backward_versions_and_graph_as_torch(reduction):
+    """MseLossBackwardBackward0's input gradient is torch's mse_loss_double_backward: 2 * g, divided in place for
+    'mean' (DivBackward1, _version 1); the target's is that computed again and negated (fuzz seed 6305827: the leaf's
+    accumulated gradient ended one version short)."""
+    import numpy as np
+
+    def fn(m):
+        x = m.tensor(np.array([0.11, 0.5, -0.3]), dtype=m.float32, requires_grad=True)
+        t = m.tensor(np.array([0.2, 0.1, 0.3]), dtype=m.float32, requires_grad=True)
+        gx, gt = m.autograd.grad(m.nn.functional.mse_loss(x, t, reduction=reduction), [x, t], create_graph=True)
+        a, b = m.autograd.grad((gx * gx).sum() + gt.sum(), [x, t], create_graph=True)
+        one = m.tensor(np.array(0.11), dtype=m.float32, requires_grad=True)
+        (g,) = m.autograd.grad(m.nn.functional.mse_loss(one, one, reduction=reduction), [one], create_graph=True)
+        (h,) = m.autograd.grad(g.sum(), [one], retain_graph=True)
+        names = [a.grad_fn.name()] + [f.name() for f, _ in a.grad_fn.next_functions if f is not None]
+        return names, a.tolist(), b.tolist(), a._version, b._version, h._version
+    _same(fn)
+
+
+def test_stolen_gradients_share_memory_as_torchs():
+    """AccumulateGrad steals a gradient only the engine holds: the leaf's .grad is that memory, so two slices of one
+    stack gradient alias (a second backward adds into the shared element twice: fuzz seed 6205906), and a view of
+    the gradient a user passed aliases it; a gradient the user still holds is copied."""
+    import numpy as np
+
+    def fn(m):
+        out = []
+        t1 = m.tensor(np.array(0.09), dtype=m.float32, requires_grad=True)
+        t2 = m.tensor(np.array(-1.14), dtype=m.float32, requires_grad=True)
+        t3 = m.stack([t1, t2])
+        t3.sum().backward()
+        t3.sum().backward(retain_graph=True)
+        out += [t1.grad.item(), t2.grad.item(), t1.grad._version]
+        a, b = m.ones(2, requires_grad=True), m.ones(2, requires_grad=True)
+        m.stack([a, b]).sum().backward()
+        a.grad.zero_()
+        out += [a.grad.tolist(), b.grad.tolist()]
+        x, g = m.ones(2, 2, requires_grad=True), m.ones(4)
+        x.view(4).backward(g)
+        g.add_(1)
+        out.append(x.grad.tolist())
+        x, g = m.ones(4, requires_grad=True), m.ones(4)
+        x.clone().backward(g)
+        g.add_(1)
+        out.append(x.grad.tolist())
+        return out
+    _same(fn)

@@ -303,6 +303,8 @@ def _writable_alone(t) -> bool:
     a = t._array
     if t._version_counter is None or a.base is not None and not backend.restrided_alone(a):
         return False
+    if a.base is None and sys.getrefcount(a) > 3:  # t's, this name, getrefcount's: a view of it lives on (a leaf
+        return False  # stole a slice of it) or another tensor wraps it, so torch's storage has a second user
     flags = getattr(a, "flags", None)
     return backend.is_non_overlapping_and_dense(a) and getattr(flags, "writeable", True)
 

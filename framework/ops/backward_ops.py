@@ -11,6 +11,7 @@ from ..autograd.function import Function
 from ..backend import get_array_module
 from ..tensor import Tensor
 from ._layout import iterator_layout
+from ._twin import inplace_twin
 from .scalar_ops import AddScalar, DivScalar, MulScalar
 
 
@@ -226,10 +227,19 @@ class MseLossBackward(Function):
             gg = MseLossBackward.apply(grad, x, t, ctx.reduction)
             if tuple(gg.shape) != tuple(g.shape):  # g was broadcast (a reduced loss's 0-d grad): sum back
                 gg = gg.sum_to_size(*g.shape) if g.dim() else gg.sum()
-        if ctx.needs_input_grad[1] or ctx.needs_input_grad[2]:
-            double = MulScalar.apply(grad * g, 2)  # torch's mse_loss_double_backward
-            if ctx.reduction == 1:
-                double = DivScalar.apply(double, x.numel())
-            gx = double if ctx.needs_input_grad[1] else None
-            gt = -double if ctx.needs_input_grad[2] else None
+        if ctx.needs_input_grad[1]:
+            gx = _mse_loss_double_backward(grad * g, x.numel(), ctx.reduction)
+        if ctx.needs_input_grad[2]:  # torch computes it again, negated: its own graph, a fresh version counter
+            gt = -_mse_loss_double_backward(grad * g, x.numel(), ctx.reduction)
         return gg, gx, gt, None
+
+
+def _mse_loss_double_backward(gg: Tensor, numel: int, reduction: int) -> Tensor:
+    """torch's mse_loss_double_backward: 2 * gg, divided in place by numel for 'mean' (so its version is 1)."""
+    double = MulScalar.apply(gg, 2)
+    if reduction == 1:
+        double = _DivScalarInplace.apply(double, numel)  # C++'s div_(Scalar): DivBackward1, not Python's DivBackward0
+    return double
+
+
+_DivScalarInplace = inplace_twin(DivScalar)
