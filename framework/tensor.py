@@ -406,6 +406,9 @@ class Tensor:
         if self._orphan_hooks is not None:  # torch reads grad_fn only for the first hook: these never run
             self._orphan_hooks.append(hook)
             return RemovableHandle(self._orphan_hooks, hook)
+        if self._hooks is not None:  # the first hook found no grad_fn: later ones join it without reading grad_fn
+            self._hooks.append(hook)  # (which may raise by now: a no-grad view whose base was since modified)
+            return RemovableHandle(self._hooks, hook)
         try:
             fn = self.grad_fn
         except RuntimeError:  # a stale no-grad view: torch made its hook dict before grad_fn raised

@@ -218,6 +218,9 @@ OPS = [
            [(3, 4), (3, 4)]),
     OpCase("huber_loss", lambda m, a, b: m.nn.functional.huber_loss(a, b, delta=0.7), [(3, 4), (3, 4)]),
     OpCase("huber_loss_none", lambda m, a, b: m.nn.functional.huber_loss(a, b, reduction="none"), [(5,), (5,)]),
+    OpCase("mse_loss", lambda m, a, b: m.nn.functional.mse_loss(a, b), [(3, 4), (3, 4)]),
+    OpCase("mse_loss_sum", lambda m, a, b: m.nn.functional.mse_loss(a, b, reduction="sum"), [(2, 3, 4), (2, 3, 4)]),
+    OpCase("mse_loss_none", lambda m, a, b: m.nn.functional.mse_loss(a, b, reduction="none"), [(3, 4), (3, 4)]),
     OpCase("chain", lambda m, a, b: ((a * b).exp() + a.sin()).sum(dim=0), [(3, 2), (3, 2)]),
 ]
 

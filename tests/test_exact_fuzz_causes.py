@@ -547,3 +547,73 @@ def test_stolen_gradients_share_memory_as_torchs():
         out.append(x.grad.tolist())
         return out
     _same(fn)
+
+
+def test_second_hook_on_a_no_grad_view_does_not_read_grad_fn():
+    """torch reads grad_fn only for a tensor's first hook: a second one on a no-grad view whose base was since
+    modified in place is accepted, where reading grad_fn would raise (fuzz seed 6409745)."""
+    import numpy as np
+
+    def fn(m):
+        t0 = m.tensor(np.array([-0.17]), dtype=m.float64, requires_grad=True)
+        t1 = t0 + t0
+        with m.no_grad():
+            t2 = t1[-1]
+        t2.register_hook(lambda g: None)
+        t1.permute(0).relu_()
+        t2.register_hook(lambda g: None)
+        return t2.requires_grad
+    _same(fn)
+
+
+def test_mse_loss_gradient_is_contiguous_whatever_the_input_layout():
+    """torch's mse_loss_backward writes into a contiguous zeros_like(input): after transpose_, the leaf's gradient
+    comes back transposed and AccumulateGrad copies it (_version 1; fuzz seed 6508966)."""
+    import numpy as np
+
+    def fn(m):
+        t4 = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float32, requires_grad=True)
+        t5 = (t4 * 1).transpose_(0, 2)
+        seen = []
+        t5.register_hook(lambda g: seen.append(g.stride()))
+        m.nn.functional.mse_loss(t5, t5 * 0.5).sum().backward()
+        return seen, t4.grad.stride(), t4.grad._version, t4.grad.tolist()
+    _same(fn)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "bfloat16", "float16"])
+def test_polygamma_bit_for_bit_as_torch(dtype):
+    """polygamma(n >= 2) is torch's (-1)^(n+1) exp(lgamma(n+1)) zeta(n+1, x): its factorial is the C library's
+    (a few ulps from n!), and in the half dtypes zeta is rounded to them before the product (fuzz seed 6406977:
+    a remainder turned bfloat16's last-bit difference into 1.06)."""
+    import numpy as np
+    if dtype != "float64" and str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16; its float16 polygamma is not torch's CPU kernel")
+
+    def fn(m):
+        x = m.tensor(np.linspace(0.3, 5, 40), dtype=getattr(m, dtype))
+        return [x.polygamma(n).double().tolist() for n in (2, 3, 4, 5, 6)]
+    _same(fn)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_soft_margin_loss_double_backward_graph_as_torch(reduction):
+    """soft_margin_loss's gradient under create_graph is torch's SoftMarginLossBackwardBackward0 (edges: grad_output
+    and self; the target has none, as on SoftMarginLossBackward0), and its own backward follows torch's formulas
+    node for node (fuzz seed 6408981)."""
+    import numpy as np
+
+    def names(fn):
+        if fn is None:
+            return None
+        return [fn.name(), [names(f) for f, _ in fn.next_functions]]
+
+    def fn(m):
+        x = m.tensor(np.array([[0.97, 1.81, 0.12], [1.05, -0.5, -1.7]]), dtype=m.float32, requires_grad=True)
+        t = m.tensor(np.array([1.0, -1.0, -1.0]), dtype=m.float32).expand(2, 3)
+        loss = m.nn.functional.soft_margin_loss(x, t, reduction=reduction)
+        (gx,) = m.autograd.grad(loss.sum(), [x], create_graph=True)
+        (a,) = m.autograd.grad((gx * gx).sum(), [x], create_graph=True)
+        return (len(loss.grad_fn.next_functions), names(gx.grad_fn), names(a.grad_fn),
+                np.round(np.asarray(gx.tolist()), 6).tolist(), np.round(np.asarray(a.tolist()), 6).tolist())
+    _same(fn)

@@ -16,7 +16,7 @@ from ..backend import get_array_module
 from ..tensor import Tensor
 
 
-def _widen_one(a):
+def widen_half(a):
     """A float32 copy of the bfloat16 array ``a`` that repeats its elements where ``a`` does (an expand's stride-0
     dims): NumPy's astype lays a stride-0 dim innermost (a column-major copy of ``x.expand(3, 4)``), so the op's
     result would come out column-major where the float32 op's, as torch's, is row-major."""
@@ -40,7 +40,7 @@ def _widen(arrays, bf16=dtypes.BFLOAT16_NP) -> tuple:
     back, wide = {}, []
     for a in arrays:
         if getattr(a, "dtype", None) == bf16:
-            w = _widen_one(a)
+            w = widen_half(a)
             back[id(w)] = a
             a = w
         wide.append(a)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..autograd.function import Function
-from ..backend import get_array_module
+from ..backend import errstate, get_array_module, row_major
 from ..tensor import Tensor
 from ._layout import iterator_layout
 from ._twin import inplace_twin
@@ -217,7 +217,7 @@ class MseLossBackward(Function):
         ctx.save_for_backward(g, x, t)
         ctx.reduction = reduction
         scale = 2.0 / x.size if reduction == 1 and x.size else 2.0  # (an empty x: an empty result, any scale)
-        return ((x - t) * (g * scale)).astype(x.dtype, copy=False)
+        return row_major(((x - t) * (g * scale)).astype(x.dtype, copy=False))  # torch's: contiguous
 
     @staticmethod
     def backward(ctx, grad):
@@ -232,6 +232,54 @@ class MseLossBackward(Function):
         if ctx.needs_input_grad[2]:  # torch computes it again, negated: its own graph, a fresh version counter
             gt = -_mse_loss_double_backward(grad * g, x.numel(), ctx.reduction)
         return gg, gx, gt, None
+
+
+def soft_margin_grad(g, x, t, reduction: str):
+    """torch's soft_margin_loss_backward on arrays, step by step in its order (each rounded in x's dtype)."""
+    xp = get_array_module(x)
+    with errstate(xp, over="ignore", invalid="ignore"):
+        z = xp.exp(-t * x)
+        out = t * z  # torch's mul_out(grad_input, target, z).mul_(-norm), then div_(z.add_(1)).mul_(g)
+        out *= x.dtype.type(-1.0 / x.size if reduction == "mean" and x.size else -1.0)
+        z += 1
+        out /= z
+        out *= g
+    return out
+
+
+class SoftMarginLossBackward(Function):
+    """out = -norm t z / (z + 1) * g with z = exp(-t x), norm 1/numel for 'mean' (torch's
+    soft_margin_loss_backward, its steps rounded in x's dtype in its order). Saves g, x, t.
+
+    Its own backward is torch's: the op again for g, soft_margin_loss_double_backward(grad * g) for x; the target
+    is not differentiable (soft_margin_loss refuses one that requires grad).
+    """
+
+    node_name, array_forward = "SoftMarginLossBackwardBackward0", True
+    index_args = (2,)  # the target: no edge, as torch's
+
+    @staticmethod
+    def forward(ctx, g, x, t, reduction):
+        ctx.save_for_backward(g, x, t)
+        ctx.reduction = reduction
+        return soft_margin_grad(g, x, t, reduction)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x, t = ctx.saved_tensors
+        gg = gx = None
+        if ctx.needs_input_grad[0]:  # torch's soft_margin_loss_double_backward_grad_output
+            if ctx.reduction == "none":
+                gg = SoftMarginLossBackward.apply(grad, x, t, ctx.reduction)
+            else:
+                gg = (SoftMarginLossBackward.apply(g.new_ones(g.shape), x, t, ctx.reduction) * grad).sum()
+        if ctx.needs_input_grad[1]:  # torch's soft_margin_loss_double_backward(grad * g, x, t)
+            z = (x * -t).exp()
+            zplus1 = AddScalar.apply(z, 1)  # C++'s z + 1: the Scalar overload, AddBackward1
+            gx = grad * g * (t * t) * z / (zplus1 * zplus1)
+            if ctx.reduction == "mean":
+                gx = _DivScalarInplace.apply(gx, x.numel())
+        return gg, gx, None, None
 
 
 def _mse_loss_double_backward(gg: Tensor, numel: int, reduction: int) -> Tensor:

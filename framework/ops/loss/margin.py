@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...autograd.broadcast import sum_to
+from ...autograd.broadcast import sum_to, sum_to_array
 from ...autograd.function import Function
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
 from .._layout import contiguous_result
+from ..backward_ops import SoftMarginLossBackward, soft_margin_grad
 
 
 def _reduce_arrays(xp, loss, reduction):
@@ -56,6 +57,7 @@ class SoftMarginLoss(Function):
     """loss = log(1 + e**(-y x)), reduced. Saves x and y."""
 
     node_name, array_forward = "SoftMarginLossBackward0", True
+    index_args = (1,)  # the target: not differentiable in torch, so no edge
 
     @staticmethod
     def forward(ctx, x, y, reduction):
@@ -67,18 +69,17 @@ class SoftMarginLoss(Function):
         return _reduce_arrays(xp, loss, reduction)
 
     @staticmethod
-    def backward(ctx, grad):
-        x, y = ctx.saved_tensors
-        z = (-y * x).exp()
-        d = -y * z / (1 + z)  # torch's soft_margin_loss_backward
-        if ctx.reduction == "mean":
-            d = d / d.numel()
-        gx = sum_to(grad * d, tuple(x.shape)) if ctx.needs_input_grad[0] else None
-        gy = None
-        if ctx.needs_input_grad[1]:
-            dy = -x * z / (1 + z)
-            gy = sum_to(grad * (dy / dy.numel() if ctx.reduction == "mean" else dy), tuple(y.shape))
-        return gx, gy, None
+    def backward(ctx, grad):  # (the target never requires grad: soft_margin_loss refuses one, as torch)
+        x, y = ctx.saved_tensors  # torch's soft_margin_loss_backward; under create_graph its own node
+        return sum_to(SoftMarginLossBackward.apply(grad, x, y, ctx.reduction), tuple(x.shape)), None, None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        x, y = ctx.saved_arrays
+        out = soft_margin_grad(g, x, y, ctx.reduction)
+        if out.shape != x.shape:  # a target broadcast against x: the engine's sum_to, as torch's validate_outputs
+            out = sum_to_array(out, tuple(x.shape))
+        return out, None, None
 
 
 class MultiMarginLoss(Function):

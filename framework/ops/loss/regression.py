@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.broadcast import sum_to
 from ...autograd.engine import output_needed
 from ...autograd.function import Function
-from ...backend import get_array_module
+from ...backend import get_array_module, row_major
 from ...tensor import Tensor
 from .._layout import contiguous_result, elementwise_layout
 from ..backward_ops import MseLossBackward
@@ -197,8 +197,9 @@ class MseLoss(Function):
         x, t = ctx.saved_arrays
         t = _target_as(t, x)
         scale = 2.0 / max(x.size, 1) if ctx.reduction == 1 else 2.0  # (an empty x: any scale, the gradient is empty)
-        gx = ((x - t) * (g * scale)).astype(x.dtype, copy=False)
-        gt = ((t - x) * (g * scale)).astype(x.dtype, copy=False) if ctx.needs_input_grad[1] else None
+        # torch's mse_loss_backward writes into zeros_like(input, contiguous): C order whatever x's layout
+        gx = row_major(((x - t) * (g * scale)).astype(x.dtype, copy=False))
+        gt = row_major(((t - x) * (g * scale)).astype(x.dtype, copy=False)) if ctx.needs_input_grad[1] else None
         return (gx if ctx.needs_input_grad[0] else None), gt, None
 
 

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from ...autograd.bfloat16 import half_dtype, widen_half
 from ...autograd.function import Function
 from ... import backend, dtypes
 from ...backend import errstate, get_array_module
@@ -100,15 +101,19 @@ class Digamma(_Elementwise):
     d = staticmethod(lambda grad, a: grad * Polygamma.apply(a, 1))  # torch: grad * polygamma(1, self)
 
 
-def _polygamma(xp, a, n: int):
+def _polygamma(xp, a, n: int, half=None):
     """torch's polygamma: digamma for n = 0, trigamma for 1, else (-1)^(n+1) n! zeta(n+1, a) (the Hurwitz zeta
-    is Cephes's algorithm in torch and in SciPy)."""
+    is Cephes's algorithm in torch and in SciPy). torch's n! is the C library's exp(lgamma(n + 1)), in float below
+    float64; for a ``half`` dtype (a float32 here) its zeta is rounded to that dtype before the product."""
     if n == 0:
         return _digamma(xp, a)
     if n == 1:
         return _trigamma(xp, a)
     out = backend.special("zeta", xp.full((), n + 1, dtype=a.dtype), a)
-    out *= (-1.0) ** (n + 1) * math.factorial(n)
+    if half is not None:
+        out = out.astype(half).astype(a.dtype)
+    factorial = backend.c_exp_lgamma(n + 1.0, single=a.dtype != np.float64)
+    out *= a.dtype.type((1.0 if n % 2 else -1.0) * factorial)
     return xp.where(a == xp.inf, xp.asarray(xp.nan, dtype=out.dtype), out)  # torch's zeta at +inf (see below)
 
 
@@ -116,15 +121,20 @@ class Polygamma(Function):
     """out = the n-th derivative of digamma at a. Saves a."""
 
     node_name, array_forward = "PolygammaBackward0", True
+    half_in_steps = ("float16", "bfloat16")  # forward widens them itself: torch rounds zeta first (n >= 2)
 
     @staticmethod
     def forward(ctx, a, n):
         ctx.n = n
         ctx.save_for_backward(a)
         a = _float(a)
+        half = half_dtype(a)
+        if half is not None:
+            a = widen_half(a)
         xp = get_array_module(a)
         with errstate(xp, divide="ignore", invalid="ignore", over="ignore"):
-            return _polygamma(xp, a, n)
+            out = _polygamma(xp, a, n, half)
+        return out if half is None else out.astype(half)
 
     @staticmethod
     def backward(ctx, grad):
