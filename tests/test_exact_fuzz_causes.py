@@ -617,3 +617,30 @@ def test_soft_margin_loss_double_backward_graph_as_torch(reduction):
         return (len(loss.grad_fn.next_functions), names(gx.grad_fn), names(a.grad_fn),
                 np.round(np.asarray(gx.tolist()), 6).tolist(), np.round(np.asarray(a.tolist()), 6).tolist())
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["poisson_nll_loss(x, t)", "poisson_nll_loss(x, t, log_input=False, full=True)",
+                                  "multilabel_soft_margin_loss(x, (t > 1).to(x.dtype))", "logsigmoid(x)",
+                                  "pairwise_distance(x, t)", "triplet_margin_loss(x, t, t.flip(0), swap=True)",
+                                  "triplet_margin_with_distance_loss(x, t, t.flip(0), margin=2.0)"])
+def test_loss_graphs_and_double_backward_graphs_as_torch(call):
+    """The losses' graphs are torch's node for node, first and second order: poisson_nll_loss builds C++'s right
+    operand first (so the exp branch's gradient arrives first) and its Scalar adds; logsigmoid's gradient is
+    LogSigmoidBackwardBackward0; pairwise_distance is at::norm (NormBackward1) of a Scalar add; triplet_margin_loss
+    ends in ClampMinBackward0."""
+    import numpy as np
+
+    def names(fn):
+        return None if fn is None else [fn.name(), [names(f) for f, _ in fn.next_functions]]
+
+    def fn(m):
+        F = m.nn.functional  # noqa: F841 (the call's)
+        x = m.tensor(np.array([[0.97, 1.81, 0.12], [1.05, 0.5, 1.7]]), dtype=m.float64, requires_grad=True)
+        t = m.tensor(np.array([[0.2, 3.0, 1.0], [1.5, 0.4, 2.2]]), dtype=m.float64, requires_grad=True)
+        out = eval(f"F.{call}")
+        gx, gt = m.autograd.grad(out.sum(), [x, t], create_graph=True, allow_unused=True)
+        grads = [g for g in (gx, gt) if g is not None]
+        second = m.autograd.grad(sum((g * g).sum() for g in grads), [x], allow_unused=True)
+        return (names(out.grad_fn), [names(g.grad_fn) for g in grads],
+                [None if s is None else np.round(np.asarray(s.tolist()), 10).tolist() for s in second])
+    _same(fn)

@@ -71,6 +71,7 @@ SAVED_NAMES: dict[str, tuple] = {
     'ops.linalg.lu_decomposition.LinalgLu': ('P', 'L', 'U'),
     'ops.linalg.lu_decomposition.LinalgLuFactorEx': ('LU', 'pivots'),
     'ops.linalg.lu_decomposition.LinalgLuSolve': ('LU', 'pivots', 'result'),
+    'ops.linalg.norms.AtenNorm': ('self', 'result'),
     'ops.linalg.norms.Cdist': ('x1', 'x2', 'result'),
     'ops.linalg.norms.Dist': ('other', 'self', 'result'),
     'ops.linalg.norms.Renorm': ('self',),

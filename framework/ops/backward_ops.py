@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..autograd.bfloat16 import half_dtype, widen_half
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module, row_major
 from ..tensor import Tensor
 from ._layout import iterator_layout
 from ._twin import inplace_twin
-from .scalar_ops import AddScalar, DivScalar, MulScalar
+from .scalar_ops import AddScalar, DivScalar, MulScalar, SubScalar
 
 
 class SigmoidBackward(Function):
@@ -32,6 +33,52 @@ class SigmoidBackward(Function):
         # -2 * y + 1 in C++: the Scalar overloads (MulBackward1, AddBackward1)
         gy = grad * g * AddScalar.apply(MulScalar.apply(y, -2), 1) if ctx.needs_input_grad[1] else None
         return gg, gy
+
+
+class LogSigmoidBackward(Function):
+    """out = (d - s * z / (1 + z)) * g with z = exp(-|x|), d, s = (1, 1) where x < 0 else (0, -1) (torch's
+    log_sigmoid_backward). Saves g and x.
+
+    Its own backward is torch's: the op again for g, log_sigmoid_double_backward(grad * g, x) = grad * g *
+    (sigmoid(x) - 1) * sigmoid(x) for x.
+    """
+
+    node_name, array_forward = "LogSigmoidBackwardBackward0", True
+    half_in_steps = ("float16", "bfloat16")  # log_sigmoid_grad widens them itself (its buffer is rounded first)
+
+    @staticmethod
+    def forward(ctx, g, x):
+        ctx.save_for_backward(g, x)
+        return log_sigmoid_grad(g, x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x = ctx.saved_tensors
+        gg = LogSigmoidBackward.apply(grad, x) if ctx.needs_input_grad[0] else None
+        gx = None
+        if ctx.needs_input_grad[1]:
+            z = x.sigmoid()
+            gx = grad * g * SubScalar.apply(z, 1) * z  # C++'s z - 1: the Scalar overload, SubBackward1
+        return gg, gx
+
+
+def log_sigmoid_grad(g, x):
+    """torch's log_sigmoid_backward on arrays, in its order (z = exp(-|x|), the forward's buffer). A half dtype
+    is computed in float32 from its buffer in that dtype, and rounded once."""
+    xp = get_array_module(x)
+    half = half_dtype(x)
+    if half is not None:
+        x, g = widen_half(x), widen_half(g) if half_dtype(g) is not None else g
+    negative = x < 0
+    z = xp.exp(-xp.abs(x))
+    if half is not None:
+        z = z.astype(half).astype(x.dtype)  # the buffer torch's forward stored
+    out = z / (1 + z)
+    out = xp.where(negative, 1 - out, out)  # max_deriv - sign * out: 1 - out below 0, 0 + out above
+    out = out.astype(x.dtype, copy=False) * g
+    if half is not None:
+        out = out.astype(half)
+    return iterator_layout(out, (g, x))  # torch's TensorIterator takes grad_output's layout first
 
 
 class TanhBackward(Function):

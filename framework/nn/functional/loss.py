@@ -239,10 +239,18 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     broadcast_shapes_checked(tuple(target.shape), tuple(input.shape))
-    loss = ops.exp(input) - target * input if log_input else input - target * ops.log(input + eps)
+    # torch's C++ computes an operator's right operand first (its node is the older one, so in backward the left
+    # operand's gradient arrives first); C++'s Scalar products are the Scalar overloads (MulBackward1)
+    if log_input:
+        product = target * input
+        loss = ops.exp(input) - product
+    else:
+        shifted = _scalar.AddScalar.apply(input, eps) if input.is_floating_point() else input + eps  # (promotes)
+        loss = input - target * ops.log(shifted)
     if full:
-        stirling = target * ops.log(target) - target + 0.5 * ops.log(2 * math.pi * target)
-        loss = loss + stirling.masked_fill(target <= 1, 0)
+        right = _scalar.MulScalar.apply(ops.log(_scalar.MulScalar.apply(target, 2 * math.pi)), 0.5)
+        stirling = target * ops.log(target) - target + right
+        loss += stirling.masked_fill(target <= 1, 0)  # in place, as torch's
     return _reduce(loss, reduction)
 
 
@@ -388,4 +396,5 @@ def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, marg
     d_neg = pairwise_distance(anchor, negative, p, eps)
     if swap:
         d_neg = ops.minimum(d_neg, pairwise_distance(positive, negative, p, eps))
-    return _reduce((margin + d_pos - d_neg).clamp(min=0), reduction)
+    # torch's C++: at::clamp_min(margin + dist_pos - dist_neg, 0), its Scalar add (AddBackward1)
+    return _reduce(ops.clamp_min(_scalar.AddScalar.apply(d_pos, margin) - d_neg, 0), reduction)

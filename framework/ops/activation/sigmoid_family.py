@@ -9,7 +9,7 @@ from ...backend import errstate as _errstate, get_array_module
 from ...tensor import Tensor
 from ..pointwise.unary import _sigmoid
 from ..pointwise.unary_inplace import _inplace
-from ..backward_ops import masked_grad, SigmoidBackward
+from ..backward_ops import LogSigmoidBackward, log_sigmoid_grad, masked_grad, SigmoidBackward
 from ..pointwise import Sigmoid
 from ..scalar_ops import MulScalar
 from .._layout import iterator_layout
@@ -123,9 +123,14 @@ class LogSigmoid(Function):
             return (xp.minimum(0, a) - xp.log1p(xp.exp(-xp.abs(a)))).astype(a.dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # under create_graph: torch's LogSigmoidBackwardBackward0
         (a,) = ctx.saved_tensors
-        return grad * Sigmoid.apply(-a)
+        return LogSigmoidBackward.apply(grad, a)
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (a,) = ctx.saved_arrays
+        return (log_sigmoid_grad(g, a),)
 
 
 HardsigmoidInplace = _inplace(Hardsigmoid, "HardsigmoidInplace", save_input_copy=True)
