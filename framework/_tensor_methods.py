@@ -33,7 +33,7 @@ from .autograd import backward as _autograd_backward
 from .ops import conversion
 from .tensor import Size, Tensor
 from . import accelerator
-from .ops._layout import dim_order
+from .memory_layout import dim_order
 
 
 # ---- the core surface: conversion, backward, operators, in-place arithmetic, indexing -----------------

@@ -644,3 +644,44 @@ def test_loss_graphs_and_double_backward_graphs_as_torch(call):
         return (names(out.grad_fn), [names(g.grad_fn) for g in grads],
                 [None if s is None else np.round(np.asarray(s.tolist()), 10).tolist() for s in second])
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["huber_loss(x, t, delta=0.7)", "smooth_l1_loss(x, t, beta=0.5)",
+                                  "smooth_l1_loss(x, t, beta=0.5, reduction='sum')", "huber_loss(x, t[0])"])
+def test_threshold_loss_double_backward_versions_as_torch(call):
+    """huber/smooth_l1's double backward divides the input's term in place for 'mean' (DivBackward1, _version 1),
+    and computes the target's again, negated (fuzz seed 6800163: the target leaf's gradient was one version
+    short)."""
+    import numpy as np
+
+    def fn(m):
+        F = m.nn.functional  # noqa: F841 (the call's)
+        x = m.tensor(np.array([[0.29, 0.67, -1.35, -0.2], [0.6, 0.13, 0.71, -0.66]]), dtype=m.float32,
+                     requires_grad=True)
+        t = m.tensor(np.array([[-0.27, -0.72, -0.19, -0.5], [-1.56, -0.75, 0.15, -0.93]]), dtype=m.float32,
+                     requires_grad=True)
+        gt, gx = m.autograd.grad(eval(f"F.{call}").sum(), [t, x], create_graph=True)
+        gt.backward(m.ones_like(gt), retain_graph=True)
+        gx.backward(m.ones_like(gx) * 2)
+        return [gx.grad_fn.name(), gt.grad_fn.name(), x.grad._version, t.grad._version,
+                np.round(np.asarray(x.grad.tolist()), 6).tolist(), np.round(np.asarray(t.grad.tolist()), 6).tolist()]
+    _same(fn)
+
+
+def test_gradients_summed_out_of_place_take_the_first_ones_layout():
+    """Two gradients of one tensor summed out of place are laid out as torch's TensorIterator lays out prev + g
+    (the first arrival's order), so the leaf's .grad is a copy (_version 1) when that order is not the leaf's
+    (fuzz seed 6904487)."""
+    import numpy as np
+
+    def fn(m):
+        t2 = m.tensor(np.arange(24.0).reshape(2, 3, 4) / 7 - 1, dtype=m.float32, requires_grad=True)
+        t3 = t2.rot90(3, [2, 0])
+        t4 = t2.swapdims(0, 1)
+        t5 = m.where(t3 > 0, t3, 0.0)
+        t5.sub_(m.nn.functional.smooth_l1_loss(t4, m.ones(3, 2, 4, dtype=m.int64)))  # t4's branch runs first
+        seen = []
+        t2.register_hook(lambda g: seen.append(g.stride()))
+        (t5 * t5).sum().backward()
+        return seen, t2.grad.stride(), t2.grad._version
+    _same(fn)

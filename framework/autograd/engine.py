@@ -19,6 +19,7 @@ from typing import Sequence
 from .. import backend, diagnostics, dtypes
 from .anomaly import is_anomaly_enabled
 from .grad_mode import set_grad_enabled
+from ..memory_layout import iterator_layout
 from ..tensor import Tensor
 from .node import AccumulateGrad
 
@@ -291,7 +292,8 @@ def _accumulate(prev, g, outs: list):
         prev._array += g._array
         prev._version_counter.bump("AccumulateGrad")
         return prev
-    total = prev._array + g._array
+    # laid out as torch's prev + g (TensorIterator: prev's layout decides first; NumPy's would pick C order)
+    total = iterator_layout(prev._array + g._array, (prev._array, g._array))
     # numpy's 0-d arithmetic returns a scalar: keep an array (writeable, as torch's gradients)
     return Tensor._make(total if total.ndim else backend.as_array(total))
 

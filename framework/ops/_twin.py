@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..autograd.function import OriginalSelf
-from ._layout import copy_preserving_layout
+from ..memory_layout import copy_preserving_layout
 from ._util import check_inplace_cast
 
 

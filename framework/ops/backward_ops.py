@@ -11,9 +11,8 @@ from ..autograd.bfloat16 import half_dtype, widen_half
 from ..autograd.function import Function
 from ..backend import errstate, get_array_module, row_major
 from ..tensor import Tensor
-from ._layout import iterator_layout
-from ._twin import inplace_twin
-from .scalar_ops import AddScalar, DivScalar, MulScalar, SubScalar
+from ..memory_layout import iterator_layout
+from .scalar_ops import AddScalar, DivScalarInplace, MulScalar, SubScalar
 
 
 class SigmoidBackward(Function):
@@ -325,7 +324,7 @@ class SoftMarginLossBackward(Function):
             zplus1 = AddScalar.apply(z, 1)  # C++'s z + 1: the Scalar overload, AddBackward1
             gx = grad * g * (t * t) * z / (zplus1 * zplus1)
             if ctx.reduction == "mean":
-                gx = _DivScalarInplace.apply(gx, x.numel())
+                gx = DivScalarInplace.apply(gx, x.numel())
         return gg, gx, None, None
 
 
@@ -333,8 +332,5 @@ def _mse_loss_double_backward(gg: Tensor, numel: int, reduction: int) -> Tensor:
     """torch's mse_loss_double_backward: 2 * gg, divided in place by numel for 'mean' (so its version is 1)."""
     double = MulScalar.apply(gg, 2)
     if reduction == 1:
-        double = _DivScalarInplace.apply(double, numel)  # C++'s div_(Scalar): DivBackward1, not Python's DivBackward0
+        double = DivScalarInplace.apply(double, numel)  # C++'s div_(Scalar): DivBackward1, not Python's DivBackward0
     return double
-
-
-_DivScalarInplace = inplace_twin(DivScalar)

@@ -6,7 +6,7 @@ from ..autograd.grad_mode import no_grad
 from .. import backend, dtypes
 from ..backend import get_array_module
 from ..tensor import Tensor
-from ._layout import (check_format_rank, copy_in_order, copy_preserving_layout, format_order, is_contiguous_as,
+from ..memory_layout import (check_format_rank, copy_in_order, copy_preserving_layout, format_order, is_contiguous_as,
                       suggest_memory_format)
 from ._util import grad_for, inplace_shape
 

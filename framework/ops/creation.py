@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import creation, dtypes
 from ..tensor import Tensor
-from ._layout import check_format_rank, format_order, inverse_order, keep_size1_strides, preserve_format_order
+from ..memory_layout import check_format_rank, format_order, inverse_order, keep_size1_strides, preserve_format_order
 
 
 def _laid_out(make, shape: tuple, order: tuple, requires_grad: bool, like: Tensor | None = None, **kwargs) -> Tensor:

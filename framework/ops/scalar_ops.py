@@ -6,6 +6,7 @@ the Scalar overloads, whose nodes are MulBackward1/DivBackward1 with one edge. T
 from __future__ import annotations
 
 from ..autograd.function import Function
+from ._twin import inplace_twin
 
 
 class MulScalar(Function):
@@ -49,6 +50,10 @@ class DivScalar(Function):
     @staticmethod
     def backward_arrays(ctx, g):
         return g / ctx.c, None
+
+
+# C++'s in-place ``t /= n`` on a Tensor with a Scalar (DivBackward1, version + 1): the losses' double backwards
+DivScalarInplace = inplace_twin(DivScalar)
 
 
 class AddScalar(Function):

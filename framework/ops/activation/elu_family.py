@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import errstate as _errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout
+from ...memory_layout import iterator_layout
 from .._util import scalar_type_name
 from ..scalar_ops import MulScalar
 from .relu_family import _mask

@@ -9,7 +9,7 @@ from ...backend import get_array_module
 from ...tensor import Tensor
 from ..pointwise.unary import _sigmoid_torch
 from ..pointwise.unary_inplace import _inplace
-from .._layout import iterator_layout
+from ...memory_layout import iterator_layout
 from .._util import refuse_integer_kernel, wrap_dim
 from ..pointwise import Sigmoid, Tanh, tanh as _ops_tanh, where_op
 from ..scalar_ops import AddScalar, MulScalar

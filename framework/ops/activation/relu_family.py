@@ -11,7 +11,7 @@ from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import masked_grad, RreluWithNoiseBackward, ThresholdBackward
 from ..pointwise import where_op
-from .._layout import elementwise_layout
+from ...memory_layout import elementwise_layout
 from .._util import formula_zeros, refuse_integer_kernel, scalar_type_name
 
 

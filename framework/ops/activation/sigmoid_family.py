@@ -12,7 +12,7 @@ from ..pointwise.unary_inplace import _inplace
 from ..backward_ops import LogSigmoidBackward, log_sigmoid_grad, masked_grad, SigmoidBackward
 from ..pointwise import Sigmoid
 from ..scalar_ops import MulScalar
-from .._layout import iterator_layout
+from ...memory_layout import iterator_layout
 from .._util import refuse_integer_kernel
 from .relu_family import _mask
 

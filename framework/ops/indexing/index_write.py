@@ -13,7 +13,7 @@ from ...autograd.function import Function
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import copy_preserving_layout
+from ...memory_layout import copy_preserving_layout
 from .._twin import inplace_twin
 from .._util import scalar_type_name, wrap_dim
 from ..pointwise import masked_fill, where

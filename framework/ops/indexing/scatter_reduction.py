@@ -15,7 +15,7 @@ from ...autograd.function import Function
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout
+from ...memory_layout import iterator_layout
 from .._twin import inplace_twin
 from .._util import scalar_type_name, wrap_dim
 from ..pointwise import where

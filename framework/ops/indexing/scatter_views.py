@@ -8,7 +8,7 @@ from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
 from ..shape.diagonals import _check_diagonal_dims, _set_diagonal
-from .._layout import copy_preserving_layout
+from ...memory_layout import copy_preserving_layout
 from .._util import wrap_dim
 from ..shape import Diagonal
 from .subscript import Select, Slice

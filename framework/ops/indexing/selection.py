@@ -9,7 +9,7 @@ from ... import backend, dtypes
 from ...backend import get_array_module
 from ...creation import as_tensor
 from ...tensor import Tensor
-from .._layout import copy_in_order, copy_preserving_layout, preserve_format_order
+from ...memory_layout import copy_in_order, copy_preserving_layout, preserve_format_order
 from .._util import broadcast_shapes_checked, grad_for, scalar_type_name, wrap_dim
 from .gather_scatter import index_select
 

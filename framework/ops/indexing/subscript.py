@@ -10,7 +10,7 @@ from ...autograd.function import Function
 from ... import backend, diagnostics
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import copy_preserving_layout
+from ...memory_layout import copy_preserving_layout
 from .._util import grad_for, scalar_type_name
 from ..conversion import FillTensor
 from ..shape import Alias, cat, stack, Unsqueeze

@@ -13,7 +13,7 @@ from ...backend import errstate, get_array_module
 from ...settings import warn_once
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from .._util import normalize_dims, refuse_half_kernel, scalar_type_name, wrap_dim
 from ..pointwise import where_op
 from .checks import check_floating, check_same_dtype

@@ -7,7 +7,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import is_grad_enabled
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import elementwise_layout
+from ...memory_layout import elementwise_layout
 from .._util import scalar_type_name
 from ..scalar_ops import AddScalar, DivScalar
 

@@ -11,7 +11,7 @@ from ...autograd.broadcast import sum_to, sum_to_array
 from ...autograd.function import Function
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from ..backward_ops import SoftMarginLossBackward, soft_margin_grad
 
 

@@ -8,9 +8,9 @@ from ...autograd.engine import output_needed
 from ...autograd.function import Function
 from ...backend import get_array_module, row_major
 from ...tensor import Tensor
-from .._layout import contiguous_result, elementwise_layout
+from ...memory_layout import contiguous_result, elementwise_layout
 from ..backward_ops import MseLossBackward
-from ..scalar_ops import DivScalar
+from ..scalar_ops import DivScalar, DivScalarInplace
 from .bce import _reduced, _REDUCTIONS
 
 
@@ -97,17 +97,22 @@ class _ThresholdLossBackward(Function):
         gg = gx = gt = None
         if needs[0]:  # linear in g: the same op on grad, summed to g's shape for a reduced loss
             gg = sum_to(cls.apply(grad, x, t, ctx.reduction, ctx.beta), tuple(g.shape))
-        if needs[1] or needs[2]:  # torch's *_loss_double_backward: the curvature inside the quadratic part
-            curve = cls._curvature(x, t, ctx.beta)
-            second = None if curve is None else cls._per_beta(grad * g * curve, ctx.beta)
-            if second is not None and ctx.reduction == "mean":  # torch's grad_input /= numel: a Scalar division
-                second = DivScalar.apply(second, second.numel())
-            if second is None:
-                second = Tensor._make(get_array_module(grad._array).zeros(
-                    np.broadcast_shapes(tuple(x.shape), tuple(t.shape)), dtype=grad._array.dtype))
-            gx = sum_to(second, tuple(x.shape)) if needs[1] else None
-            gt = sum_to(-second, tuple(t.shape)) if needs[2] else None
+        # torch's *_loss_double_backward (the curvature inside the quadratic part) for x, and for t that computed
+        # again and negated (its own nodes, a fresh version)
+        gx = sum_to(cls._double_backward(ctx, grad, g, x, t), tuple(x.shape)) if needs[1] else None
+        gt = sum_to(-cls._double_backward(ctx, grad, g, x, t), tuple(t.shape)) if needs[2] else None
         return gg, gx, gt, None, None
+
+    @classmethod
+    def _double_backward(cls, ctx, grad, g, x, t) -> Tensor:
+        curve = cls._curvature(x, t, ctx.beta)
+        if curve is None:  # torch's zeros(grad.sizes()) (smooth_l1 with beta 0)
+            return Tensor._make(get_array_module(grad._array).zeros(
+                np.broadcast_shapes(tuple(x.shape), tuple(t.shape)), dtype=grad._array.dtype))
+        second = cls._per_beta(grad * g * curve, ctx.beta)
+        if ctx.reduction == "mean":  # torch's grad_input /= numel: in place, a Scalar division (version 1)
+            second = DivScalarInplace.apply(second, second.numel())  # (the broadcast numel: torch expands first)
+        return second
 
 
 class _SmoothL1Backward(_ThresholdLossBackward):

@@ -12,7 +12,7 @@ from ...autograd.function import Function
 from ... import backend, dtypes
 from ...tensor import Tensor
 from .. import scalar_ops as _scalar
-from .._layout import elementwise_layout
+from ...memory_layout import elementwise_layout
 from .._util import binary_dtype, broadcast_error, check_device, grad_for, operand, promote, shape_of
 from .conditional import where_op
 from .floordiv import _floor_divide, _trunc_divide, RoundedQuotient

@@ -12,7 +12,7 @@ from ...autograd.function import Function, OriginalSelf
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout, laid_out_by_operands
+from ...memory_layout import iterator_layout, laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast,
                      formula_zeros, grad_for, inplace_shape, operand, promote, scalar_type_name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...autograd.grad_mode import no_grad
 from ...backend import device_of, get_array_module
 from ...tensor import Tensor
-from .._layout import elementwise_layout
+from ...memory_layout import elementwise_layout
 from .._util import binary_dtype, check_inplace_cast, inplace_shape, operand, promote, scalar_type_name
 
 

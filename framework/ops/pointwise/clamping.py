@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...autograd.function import Function, OriginalSelf
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import laid_out_by_operands
+from ...memory_layout import laid_out_by_operands
 from .._util import binary_dtype, broadcast_error, check_inplace_cast, grad_for, inplace_shape, promote
 from .conditional import where_op
 from .unary_inplace import _inplace

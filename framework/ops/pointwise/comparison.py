@@ -5,7 +5,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import no_grad
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import elementwise_layout
+from ...memory_layout import elementwise_layout
 from .._util import check_device, grad_for, inplace_shape, operand, promote, scalar_type_name
 from .unary import _zeros
 

@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout
+from ...memory_layout import iterator_layout
 from .._util import (as_operand, binary_dtype, broadcast_error, c_type_name, grad_for, inplace_shape, promote,
                      scalar_type_name, shape_of)
 

@@ -10,7 +10,7 @@ from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import errstate, errstate as _errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import iterator_layout, laid_out_by_operands
+from ...memory_layout import iterator_layout, laid_out_by_operands
 from .._util import broadcast_shapes_checked
 from ..scalar_ops import AddScalar, MulScalar
 from .arithmetic import PowScalar

@@ -10,7 +10,7 @@ from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import laid_out_by_operands
+from ...memory_layout import laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import binary_dtype, check_inplace_cast, grad_for, inplace_shape, operand, promote, shape_of
 

@@ -10,7 +10,7 @@ from ...autograd.function import Function
 from ... import backend, dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import laid_out_by_operands
+from ...memory_layout import laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import binary_dtype, grad_for, inplace_shape, operand, promote, scalar_type_name
 from ..scalar_ops import AddScalar

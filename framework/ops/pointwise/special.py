@@ -9,7 +9,7 @@ from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.function import Function, OriginalSelf
 from ... import backend
 from ...tensor import Tensor
-from .._layout import laid_out_by_operands
+from ...memory_layout import laid_out_by_operands
 from .._util import check_inplace_cast, grad_for, inplace_shape, operand, refuse_half_kernel
 from ..scalar_ops import AddScalar, MulScalar
 from .conditional import where_op

@@ -6,7 +6,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import laid_out_by_operands
+from ...memory_layout import laid_out_by_operands
 from .._util import broadcast_shapes_checked, c_type_name, check_addcdiv_dtypes, check_device, grad_for, operand
 from ..scalar_ops import MulScalar
 

@@ -12,7 +12,7 @@ from ... import dtypes
 from ...backend import errstate as _errstate, get_array_module
 from ...tensor import Tensor
 from .. import backward_ops as _bw, scalar_ops as _scalar
-from .._layout import iterator_layout
+from ...memory_layout import iterator_layout
 from .._util import refuse_integer_kernel
 
 

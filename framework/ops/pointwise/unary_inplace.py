@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...autograd.function import OriginalSelf
 from ... import dtypes
-from .._layout import copy_preserving_layout
+from ...memory_layout import copy_preserving_layout
 from .._util import check_inplace_cast
 from .arithmetic import Reciprocal
 from .unary import (Abs, Cos, Exp, _half_limits, LeakyRelu, Log, NanToNum, Relu, Rsqrt, Sigmoid, Sign, Sin, Sqrt,

@@ -13,7 +13,7 @@ from ...creation import zeros
 from ...tensor import Tensor
 from ..pointwise.unary_inplace import _inplace
 from .sums import prod
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from .._util import check_inplace_cast, scalar_type_name, values_indices, wrap_dim
 from ..indexing import ScatterAdd, Slice
 from ..pointwise import logical_xor

@@ -9,7 +9,7 @@ from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from .._util import normalize_dims, not_a_tensor, values_indices, wrap_dim
 from ..indexing import Scatter
 from ..pointwise import maximum, minimum

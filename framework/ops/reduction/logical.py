@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from .._util import normalize_dims
 
 

@@ -10,7 +10,7 @@ from ...autograd.grad_mode import is_grad_enabled
 from ... import dtypes
 from ...backend import broadcast_view, get_array_module
 from ...tensor import Tensor
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from .._util import normalize_dims, not_a_tensor, read_history, scalar_type_name
 from ..scalar_ops import DivScalar
 from ..shape import cat

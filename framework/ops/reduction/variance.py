@@ -10,7 +10,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import errstate, errstate as _errstate, get_array_module
 from ...tensor import Tensor
-from .._layout import contiguous_result
+from ...memory_layout import contiguous_result
 from .._util import normalize_dims, scalar_type_name
 from ..pointwise.conditional import where
 from ..scalar_ops import DivScalar, MulScalar

@@ -11,7 +11,7 @@ from ...autograd.function import Function
 from ... import dtypes
 from ...backend import get_array_module, to_device
 from ...tensor import Tensor
-from .._layout import channels_last_copy, channels_last_like, contiguous_result
+from ...memory_layout import channels_last_copy, channels_last_like, contiguous_result
 from .._util import as_operand, binary_dtype, broadcast_shapes_checked, formula_zeros, normalize_dims, wrap_dim
 
 

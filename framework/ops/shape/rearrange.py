@@ -4,7 +4,7 @@ from __future__ import annotations
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import contiguous_result, copy_in_order, preserve_format_order
+from ...memory_layout import contiguous_result, copy_in_order, preserve_format_order
 from .._util import shape_args, wrap_dim
 
 

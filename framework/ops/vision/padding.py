@@ -6,7 +6,7 @@ import numpy as np
 from ...autograd.function import Function
 from ...backend import get_array_module
 from ...tensor import Tensor
-from .._layout import copy_preserving_layout
+from ...memory_layout import copy_preserving_layout
 from .._separable import _node, _selection
 
 

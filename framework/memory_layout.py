@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import functools
 
-from ..backend import empty_strided, get_array_module, keep_size1_strides, row_major, torch_strides
-from ..dtypes import channels_last, contiguous_format
+from .backend import empty_strided, get_array_module, keep_size1_strides, row_major, torch_strides
+from .dtypes import channels_last, contiguous_format
 
 
 def preserve_format_order(shape: tuple, strides: tuple) -> tuple:
