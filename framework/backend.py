@@ -560,38 +560,6 @@ def _host_ufunc(ufunc, array: Array) -> Array:
     return ufunc(array.reshape(-1)).astype(array.dtype).reshape(array.shape)
 
 
-def c_exp_lgamma(x: float, single: bool) -> float:
-    """exp(lgamma(x)) by the C library's functions (lgammaf/expf when ``single``), as torch's C++ kernels compute a
-    factorial (polygamma's n!): a few ulps from n!, and Python's math.lgamma is an approximation of its own."""
-    libm = _libm()
-    if libm is None:  # no C library to ask: the nearest we have
-        return float(np.float32(math.exp(math.lgamma(x)))) if single else math.exp(math.lgamma(x))
-    if single:
-        return libm.expf(libm.lgammaf(x))
-    return libm.exp(libm.lgamma(x))
-
-
-_LIBM: list = []
-
-
-def _libm():
-    """The C math library through ctypes (None where there is none to load)."""
-    if not _LIBM:
-        import ctypes.util
-        name = ctypes.util.find_library("m")
-        lib = None
-        try:
-            lib = ctypes.CDLL(name) if name else None
-        except OSError:
-            pass
-        if lib is not None:
-            for fn, ty in (("lgammaf", ctypes.c_float), ("expf", ctypes.c_float), ("lgamma", ctypes.c_double),
-                           ("exp", ctypes.c_double)):
-                getattr(lib, fn).restype, getattr(lib, fn).argtypes = ty, [ty]
-        _LIBM.append(lib)
-    return _LIBM[0]
-
-
 def _lgamma_scalar(x: float) -> float:
     """math.lgamma with C's results where Python raises: +inf at the poles (0, negative integers) and on overflow."""
     try:

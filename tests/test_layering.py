@@ -23,6 +23,7 @@ PACKAGE = ROOT / "framework"
 FLOORS = {
     "framework.backend": 1, "framework.dtypes": 1, "framework.random": 1, "framework.cuda": 1,
     "framework.cpu": 1, "framework.accelerator": 1, "framework.vmap_state": 1, "framework.backends": 1,
+    "framework.memory_layout": 1,
     # floor 2: the data object and the autograd state it carries (grad mode, graph node, version counter)
     "framework.autograd.grad_mode": 2, "framework.autograd.node": 2, "framework.autograd.version": 2,
     "framework.autograd.view_meta": 2, "framework.autograd.as_strided": 2,
@@ -175,7 +176,7 @@ def closure(module: str, root: Path) -> set:
 # a family (a subpackage or module of ops/ or nn/) imports only families of its own rank or below; "" is the
 # package's own __init__ (its face), which may import everything
 RANKS = {
-    "framework.ops": {"_util": 0, "_layout": 0, "_twin": 0, "_sliding": 0, "_separable": 0, "scalar_ops": 0,
+    "framework.ops": {"_util": 0, "_twin": 0, "_sliding": 0, "_separable": 0, "scalar_ops": 0,
                       "backward_ops": 0, "pointwise": 1, "conversion": 1, "creation": 1, "shape": 2, "indexing": 3,
                       "sorting": 4, "search": 4, "sampling": 4, "reduction": 5, "linalg": 6, "activation": 7,
                       "loss": 7, "normalization": 7, "attention": 8, "dropout": 7, "sparse": 7, "recurrent": 7, "pooling": 7, "vision": 8,

@@ -1,6 +1,8 @@
 """The gamma family: lgamma, digamma, polygamma, mvlgamma, zeta, igamma(c)."""
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import math
 
 import numpy as np
@@ -101,6 +103,37 @@ class Digamma(_Elementwise):
     d = staticmethod(lambda grad, a: grad * Polygamma.apply(a, 1))  # torch: grad * polygamma(1, self)
 
 
+def _c_exp_lgamma(x: float, single: bool) -> float:
+    """exp(lgamma(x)) by the C library's functions (lgammaf/expf when ``single``), as torch's C++ kernels compute a
+    factorial (polygamma's n!): a few ulps from n!, and Python's math.lgamma is an approximation of its own."""
+    libm = _libm()
+    if libm is None:  # no C library to ask: the nearest we have
+        return float(np.float32(math.exp(math.lgamma(x)))) if single else math.exp(math.lgamma(x))
+    if single:
+        return libm.expf(libm.lgammaf(x))
+    return libm.exp(libm.lgamma(x))
+
+
+_LIBM: list = []
+
+
+def _libm():
+    """The C math library through ctypes (None where there is none to load)."""
+    if not _LIBM:
+        name = ctypes.util.find_library("m")
+        lib = None
+        try:
+            lib = ctypes.CDLL(name) if name else None
+        except OSError:
+            pass
+        if lib is not None:
+            for fn, ty in (("lgammaf", ctypes.c_float), ("expf", ctypes.c_float), ("lgamma", ctypes.c_double),
+                           ("exp", ctypes.c_double)):
+                getattr(lib, fn).restype, getattr(lib, fn).argtypes = ty, [ty]
+        _LIBM.append(lib)
+    return _LIBM[0]
+
+
 def _polygamma(xp, a, n: int, half=None):
     """torch's polygamma: digamma for n = 0, trigamma for 1, else (-1)^(n+1) n! zeta(n+1, a) (the Hurwitz zeta
     is Cephes's algorithm in torch and in SciPy). torch's n! is the C library's exp(lgamma(n + 1)), in float below
@@ -112,7 +145,7 @@ def _polygamma(xp, a, n: int, half=None):
     out = backend.special("zeta", xp.full((), n + 1, dtype=a.dtype), a)
     if half is not None:
         out = out.astype(half).astype(a.dtype)
-    factorial = backend.c_exp_lgamma(n + 1.0, single=a.dtype != np.float64)
+    factorial = _c_exp_lgamma(n + 1.0, single=a.dtype != np.float64)
     out *= a.dtype.type((1.0 if n % 2 else -1.0) * factorial)
     return xp.where(a == xp.inf, xp.asarray(xp.nan, dtype=out.dtype), out)  # torch's zeta at +inf (see below)
 
