@@ -21,6 +21,7 @@ from .autograd.as_strided import AsStridedBackward0
 from .autograd.node import AccumulateGrad, RemovableHandle
 from .autograd.version import VersionCounter
 from .autograd.view_meta import CreationMeta, propagate, rebase_error
+from .memory_layout import preserve_format_order
 
 
 _new = object.__new__
@@ -218,8 +219,11 @@ class Tensor:
         # torch: the view is now base.as_strided(...), whose history starts at the base's current one
         self._view_version = counter.value
         old, old_nr = self._grad_fn, self._output_nr
-        node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(base._array.shape),
-                                  self._array.dtype, backend.may_repeat_memory(self._array))
+        b = base._array  # torch's gradient is buffer.as_strided(base's geometry): a dense base's memory order
+        order = None if b.flags.c_contiguous or not backend.is_non_overlapping_and_dense(b) else \
+            preserve_format_order(b.shape, b.strides)
+        node = AsStridedBackward0(base._edge(), self._elements_in_base(), tuple(b.shape), self._array.dtype,
+                                  backend.may_repeat_memory(self._array), order)
         self._grad_fn, self._output_nr, self._rg = node, 0, True
         if self._retains_grad:  # torch moves retain_grad along to the new node
             self._move_retain_grad_hook(old, old_nr, node, 0)

@@ -685,3 +685,44 @@ def test_gradients_summed_out_of_place_take_the_first_ones_layout():
         (t5 * t5).sum().backward()
         return seen, t2.grad.stride(), t2.grad._version
     _same(fn)
+
+
+@pytest.mark.parametrize("matrix", ["regular", "singular", "batch"])
+def test_det_double_backward_graph_as_torch(matrix):
+    """Under create_graph det's gradient is torch's differentiable form: linalg_solve(A^H, diag_embed(g det)^H)
+    (LinalgSolveExBackward0, fuzz seed 7003352), and at a singular A the SVD formula, so second derivatives exist
+    there too."""
+    import numpy as np
+
+    def names(fn):
+        return None if fn is None else [fn.name(), [names(f) for f, _ in fn.next_functions]]
+
+    a_values = {"regular": [[-0.55, -1.75, -1.72], [1.31, -0.67, -1.78], [-1.35, -0.99, 1.42]],
+                "singular": [[1.0, 2, 3], [2, 4, 6], [0, 1, 1.0]],
+                "batch": (np.arange(8.0).reshape(2, 2, 2) + np.eye(2)).tolist()}[matrix]
+
+    def fn(m):
+        a = m.tensor(a_values, dtype=m.float64, requires_grad=True)
+        (g,) = m.autograd.grad(m.det(a).sum(), [a], create_graph=True)
+        (h,) = m.autograd.grad((g * g).sum(), [a])
+        return names(g.grad_fn), np.round(np.asarray(g.tolist()), 8).tolist(), np.round(np.asarray(h.tolist()), 6).tolist()
+    _same(fn)
+
+
+def test_regenerated_view_gradient_has_the_bases_layout():
+    """A view regenerated as AsStridedBackward0 (after a no-grad write) gives its base a gradient laid out as the
+    base (torch's buffer.as_strided(base's geometry)), so a permuted base's input gradient comes back contiguous and
+    is stolen (_version 0; fuzz seed 7103029)."""
+    import numpy as np
+
+    def fn(m):
+        t1 = m.tensor(np.arange(24.0).reshape(2, 3, 4), dtype=m.float64, requires_grad=True)
+        t2 = t1.rot90(3, [2, 0])
+        t7 = t2[1, 1][::2]
+        with m.set_grad_enabled(False):
+            t7[:1] = 1.5
+        seen = []
+        t2.register_hook(lambda g: seen.append((g.stride(), g._version)))
+        t7.backward()
+        return seen, t7.grad_fn.name(), t1.grad.stride(), t1.grad._version, t1.grad.tolist()
+    _same(fn)

@@ -5,10 +5,10 @@ from .products import (Addbmm, addbmm, addbmm_, Addmv, addmv, addmv_, Addr, addr
 from .norms import AtenNorm, frobenius_norm, pdist, Pdist, PdistBackward, Cdist, cdist, CdistBackward, Dist, dist, norm, Renorm, renorm, renorm_, RenormInplace, VectorNorm
 from .checks import (batch_prefix, check_floating, check_matrix, check_same_dtype, lapack_layout, LinAlgError, lu_infos,
                      lu_zero_pivot, not_positive_definite, singular_error)
-from .solve import (Cholesky, inv_array, is_vector_rhs, LinalgCholesky, LinalgDet, LinalgInv, LinalgMatrixExp,
-                    LinalgSlogdet, LinalgSolve)
+from .solve import Cholesky, inv_array, is_vector_rhs, LinalgCholesky, LinalgInv, LinalgMatrixExp, LinalgSolve
 from .decompositions import (LinalgEigh, LinalgLstsq, LinalgPinv, LinalgQr, LinalgSvd, pinv_array, pinv_backward,
                              svd_backward)
+from .determinant import LinalgDet, LinalgSlogdet
 from .householder import geqrf, householder_product, LinalgHouseholderProduct
 from .lu_decomposition import (LinalgLu, LinalgLuFactorEx, LinalgLuSolve, lu_backward, lu_error, lu_factor_arrays,
                                lu_solve_lu_grad, lu_unpack, LuUnpack, permutation_array, unpack_arrays)

@@ -17,7 +17,8 @@ from .checks import check_matrix
 from .decompositions import LinalgPinv, LinalgQr, LinalgSvd
 from .lu_decomposition import LinalgLuFactorEx, LinalgLuSolve
 from .products import multi_dot
-from .solve import Cholesky, LinalgDet, LinalgInv, LinalgMatrixExp, LinalgSlogdet
+from .determinant import LinalgDet, LinalgSlogdet
+from .solve import Cholesky, LinalgInv, LinalgMatrixExp
 
 
 _slogdet = collections.namedtuple("slogdet", ["sign", "logabsdet"])

@@ -1,4 +1,4 @@
-"""Inverses, determinants, solves and Cholesky: linalg.inv/det/slogdet/solve/cholesky/matrix_exp as torch's
+"""Inverses, solves and Cholesky: linalg.inv/solve/cholesky/matrix_exp as torch's
 (batched over leading dims; backward formulas from torch's FunctionsManual.cpp, written with Tensor ops so that
 create_graph gives higher derivatives)."""
 from __future__ import annotations
@@ -10,10 +10,9 @@ import numpy as np
 from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
 from ...backend import get_array_module, input_check
-from ...tensor import Tensor
 from ..shape import cat
 from .checks import (batch_prefix, check_matrix, check_same_dtype, lapack_layout, LinAlgError, lu_zero_pivot,
-                     not_positive_definite, singular_error, svd_arrays)
+                     not_positive_definite, singular_error)
 
 
 def _all_finite(xp, a) -> bool:
@@ -66,65 +65,6 @@ class LinalgInv(Function):
         (inverse,) = ctx.saved_tensors
         inv_h = inverse.mT
         return -inv_h.matmul(grad.matmul(inv_h)), None
-
-
-def _cofactor_array(a):
-    """det(A) A^{-T}, well defined for a singular A too (its SVD: det(U)det(V) U diag(prod_{j!=i} s_j) V^T)."""
-    xp = get_array_module(a)
-    u, s, vh = svd_arrays(a)
-    n = s.shape[-1]
-    others = xp.stack([xp.prod(xp.concatenate([s[..., :i], s[..., i + 1:]], axis=-1), axis=-1) for i in range(n)],
-                      axis=-1)
-    sign = xp.linalg.det(u) * xp.linalg.det(vh)
-    return sign[..., None, None] * ((u * others[..., None, :]) @ vh)
-
-
-class LinalgDet(Function):
-    """out = det(A). Saves A and out."""
-
-    half_kernel = "lu_cpu"
-    node_name, array_forward = "LinalgDetBackward0", True
-
-    @staticmethod
-    def forward(ctx, a):
-        check_matrix(a, "linalg.det")
-        xp = get_array_module(a)
-        out = xp.asarray(xp.linalg.det(a))
-        ctx.save_for_backward(a, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad):
-        a, det = ctx.saved_tensors
-        with input_check():
-            singular = bool((det._array == 0).any())
-        if singular:  # torch's SVD path: the cofactor matrix
-            # deviation from torch: computed on arrays, so create_graph gives no second derivative at a singular A
-            return grad[..., None, None] * Tensor._make(_cofactor_array(a._array))
-        # torch's linalg_det_backward: (g * det) A^{-H}; inv(A^T) rather than inv(A)^T, so that the gradient
-        # has torch's column-major layout (an lu_solve's), which AccumulateGrad copies into a new .grad (_version 1)
-        return (grad * det)[..., None, None] * LinalgInv.apply(a.mT)
-
-
-class LinalgSlogdet(Function):
-    """(sign, log|det A|). Saves A; the sign gets no gradient (real inputs)."""
-
-    low_precision_check = "linalg.slogdet"
-    node_name, array_forward = "LinalgSlogdetBackward0", True
-
-    @staticmethod
-    def forward(ctx, a):
-        check_matrix(a, "linalg.slogdet")
-        xp = get_array_module(a)
-        sign, logabs = xp.linalg.slogdet(a)
-        ctx.save_for_backward(a)
-        return xp.asarray(sign, dtype=a.dtype), xp.asarray(logabs, dtype=a.dtype)
-
-    @staticmethod
-    def backward(ctx, grad_sign, grad_logabs):
-        (a,) = ctx.saved_tensors
-        # unchecked, as torch's: a singular A (log|det| = -inf) gets an inf/nan gradient, not an error
-        return grad_logabs[..., None, None] * LinalgInv.apply(a, None).mT
 
 
 def is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:

@@ -7,6 +7,7 @@ from ...autograd.broadcast import sum_to
 from ...autograd.function import Function
 from ... import dtypes
 from ...backend import broadcast_view, get_array_module, scatter_add, torch_strides
+from ...memory_layout import copy_in_order
 from ...tensor import Tensor
 from .._util import normalize_dims, shape_args, type_string, wrap_dim
 from ..conversion import Clone
@@ -333,17 +334,19 @@ class AsStridedScatter(Function):
     node_name, array_forward = "AsStridedBackward0", True
 
     @staticmethod
-    def forward(ctx, grad, index, shape, repeats=True):
+    def forward(ctx, grad, index, shape, repeats=True, order=None):
         ctx.index, ctx.grad_shape = index, grad.shape
-        return _scatter(grad, index, shape, repeats)
+        out = _scatter(grad, index, shape, repeats)
+        # torch's buffer.as_strided(base's sizes, base's strides): a dense base's memory order (dims ``order``)
+        return out if order is None else copy_in_order(out, order)
 
     @staticmethod
     def backward(ctx, grad):
-        return AsStridedGather.apply(grad, ctx.index), None, None, None
+        return AsStridedGather.apply(grad, ctx.index), None, None, None, None
 
     @staticmethod
     def backward_arrays(ctx, grad):
-        return grad.reshape(-1)[ctx.index], None, None, None
+        return grad.reshape(-1)[ctx.index], None, None, None, None
 
 
 class AsStridedGather(Function):
@@ -393,9 +396,10 @@ class AsStridedResult(Function):
         return grad
 
 
-def as_strided_backward(grad, index, shape, repeats: bool = True):
-    """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula."""
-    return AsStridedResult.apply(AsStridedScatter.apply(grad, index, tuple(shape), repeats))
+def as_strided_backward(grad, index, shape, repeats: bool = True, order=None):
+    """The gradient of a base of ``shape`` from its view's gradient: the AsStridedBackward0 node's formula, laid
+    out in the base's dim ``order`` (outermost first) when given."""
+    return AsStridedResult.apply(AsStridedScatter.apply(grad, index, tuple(shape), repeats, order))
 
 
 def reshape(a, *shape):
