@@ -85,7 +85,8 @@ class ScatterAdd(Function):
 
     @staticmethod
     def backward(ctx, grad):
-        gs = Gather.apply(grad, ctx.dim, ctx.saved_tensors[0]) if ctx.needs_input_grad[3] else None
+        saved = ctx.saved_tensors  # unpacked whichever gradient is wanted, as torch's node (a freed one raises)
+        gs = Gather.apply(grad, ctx.dim, saved[0]) if ctx.needs_input_grad[3] else None
         return grad, None, None, gs
 
 

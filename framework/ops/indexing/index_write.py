@@ -88,8 +88,11 @@ class IndexAdd(Function):
     @staticmethod
     def backward(ctx, grad):
         gs = None
+        # unpacked whichever gradient is wanted, as torch's node: changed in place since forward, or freed by a
+        # backward, it raises torch's error
+        saved = ctx.saved_tensors
         if ctx.needs_input_grad[3]:
-            index, _ = ctx.saved_tensors  # changed in place since forward, or freed by a backward: torch's error
+            index = saved[0]
             gs = _select_for(grad, ctx.dim, index, ctx.src_shape)
             gs = gs if ctx.alpha == 1 else gs * ctx.alpha
         return grad, None, None, gs, None

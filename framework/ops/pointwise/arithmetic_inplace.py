@@ -87,8 +87,7 @@ class AddcmulInplace(Function):
     def forward(ctx, a, t1, t2, value=1):
         needs = ctx.needs_input_grad
         ctx.value, ctx.t1_meta, ctx.t2_meta = value, (t1.shape, t1.dtype), (t2.shape, t2.dtype)
-        if needs[1] or needs[2]:
-            ctx.save_for_backward(t1 if needs[2] else None, t2 if needs[1] else None)
+        ctx.save_for_backward(t1 if needs[2] else None, t2 if needs[1] else None)
         inplace_shape(a.shape, t1.shape, t2.shape)
         prod = t1 * t2
         return _write(a, (a + prod * value if value != 1 else a + prod).astype(a.dtype, copy=False))
@@ -96,7 +95,7 @@ class AddcmulInplace(Function):
     @staticmethod
     def backward(ctx, grad):
         needs, value = ctx.needs_input_grad, ctx.value
-        t1, t2 = ctx.saved_tensors if (needs[1] or needs[2]) else (None, None)
+        t1, t2 = ctx.saved_tensors  # unpacked whichever gradients are wanted, as torch's node (a freed one raises)
         g1 = grad_for(grad * t2 * value if value != 1 else grad * t2, *ctx.t1_meta) if needs[1] else None
         g2 = grad_for(grad * t1 * value if value != 1 else grad * t1, *ctx.t2_meta) if needs[2] else None
         return (grad if needs[0] else None), g1, g2, None

@@ -313,8 +313,9 @@ class Nextafter(Function):
         if dt.kind not in "fV":
             raise NotImplementedError(f"\"nextafter_cpu\" not implemented for '{scalar_type_name(dt)}'")
         ctx.metas = [(a.shape, a.dtype), (b.shape, b.dtype)]
-        # torch's order: other_ (both formulas read it: unguarded), then self_ (only self's gradient reads it)
-        ctx.save_for_backward(b, a if ctx.needs_input_grad[0] else None)
+        # torch's order: other_, then self_, both only when self needs a gradient (other's zeros_like(other) reads
+        # only its sizes: with just other requiring grad, changing it in place or a second backward is fine)
+        ctx.save_for_backward(b if ctx.needs_input_grad[0] else None, a if ctx.needs_input_grad[0] else None)
         x, y = promote(a, b, dt)
         try:
             return get_array_module(x).nextafter(x, y)
@@ -329,7 +330,8 @@ class Nextafter(Function):
             zero = Tensor._make(get_array_module(grad._array).zeros((), dtype=grad._array.dtype))
             ga = grad_for(where_op(a == b, zero, grad), *ctx.metas[0])
         if ctx.needs_input_grad[1]:  # torch: zeros_like(other), empty_like().zero_() (so _version 1)
-            gb = formula_zeros(b, tuple(b.shape))
+            shape, dtype = ctx.metas[1]
+            gb = formula_zeros(Tensor._make(get_array_module(grad._array).zeros((), dtype=dtype)), tuple(shape))
         return ga, gb
 
 
@@ -343,7 +345,7 @@ class NextafterInplace(Nextafter):
         inplace_shape(a.shape, b.shape)
         out = Nextafter.forward(ctx, a, b)
         check_inplace_cast(out.dtype, a.dtype)
-        ctx.save_for_backward(b, OriginalSelf(a.copy()) if ctx.needs_input_grad[0] else None)
+        ctx.save_for_backward(*((b, OriginalSelf(a.copy())) if ctx.needs_input_grad[0] else (None, None)))
         a[...] = out
         return a
 
