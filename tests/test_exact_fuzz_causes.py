@@ -726,3 +726,29 @@ def test_regenerated_view_gradient_has_the_bases_layout():
         t7.backward()
         return seen, t7.grad_fn.name(), t1.grad.stride(), t1.grad._version, t1.grad.tolist()
     _same(fn)
+
+
+@pytest.mark.parametrize("call", ["glu(x, 1)", "glu(x, 0)", "ldexp(x, t)", "linalg.solve(s, v)"])
+def test_create_graph_gradients_top_nodes_as_torch(call):
+    """Under create_graph each input's gradient ends in torch's node (the op-table probe of the create_graph
+    gradients' grad_fn): GluBackwardBackward0 (a contiguous glu_backward, so a transposed input's .grad is a copy),
+    ldexp's PowBackward2 and MulBackward1, linalg.solve's SqueezeBackward1 for a vector right-hand side."""
+    import numpy as np
+
+    def names(fn):
+        return None if fn is None else [fn.name(), [names(f) for f, _ in fn.next_functions]]
+
+    def fn(m):
+        x = m.tensor((np.linspace(-2, 2, 24).reshape(4, 6) ** 2 - 1).T.copy(), dtype=m.float64).t().detach()
+        x.requires_grad_()
+        t = m.tensor(np.linspace(-1, 1, 6), dtype=m.float64, requires_grad=True)
+        s = m.tensor([[2.0, 0.3, 0.1], [0.3, 1.5, 0.2], [0.1, 0.2, 1.0]], dtype=m.float64, requires_grad=True)
+        v = m.tensor([0.5, -1.0, 2.0], dtype=m.float64, requires_grad=True)
+        ins = {"g": [x], "l": [x, t], "s": [s, v]}["l" if call.startswith("ld") else "s" if "solve" in call else "g"]
+        out = eval(f"m.{call}") if not call.startswith("glu") else eval(f"m.nn.functional.{call}")
+        grads = m.autograd.grad(out.sum(), ins, create_graph=True)
+        second = m.autograd.grad(sum((g * g).sum() for g in grads), ins)
+        out.sum().backward()
+        return ([names(g.grad_fn) for g in grads], [np.round(np.asarray(h.tolist()), 8).tolist() for h in second],
+                [(i.grad.stride(), i.grad._version) for i in ins])
+    _same(fn)

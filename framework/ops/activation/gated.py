@@ -5,7 +5,7 @@ import math
 
 from ...autograd.function import Function
 from ... import backend
-from ...backend import get_array_module
+from ...backend import errstate, get_array_module
 from ...tensor import Tensor
 from ..pointwise.unary import _sigmoid_torch
 from ..pointwise.unary_inplace import _inplace
@@ -196,6 +196,56 @@ def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
     return (HardswishInplace if inplace else Hardswish).apply(input)
 
 
+def glu_grad(g, x, dim: int):
+    """torch's glu_backward on arrays: s * g for the first half, (1 - s) * s * a * g for the second (s = sigmoid(b),
+    a|b the halves of x along dim), in its order, written into a fresh contiguous array (as torch's)."""
+    xp = get_array_module(x)
+    h = x.shape[dim] // 2
+    a, b = xp.split(x, [h], axis=dim)
+    with errstate(xp, over="ignore"):
+        s = (1 / (1 + xp.exp(-b))).astype(x.dtype, copy=False)
+    out = xp.empty(x.shape, dtype=x.dtype)
+    first, second = xp.split(out, [h], axis=dim)  # (views of out)
+    first[...] = s * g
+    second[...] = (1 - s) * s * a * g
+    return out
+
+
+class GluBackward(Function):
+    """out = torch's glu_backward(g, x, dim) (glu_grad). Saves g and x.
+
+    Its own backward is torch's: glu_double_backward_grad_output for g, glu_double_backward for x.
+    """
+
+    node_name, array_forward = "GluBackwardBackward0", True
+
+    @staticmethod
+    def forward(ctx, g, x, dim):
+        ctx.save_for_backward(g, x)
+        ctx.dim = dim
+        return glu_grad(g, x, dim)
+
+    @staticmethod
+    def backward(ctx, grad):
+        g, x = ctx.saved_tensors
+        dim, h = ctx.dim, x.shape[ctx.dim] // 2
+        gg = gx = None
+        if ctx.needs_input_grad[0]:  # the halves of grad * glu_backward(ones, x), added
+            tmp = grad * GluBackward.apply(g.new_ones(g.shape), x, dim)
+            gg = tmp.narrow(dim, 0, h) + tmp.narrow(dim, h, h)
+        if ctx.needs_input_grad[1]:
+            a, b = x.narrow(dim, 0, h), x.narrow(dim, h, h)
+            sig = b.sigmoid()
+            one_sub = 1 - sig  # (RsubBackward1, as C++'s 1 - t)
+            sig_one_sub = sig * one_sub
+            gg_first, gg_second = grad.narrow(dim, 0, h), grad.narrow(dim, h, h)
+            first = gg_second * g * sig_one_sub
+            second_order = sig_one_sub * one_sub - sig.pow(2) * one_sub
+            second = gg_second * a * g * second_order + gg_first * g * sig_one_sub
+            gx = cat([first, second], dim)
+        return gg, gx, None
+
+
 class Glu(Function):
     """out = a * sigmoid(b), a and b the two halves of the input along dim. Saves the input."""
 
@@ -211,11 +261,14 @@ class Glu(Function):
         return (a * (1 / (1 + xp.exp(-b)))).astype(x.dtype, copy=False)
 
     @staticmethod
-    def backward(ctx, grad):
+    def backward(ctx, grad):  # under create_graph: torch's GluBackwardBackward0
         (x,) = ctx.saved_tensors
-        a, b = x.chunk(2, ctx.dim)
-        s = Sigmoid.apply(b)
-        return cat([grad * s, grad * a * s * (1 - s)], ctx.dim), None
+        return GluBackward.apply(grad, x, ctx.dim), None
+
+    @staticmethod
+    def backward_arrays(ctx, g):
+        (x,) = ctx.saved_arrays
+        return glu_grad(g, x, ctx.dim), None
 
 
 def glu(input: Tensor, dim: int = -1) -> Tensor:

@@ -112,14 +112,17 @@ class LinalgSolve(Function):
     @staticmethod
     def backward(ctx, grad):
         a, x = ctx.saved_tensors
-        # torch's linalg_solve_backward: gB = A^{-H} gX, gA = -gB X^H (left=False: gB = gX A^{-H}, gA = -X^H gB)
+        # torch's linalg_solve_backward: gB = A^{-H} gX, gA = -gB X^H (left=False: gB = gX A^{-H}, gA = -X^H gB),
+        # a vector right-hand side unsqueezed into a matrix first and B's gradient squeezed back (SqueezeBackward1)
+        if ctx.vector:
+            grad, x = grad.unsqueeze(-1), x.unsqueeze(-1)
         gb = LinalgSolve.apply(a.mT, grad, ctx.left)
         ga = None
         if ctx.needs_input_grad[0]:
-            ga = (-gb.unsqueeze(-1) * x.unsqueeze(-2) if ctx.vector else -gb.matmul(x.mT)) if ctx.left else \
-                -x.mT.matmul(gb)
-            ga = sum_to(ga, ctx.shapes[0])
-        return ga, sum_to(gb, ctx.shapes[1]) if ctx.needs_input_grad[1] else None, None
+            ga = sum_to(-gb.matmul(x.mT) if ctx.left else -x.mT.matmul(gb), ctx.shapes[0])
+        if not ctx.needs_input_grad[1]:
+            return ga, None, None
+        return ga, sum_to(gb.squeeze(-1) if ctx.vector else gb, ctx.shapes[1]), None
 
 
 class LinalgCholesky(Function):

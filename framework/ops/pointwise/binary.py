@@ -12,11 +12,12 @@ from ...autograd.function import Function, OriginalSelf
 from ... import dtypes
 from ...backend import get_array_module
 from ...tensor import Tensor
-from ...memory_layout import iterator_layout, laid_out_by_operands
+from ...memory_layout import laid_out_by_operands
 from .._twin import inplace_twin
 from .._util import (as_operand, binary_dtype, broadcast_error, broadcast_shapes_checked, check_inplace_cast,
                      formula_zeros, grad_for, inplace_shape, operand, promote, scalar_type_name)
-from ..scalar_ops import DivScalar
+from ..scalar_ops import DivScalar, MulScalar
+from .arithmetic import RPow
 from .conditional import where_op
 
 
@@ -248,7 +249,8 @@ class Ldexp(Function):
     def backward(ctx, grad):
         e, out = ctx.saved_tensors
         ga = sum_to(grad * _pow2(e, grad), ctx.a_shape) if ctx.needs_input_grad[0] else None
-        ge = sum_to(grad * out * math.log(2.0), tuple(e.shape)) if ctx.needs_input_grad[1] else None
+        # torch's grad * result * log(2): the product with a C++ double is the Scalar overload (MulBackward1)
+        ge = sum_to(MulScalar.apply(grad * out, math.log(2.0)), tuple(e.shape)) if ctx.needs_input_grad[1] else None
         return ga, ge
 
 
@@ -259,7 +261,7 @@ def _pow2(e: Tensor, like: Tensor) -> Tensor:
         dt = like._array.dtype
         arr = xp.where(e._array < 0, xp.zeros((), dt), xp.exp2(xp.maximum(e._array, 0).astype(dt)))
         return Tensor._make(arr.astype(dt, copy=False))
-    return e.to(like.dtype).exp2()
+    return RPow.apply(e, 2.0)  # torch's at::pow(2, other): in e's dtype, PowBackward2
 
 
 class Frexp(Function):
