@@ -752,3 +752,42 @@ def test_create_graph_gradients_top_nodes_as_torch(call):
         return ([names(g.grad_fn) for g in grads], [np.round(np.asarray(h.tolist()), 8).tolist() for h in second],
                 [(i.grad.stride(), i.grad._version) for i in ins])
     _same(fn)
+
+
+@pytest.mark.parametrize("op", ["add_", "sub_", "mul_", "div_", "atan2_", "copysign_", "fmod_"])
+def test_bfloat16_0d_in_place_with_a_0d_operand_of_another_dtype_computes_in_the_wider_one(op):
+    """A 0-d bfloat16 tensor written in place with a 0-d float64/float32 operand: all operands are 0-d, so torch's
+    common dtype is the wider one and the result is rounded once (fuzz seed 7602691: bfloat16(-0.96).sub_(-0.96)
+    is -0.00094 in torch, where casting the operand first gave 0)."""
+    if str(framework.tensor([1.0]).device) != "cpu":
+        pytest.skip("CuPy has no bfloat16")
+
+    def fn(m):
+        out = []
+        for v in (-0.96, 0.337, 2.71828):
+            for dt in (m.float64, m.float32):
+                t0 = m.tensor(v, dtype=dt)
+                t1 = t0.bfloat16()
+                getattr(t1, op)(t0)
+                out.append(t1.float().item())
+        return out
+    _same(fn)
+
+
+@pytest.mark.parametrize("index", ["[-4:-1:2, True]", "[True]", "[..., True]", "[1, True]", "[[0, 2], None]",
+                                   "[True, 0:3:2]"])
+def test_advanced_index_result_strides_as_torch(index):
+    """An advanced index's row-major result has torch's strides on its size-1 dims too, which decide whether a
+    later matmul folds it into addmv (fuzz seed 7703913: t[-4:-1:2, True] @ v named addmv's dtype check)."""
+    import numpy as np
+
+    def fn(m):
+        t = m.tensor(np.arange(8.0).reshape(4, 2), dtype=m.float64, requires_grad=True)
+        r = eval(f"t{index}")
+        out = [tuple(r.shape), r.stride(), r.grad_fn.name()]
+        try:
+            r @ m.ones(2)
+        except RuntimeError as e:
+            out.append(str(e).split("\n")[0])
+        return out
+    _same(fn)

@@ -157,7 +157,10 @@ def _forward_bfloat16_inplace(cls, ctx, arrays):
     target = arrays[0]
     bf16 = target.dtype
     floats = [a for a in arrays[1:] if getattr(a, "dtype", None) is not None and a.dtype.kind in "fV"]
-    if any(a.dtype != bf16 for a in floats if a.ndim) or bf16.name in getattr(cls, "half_in_steps", ()):
+    # (a 0-d target with a 0-d operand of another float dtype: torch's common dtype is the wider one, all operands
+    # being 0-d, so NumPy computes in it and rounds once into the target too; fuzz seed 7602691)
+    if any(a.dtype != bf16 for a in floats if a.ndim or not target.ndim) or \
+            bf16.name in getattr(cls, "half_in_steps", ()):
         # a source of another float dtype: the op's own checks see both dtypes (index_copy_, put_ refuse them, as
         # torch's), and NumPy computes in the wider dtype and rounds once into the bfloat16 target
         return cls.forward(ctx, *arrays)

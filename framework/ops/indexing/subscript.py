@@ -195,7 +195,11 @@ class Index(Function):
         except IndexError as e:
             raise IndexError(str(e).replace("axis", "dimension")) from None
         # NumPy's result may be a transposed view of the array it filled: an empty one gets torch's contiguous strides
-        return out if out.size else backend.empty_as_torch(out, fresh=True)
+        if not out.size:
+            return backend.empty_as_torch(out, fresh=True)
+        # a row-major one, torch's strides on its size-1 dims too (x[::2, True] is (2, 2, 1), NumPy's (2, 4, 1);
+        # a later matmul folds it, or not, by them: fuzz seed 7703913)
+        return backend.row_major(out) if out.flags.c_contiguous and 1 in out.shape else out
 
     @staticmethod
     def backward(ctx, grad):
