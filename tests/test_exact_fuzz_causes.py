@@ -791,3 +791,28 @@ def test_advanced_index_result_strides_as_torch(index):
             out.append(str(e).split("\n")[0])
         return out
     _same(fn)
+
+
+@pytest.mark.parametrize("batch", [(5,), (2, 5)])
+def test_bilinear_is_one_trilinear_node_as_torch(batch):
+    """F.bilinear is torch's one _trilinear node (TrilinearBackward0, between the inputs' ViewBackward0s), and
+    its gradients are _trilinear again, so the create_graph gradients, their second derivatives, strides and the
+    leaves' versions are torch's (the op-table probe of create_graph gradients: the weight's ended in ViewBackward0)."""
+    import numpy as np
+
+    def names(fn):
+        return None if fn is None else [fn.name(), [names(f) for f, _ in fn.next_functions]]
+
+    def fn(m):
+        rng = np.random.default_rng(0)
+        x1 = m.tensor(rng.standard_normal(batch + (3,)), dtype=m.float64, requires_grad=True)
+        x2 = m.tensor(rng.standard_normal(batch + (4,)), dtype=m.float64, requires_grad=True)
+        w = m.tensor(rng.standard_normal((2, 3, 4)), dtype=m.float64, requires_grad=True)
+        out = m.nn.functional.bilinear(x1, x2, w)
+        gs = m.autograd.grad(out.sum(), [x1, x2, w], create_graph=True)
+        hs = m.autograd.grad(sum((g * g).sum() for g in gs), [x1, x2, w])
+        m.nn.functional.bilinear(x1, x2, w).sum().backward()
+        return (names(out.grad_fn), [names(g.grad_fn) for g in gs], [g.stride() for g in gs],
+                [np.round(np.asarray(h.tolist()), 8).tolist() for h in hs],
+                [(t.grad.stride(), t.grad._version) for t in (x1, x2, w)])
+    _same(fn)

@@ -213,11 +213,6 @@ def differences(case: OpCase, torch) -> list:
 
 # rows whose outcome differs for a reason that is not the unpack order (each with its cause)
 SKIP: dict = {
-    # torch's F.bilinear is one _trilinear node (TrilinearBackward0) saving input1, weight, input2 in that order;
-    # ours is composed of bmm, mul and sum nodes, whose own saves are checked node by node as the engine reaches
-    # them (input2's Mul before the Bmm's weight and input1): the order follows from the graph, and only a
-    # _trilinear Function of our own would give torch's
-    "bilinear": "composite graph (bmm, mul) where torch has one TrilinearBackward0 node",
     # torch's cosine_similarity divides each input by its norm clamped in place (a CloneBackward0 between), ours by
     # a clamp() node after expanding both: other nodes, reached in another order
     "cosine_similarity": "composite graph (expand, clamp) where torch's has clone nodes",

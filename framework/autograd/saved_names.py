@@ -83,6 +83,7 @@ SAVED_NAMES: dict[str, tuple] = {
     'ops.linalg.products.Addr': ('vec1', 'vec2'),
     'ops.linalg.products.Baddbmm': ('batch1', 'batch2'),
     'ops.linalg.products.Cross': ('other', 'self'),
+    'ops.linalg.products.Trilinear': ('i1', 'i2', 'i3'),
     'ops.linalg.products.Vdot': ('other', 'self'),
     'ops.linalg.solve.LinalgCholesky': ('L',),
     'ops.linalg.solve.LinalgInv': ('inverse',),

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...ops._util import c_type_name
+from ...ops.linalg.products import Trilinear
 from ...tensor import Tensor
 
 
@@ -33,8 +34,6 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     o, i, j = weight.shape
     batch = tuple(input1.shape[:-1])
     x1, x2 = input1.reshape(-1, i), input2.reshape(-1, j)
-    # one (N, i) @ (i, j) product per output feature: the batched product saves the weight itself, as torch's
-    # _trilinear saves its three inputs (an in-place change of any of them then makes backward raise)
-    tmp = x1.unsqueeze(0).expand(o, x1.shape[0], i) @ weight  # (o, N, j)
-    out = (tmp * x2.unsqueeze(0)).sum(-1).t().contiguous().view(batch + (o,))  # ViewBackward0, as torch's
+    # torch's one _trilinear node: x1 (N, i) and x2 (N, j) against weight (o, i, j), summed over i and j
+    out = Trilinear.apply(x1, weight, x2, (1, 3), (0,), (1, 2), (2, 3)).reshape(batch + (o,))
     return out + bias if bias is not None else out

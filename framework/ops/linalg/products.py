@@ -178,6 +178,52 @@ def inner(a: Tensor, b: Tensor) -> Tensor:
     return tensordot(a, b, ([-1], [-1]))
 
 
+def trilinear_array(i1, i2, i3, expand1, expand2, expand3, sumdim):
+    """sum over ``sumdim`` of i1 * i2 * i3, each first unsqueezed at its ``expand`` dims, in torch's two steps: i1
+    with i2 over the summed dims i3 lacks, then that with i3 over the rest (so an inf meets a zero where torch's
+    does: bilinear is x1 @ w[k], then its dot with x2). A fresh row-major result, as torch's."""
+    ndim = i1.ndim + len(expand1)
+    letters = string.ascii_letters[:ndim]
+
+    def subscript(dims):
+        return "".join(letters[d] for d in dims)
+    has1, has2, has3 = ([d for d in range(ndim) if d not in e] for e in (expand1, expand2, expand3))
+    first = [d for d in sorted(set(has1) | set(has2)) if not (d in sumdim and d not in has3)]
+    out = [d for d in range(ndim) if d not in sumdim]
+    xp = get_array_module(i1)
+    buf = xp.einsum(f"{subscript(has1)},{subscript(has2)}->{subscript(first)}", i1, i2, optimize=True)  # (BLAS)
+    res = xp.einsum(f"{subscript(first)},{subscript(has3)}->{subscript(out)}", buf, i3, optimize=True)
+    return backend.row_major(xp.asarray(res))
+
+
+class Trilinear(Function):
+    """out = sum over ``sumdim`` of i1 * i2 * i3, each unsqueezed at its ``expand`` dims (torch's _trilinear, the
+    one node of F.bilinear). Saves each input another one's gradient needs, in torch's order."""
+
+    node_name, array_forward = "TrilinearBackward0", True
+
+    @staticmethod
+    def forward(ctx, i1, i2, i3, expand1, expand2, expand3, sumdim):
+        n = ctx.needs_input_grad
+        # torch's wrap_opt_if: i1 is saved when i2's or i3's gradient is wanted, and so on
+        ctx.save_for_backward(i1 if n[1] or n[2] else None, i2 if n[0] or n[2] else None,
+                              i3 if n[0] or n[1] else None)
+        ctx.dims = tuple(tuple(d) for d in (expand1, expand2, expand3, sumdim))
+        return trilinear_array(i1, i2, i3, *ctx.dims)
+
+    @staticmethod
+    def backward(ctx, grad):
+        i1, i2, i3 = ctx.saved_tensors
+        e1, e2, e3, s = ctx.dims
+        n = ctx.needs_input_grad
+        # torch's _trilinear_backward: each input's gradient is _trilinear again, grad in its place, its expand
+        # dims summed and the summed dims expanded
+        g1 = Trilinear.apply(grad, i2, i3, s, e2, e3, e1) if n[0] else None
+        g2 = Trilinear.apply(i1, grad, i3, e1, s, e3, e2) if n[1] else None
+        g3 = Trilinear.apply(i1, i2, grad, e1, e2, s, e3) if n[2] else None
+        return g1, g2, g3, None, None, None, None
+
+
 class Addmv(Function):
     """out = beta * input + alpha * (mat @ vec). Saves mat and vec as each other's grad needs."""
 
