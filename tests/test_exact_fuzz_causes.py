@@ -816,3 +816,15 @@ def test_bilinear_is_one_trilinear_node_as_torch(batch):
                 [np.round(np.asarray(h.tolist()), 8).tolist() for h in hs],
                 [(t.grad.stride(), t.grad._version) for t in (x1, x2, w)])
     _same(fn)
+
+
+def test_addmm_reads_the_inputs_histories_before_its_dtype_check():
+    """torch collects addmm's edges before its kernel checks dtypes: a split view changed in place under no_grad
+    raises its view error first (fuzz seed 8009922)."""
+    def fn(m):
+        t4 = m.ones(3, 5, requires_grad=True)
+        t5 = t4.split([1, 4], dim=1)[1]
+        with m.no_grad():
+            t5.mul_(-1.0)
+        return t5.addmm(m.ones(3, 2), m.ones(2, 4, dtype=m.float64, requires_grad=True), beta=0.5, alpha=-2.0)
+    assert "SplitWithSizes is a view" in _same(fn)[2]

@@ -6,6 +6,7 @@ import numpy as np
 from ...amp.state import autocast_applies, autocast_run, state as _amp
 from ...autograd.broadcast import sum_to, sum_to_array
 from ...autograd.function import Function
+from ...autograd.grad_mode import is_grad_enabled
 from ... import backend, dtypes
 from ...tensor import Tensor
 from .._util import broadcast_error, c_type_name, check_device, scalar_type_name
@@ -447,6 +448,11 @@ def _check_addmm(input: Tensor, mat1: Tensor, mat2: Tensor) -> None:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta=1, alpha=1) -> Tensor:
     if _amp.on and autocast_applies("addmm", input, mat1, mat2):
         return autocast_run("addmm", addmm, input, mat1, mat2, beta=beta, alpha=alpha)
+    if is_grad_enabled() and (input.requires_grad or mat1.requires_grad or mat2.requires_grad):
+        # torch collects the inputs' edges before its kernel checks anything: a view whose base changed in place
+        # raises here first (fuzz seed 8009922)
+        for t in (input, mat1, mat2):
+            t.grad_fn  # noqa: B018 (read for its check)
     _check_addmm(input, mat1, mat2)
     if beta == 1 and alpha == 1:
         return Addmm.apply(input, mat1, mat2)
