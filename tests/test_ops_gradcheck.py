@@ -103,3 +103,42 @@ def test_nll_loss_backward_node_gradcheck(reduction):
         loss = framework.nn.functional.nll_loss(x, target, weight=weight, reduction=reduction)
         return framework.autograd.grad(loss, [x], g, create_graph=True)[0]
     assert gradcheck(grad_of_nll, (g, x))
+
+
+def _grad_of(call):
+    """The create_graph gradient of ``call``'s output as a function of (incoming gradient, input)."""
+    def grad_of(g, *xs):
+        return framework.autograd.grad(call(*xs), list(xs), g, create_graph=True)
+    return grad_of
+
+
+@pytest.mark.parametrize("name", ["glu", "logsigmoid", "soft_margin_mean", "soft_margin_none", "mse_mean",
+                                  "huber_mean", "smooth_l1_sum", "det", "bilinear"])
+def test_double_backward_node_gradcheck(name):
+    """The create_graph gradients that are nodes of their own (GluBackwardBackward0, LogSigmoidBackwardBackward0,
+    SoftMarginLossBackwardBackward0, MseLossBackwardBackward0, HuberLossBackwardBackward0, det's solve form,
+    bilinear's _trilinear): their derivatives in the incoming gradient and in the inputs, numerically (no torch).
+    (det's SVD form at a singular matrix is compared with torch's in test_exact_fuzz_causes: finite differences
+    there step onto matrices whose det is exactly 0 or 1e-21, too ill-conditioned for a numerical check.)"""
+    F = framework.nn.functional
+    rng = np.random.default_rng(7)
+
+    def t(*shape, lo=-2.0, hi=2.0):
+        return framework.tensor(rng.uniform(lo, hi, shape), dtype=framework.float64, requires_grad=True)
+    target = framework.tensor(rng.uniform(-2, 2, (3, 4)), dtype=framework.float64)
+    sign = framework.tensor(np.sign(rng.uniform(-1, 1, (3, 4))), dtype=framework.float64)
+    calls = {
+        "glu": (lambda x: F.glu(x, 1), [t(3, 4)], (3, 2)),
+        "logsigmoid": (F.logsigmoid, [t(3, 4)], (3, 4)),
+        "soft_margin_mean": (lambda x: F.soft_margin_loss(x, sign), [t(3, 4)], ()),
+        "soft_margin_none": (lambda x: F.soft_margin_loss(x, sign, reduction="none"), [t(3, 4)], (3, 4)),
+        "mse_mean": (lambda x, y: F.mse_loss(x, y), [t(3, 4), t(3, 4)], ()),
+        # (inputs kept off the kink at |x - y| = delta)
+        "huber_mean": (lambda x: F.huber_loss(x, target, delta=10.0), [t(3, 4)], ()),
+        "smooth_l1_sum": (lambda x: F.smooth_l1_loss(x, target, beta=10.0, reduction="sum"), [t(3, 4)], ()),
+        "det": (framework.det, [t(2, 3, 3)], (2,)),
+        "bilinear": (lambda a, b, w: F.bilinear(a, b, w), [t(5, 3), t(5, 4), t(2, 3, 4)], (5, 2)),
+    }
+    call, xs, out_shape = calls[name]
+    g = framework.tensor(rng.uniform(-1, 1, out_shape), dtype=framework.float64, requires_grad=True)
+    assert gradcheck(_grad_of(call), [g] + xs)
